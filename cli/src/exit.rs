@@ -1,0 +1,43 @@
+//! Exit codes of `tcfuzz`, documented in its `--help` and in the README.
+//!
+//! 0 success; 1 input errors (reported per file, and every other runtime error); 2 usage errors
+//! (clap's own); 3 a command that is not implemented yet.
+
+use std::fmt;
+use std::process::ExitCode;
+
+/// Some input could not be read, parsed or validated, or `fmt --check` found a file to reformat.
+pub const INPUT_ERRORS: u8 = 1;
+/// The command exists in the interface but not yet in the code.
+pub const NOT_IMPLEMENTED: u8 = 3;
+
+/// The error a placeholder command returns; `main` maps it to [`NOT_IMPLEMENTED`].
+#[derive(Debug)]
+pub struct NotImplemented {
+    pub command: &'static str,
+    /// The issue that will implement the command.
+    pub issue: &'static str,
+}
+
+impl fmt::Display for NotImplemented {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "'tcfuzz {}' is not implemented yet (see the {} issue)", self.command, self.issue)
+    }
+}
+
+impl std::error::Error for NotImplemented {}
+
+/// The exit code for an error that reached `main`.
+pub fn code_for(err: &anyhow::Error) -> ExitCode {
+    if err.is::<NotImplemented>() { ExitCode::from(NOT_IMPLEMENTED) } else { ExitCode::from(INPUT_ERRORS) }
+}
+
+/// 0 when nothing failed, otherwise [`INPUT_ERRORS`].
+pub fn from_failures(failures: usize) -> ExitCode {
+    if failures == 0 { ExitCode::SUCCESS } else { ExitCode::from(INPUT_ERRORS) }
+}
+
+/// Whether the error is a write to a closed pipe.
+pub fn is_broken_pipe(err: &anyhow::Error) -> bool {
+    err.chain().any(|cause| cause.downcast_ref::<std::io::Error>().is_some_and(|e| e.kind() == std::io::ErrorKind::BrokenPipe))
+}

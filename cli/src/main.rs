@@ -1,0 +1,118 @@
+//! The `tcfuzz` binary: argument parsing, logging setup and exit codes. Each command lives in its
+//! own module under `commands/`; this file is only glue.
+
+mod commands;
+mod exit;
+mod inputs;
+
+use clap::{ArgAction, Parser, Subcommand};
+use std::process::ExitCode;
+use tracing_subscriber::EnvFilter;
+
+use commands::pending::{self, Pending};
+
+/// tcfuzz: a stateless model-checking fuzzer for the memory models of NVIDIA GPUs (PTX, tcgen05,
+/// CUDA Tile IR).
+#[derive(Debug, Parser)]
+#[command(
+    name = "tcfuzz",
+    version,
+    propagate_version = true,
+    after_help = "\
+Exit codes:
+  0  success
+  1  input errors: a file that does not parse or validate, cannot be read, or (fmt --check) is not
+     canonically formatted
+  2  usage errors: unknown command or option, missing argument
+  3  the command is not implemented yet
+
+The litmus format is documented in litmus/FORMAT.md."
+)]
+struct Cli {
+    /// Log more (repeatable: -v info, -vv debug, -vvv trace). Without -v or -q, RUST_LOG applies.
+    #[arg(short, long, action = ArgAction::Count, global = true)]
+    verbose: u8,
+
+    /// Print only errors: no summary lines, no log messages below `error`.
+    #[arg(short, long, global = true, conflicts_with = "verbose")]
+    quiet: bool,
+
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    Parse(commands::parse::Args),
+    Fmt(commands::fmt::Args),
+    /// Check a program under every memory model that applies and print its verdicts (not
+    /// implemented yet).
+    Check(Pending),
+    /// Run a local fuzzing campaign: a coordinator and one worker per core in this process (not
+    /// implemented yet).
+    Campaign(Pending),
+    /// Run the gRPC coordinator service that hands out jobs and records results (not implemented
+    /// yet).
+    Coordinator(Pending),
+    /// Run a worker that leases jobs from a coordinator, checks programs and reports (not
+    /// implemented yet).
+    Worker(Pending),
+    /// Shrink a program to a 1-minimal one that keeps its discrepancy (not implemented yet).
+    Minimize(Pending),
+    /// Render a discrepancy report from a corpus (not implemented yet).
+    Report(Pending),
+    /// Inspect, export and import a corpus directory (not implemented yet).
+    Corpus(Pending),
+    /// Emit a program as a PTX or Tile IR kernel and assemble it (not implemented yet).
+    Emit(Pending),
+    /// Run the benchmark families and print their figures (not implemented yet).
+    Bench(Pending),
+    /// Cross-check the explorer against the exhaustive oracle and the examples (not implemented
+    /// yet).
+    Selftest(Pending),
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    init_tracing(cli.verbose, cli.quiet);
+    let quiet = cli.quiet;
+    let result = match cli.command {
+        Command::Parse(args) => commands::parse::run(&args, quiet),
+        Command::Fmt(args) => commands::fmt::run(&args, quiet),
+        Command::Check(args) => pending::run("check", "checker", &args),
+        Command::Campaign(args) => pending::run("campaign", "services", &args),
+        Command::Coordinator(args) => pending::run("coordinator", "services", &args),
+        Command::Worker(args) => pending::run("worker", "services", &args),
+        Command::Minimize(args) => pending::run("minimize", "minimization", &args),
+        Command::Report(args) => pending::run("report", "corpus", &args),
+        Command::Corpus(args) => pending::run("corpus", "corpus", &args),
+        Command::Emit(args) => pending::run("emit", "gpu", &args),
+        Command::Bench(args) => pending::run("bench", "benchmarks", &args),
+        Command::Selftest(args) => pending::run("selftest", "checker", &args),
+    };
+    match result {
+        Ok(code) => code,
+        // A closed stdout (`tcfuzz parse --json dir | head`) is the reader's choice, not an error.
+        Err(err) if exit::is_broken_pipe(&err) => ExitCode::SUCCESS,
+        Err(err) => {
+            eprintln!("error: {err:#}");
+            exit::code_for(&err)
+        }
+    }
+}
+
+/// Logs go to stderr. `-q` and `-v` choose the level; without them `RUST_LOG` does (default `warn`).
+fn init_tracing(verbose: u8, quiet: bool) {
+    let level = match (quiet, verbose) {
+        (true, _) => Some("error"),
+        (false, 0) => None,
+        (false, 1) => Some("info"),
+        (false, 2) => Some("debug"),
+        (false, _) => Some("trace"),
+    };
+    let filter = match level {
+        Some(level) => EnvFilter::new(level),
+        None => EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new("warn")),
+    };
+    tracing_subscriber::fmt().with_env_filter(filter).with_writer(std::io::stderr).with_target(false).without_time().init();
+}

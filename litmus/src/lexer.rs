@@ -1,0 +1,291 @@
+//! Tokens of the litmus format. Line breaks are tokens too: PTX threads are written in columns,
+//! one source line per row.
+
+use crate::ast::Span;
+use crate::error::{Diagnostic, ErrorKind};
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Tok {
+    /// A word: mnemonics with their qualifiers (`atom.relaxed.gpu.exch`, `tcgen05.mma.cta_group::1`),
+    /// names, registers (`%r1`), keywords.
+    Word(String),
+    Int(i64),
+    /// A doc string, without its quotes.
+    Str(String),
+    Newline,
+    LBrace,
+    RBrace,
+    LBracket,
+    RBracket,
+    LParen,
+    RParen,
+    LAngle,
+    RAngle,
+    Comma,
+    Semi,
+    Colon,
+    Pipe,
+    At,
+    Minus,
+    /// `=`
+    Assign,
+    /// `==`
+    EqEq,
+    /// `!=`
+    NotEq,
+    /// `~`
+    Tilde,
+    /// `/\`
+    And,
+    /// `\/`
+    Or,
+}
+
+impl Tok {
+    /// How the token is shown in an error message.
+    pub fn describe(&self) -> String {
+        match self {
+            Tok::Word(w) => format!("`{w}`"),
+            Tok::Int(i) => format!("`{i}`"),
+            Tok::Str(_) => "a string".to_string(),
+            Tok::Newline => "end of line".to_string(),
+            Tok::LBrace => "`{`".into(),
+            Tok::RBrace => "`}`".into(),
+            Tok::LBracket => "`[`".into(),
+            Tok::RBracket => "`]`".into(),
+            Tok::LParen => "`(`".into(),
+            Tok::RParen => "`)`".into(),
+            Tok::LAngle => "`<`".into(),
+            Tok::RAngle => "`>`".into(),
+            Tok::Comma => "`,`".into(),
+            Tok::Semi => "`;`".into(),
+            Tok::Colon => "`:`".into(),
+            Tok::Pipe => "`|`".into(),
+            Tok::At => "`@`".into(),
+            Tok::Minus => "`-`".into(),
+            Tok::Assign => "`=`".into(),
+            Tok::EqEq => "`==`".into(),
+            Tok::NotEq => "`!=`".into(),
+            Tok::Tilde => "`~`".into(),
+            Tok::And => "`/\\`".into(),
+            Tok::Or => "`\\/`".into(),
+        }
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Token {
+    pub tok: Tok,
+    pub span: Span,
+}
+
+fn is_word_start(c: char) -> bool {
+    c.is_ascii_alphabetic() || c == '_' || c == '%' || c == '$'
+}
+
+fn is_word_char(c: char) -> bool {
+    c.is_ascii_alphanumeric() || c == '_' || c == '.' || c == '%' || c == '$'
+}
+
+/// Tokenizes `src`, whose first character is at `start` (line numbers continue from there).
+pub fn lex(src: &str, start: Span) -> Result<Vec<Token>, Diagnostic> {
+    let chars: Vec<char> = src.chars().collect();
+    let mut out = Vec::new();
+    let (mut line, mut col) = (start.line, start.col);
+    let mut i = 0;
+    // Advances over `n` characters, keeping line/col up to date.
+    let advance = |i: &mut usize, n: usize, line: &mut u32, col: &mut u32| {
+        for _ in 0..n {
+            if chars.get(*i) == Some(&'\n') {
+                *line += 1;
+                *col = 1;
+            } else {
+                *col += 1;
+            }
+            *i += 1;
+        }
+    };
+    while i < chars.len() {
+        let c = chars[i];
+        let span = Span { line, col };
+        let next = chars.get(i + 1).copied();
+        match c {
+            '\n' => {
+                out.push(Token { tok: Tok::Newline, span });
+                advance(&mut i, 1, &mut line, &mut col);
+            }
+            c if c.is_whitespace() => advance(&mut i, 1, &mut line, &mut col),
+            '/' if next == Some('/') => {
+                while i < chars.len() && chars[i] != '\n' {
+                    advance(&mut i, 1, &mut line, &mut col);
+                }
+            }
+            '(' if next == Some('*') => {
+                let mut j = i + 2;
+                while j + 1 < chars.len() && !(chars[j] == '*' && chars[j + 1] == ')') {
+                    j += 1;
+                }
+                if j + 1 >= chars.len() {
+                    return Err(Diagnostic::new(span, ErrorKind::Syntax, "unterminated comment: `(*` without a closing `*)`"));
+                }
+                // Line breaks inside a comment are not rows.
+                let n = j + 2 - i;
+                advance(&mut i, n, &mut line, &mut col);
+            }
+            '"' => {
+                let mut j = i + 1;
+                while j < chars.len() && chars[j] != '"' {
+                    j += 1;
+                }
+                if j >= chars.len() {
+                    return Err(Diagnostic::new(span, ErrorKind::Syntax, "unterminated string: `\"` without a closing `\"`"));
+                }
+                let text: String = chars[i + 1..j].iter().collect();
+                out.push(Token { tok: Tok::Str(text), span });
+                let n = j + 1 - i;
+                advance(&mut i, n, &mut line, &mut col);
+            }
+            '/' if next == Some('\\') => {
+                out.push(Token { tok: Tok::And, span });
+                advance(&mut i, 2, &mut line, &mut col);
+            }
+            '\\' if next == Some('/') => {
+                out.push(Token { tok: Tok::Or, span });
+                advance(&mut i, 2, &mut line, &mut col);
+            }
+            '=' if next == Some('=') => {
+                out.push(Token { tok: Tok::EqEq, span });
+                advance(&mut i, 2, &mut line, &mut col);
+            }
+            '!' if next == Some('=') => {
+                out.push(Token { tok: Tok::NotEq, span });
+                advance(&mut i, 2, &mut line, &mut col);
+            }
+            c if c.is_ascii_digit() => {
+                let mut j = i;
+                let value = if c == '0' && matches!(next, Some('x') | Some('X')) {
+                    j += 2;
+                    let s = j;
+                    while j < chars.len() && chars[j].is_ascii_hexdigit() {
+                        j += 1;
+                    }
+                    let digits: String = chars[s..j].iter().collect();
+                    i64::from_str_radix(&digits, 16).ok()
+                } else {
+                    while j < chars.len() && chars[j].is_ascii_digit() {
+                        j += 1;
+                    }
+                    let digits: String = chars[i..j].iter().collect();
+                    digits.parse::<i64>().ok()
+                };
+                if j < chars.len() && is_word_char(chars[j]) {
+                    let bad: String = chars[i..=j].iter().collect();
+                    return Err(Diagnostic::new(span, ErrorKind::Syntax, format!("malformed number `{bad}`")));
+                }
+                let Some(value) = value else {
+                    let bad: String = chars[i..j].iter().collect();
+                    return Err(Diagnostic::new(span, ErrorKind::Syntax, format!("number `{bad}` is out of range (at most 64 bits)")));
+                };
+                out.push(Token { tok: Tok::Int(value), span });
+                let n = j - i;
+                advance(&mut i, n, &mut line, &mut col);
+            }
+            c if is_word_start(c) => {
+                let mut j = i;
+                while j < chars.len() {
+                    if is_word_char(chars[j]) {
+                        j += 1;
+                    } else if chars[j] == ':' && chars.get(j + 1) == Some(&':') {
+                        // `shared::cta`, `cta_group::1`, `mbarrier::arrive::one`.
+                        j += 2;
+                    } else {
+                        break;
+                    }
+                }
+                let word: String = chars[i..j].iter().collect();
+                out.push(Token { tok: Tok::Word(word), span });
+                let n = j - i;
+                advance(&mut i, n, &mut line, &mut col);
+            }
+            _ => {
+                let tok = match c {
+                    '{' => Tok::LBrace,
+                    '}' => Tok::RBrace,
+                    '[' => Tok::LBracket,
+                    ']' => Tok::RBracket,
+                    '(' => Tok::LParen,
+                    ')' => Tok::RParen,
+                    '<' => Tok::LAngle,
+                    '>' => Tok::RAngle,
+                    ',' => Tok::Comma,
+                    ';' => Tok::Semi,
+                    ':' => Tok::Colon,
+                    '|' => Tok::Pipe,
+                    '@' => Tok::At,
+                    '-' => Tok::Minus,
+                    '=' => Tok::Assign,
+                    '~' => Tok::Tilde,
+                    other => {
+                        return Err(Diagnostic::new(span, ErrorKind::Syntax, format!("unexpected character `{}`", other.escape_default())));
+                    }
+                };
+                out.push(Token { tok, span });
+                advance(&mut i, 1, &mut line, &mut col);
+            }
+        }
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn toks(s: &str) -> Vec<Tok> {
+        lex(s, Span { line: 1, col: 1 }).expect("lexes").into_iter().map(|t| t.tok).collect()
+    }
+
+    #[test]
+    fn words_keep_double_colons_and_dots() {
+        assert_eq!(
+            toks("tcgen05.mma.cta_group::1.kind::f16 [d]"),
+            vec![Tok::Word("tcgen05.mma.cta_group::1.kind::f16".into()), Tok::LBracket, Tok::Word("d".into()), Tok::RBracket]
+        );
+        assert_eq!(toks("P1:r0"), vec![Tok::Word("P1".into()), Tok::Colon, Tok::Word("r0".into())]);
+    }
+
+    #[test]
+    fn comments_and_operators() {
+        assert_eq!(
+            toks("a /\\ b \\/ ~c (* x\ny *) == != = // z"),
+            vec![
+                Tok::Word("a".into()),
+                Tok::And,
+                Tok::Word("b".into()),
+                Tok::Or,
+                Tok::Tilde,
+                Tok::Word("c".into()),
+                Tok::EqEq,
+                Tok::NotEq,
+                Tok::Assign
+            ]
+        );
+    }
+
+    #[test]
+    fn positions_are_one_based() {
+        let t = lex("a\n  b", Span { line: 3, col: 1 }).expect("lexes");
+        assert_eq!(t[2].span, Span { line: 4, col: 3 });
+    }
+
+    #[test]
+    fn errors_name_the_problem() {
+        let e = lex("x = 99999999999999999999", Span { line: 1, col: 1 }).expect_err("overflow");
+        assert_eq!(e.message, "number `99999999999999999999` is out of range (at most 64 bits)");
+        let e = lex("\"abc", Span { line: 1, col: 1 }).expect_err("unterminated");
+        assert_eq!(e.span, Span { line: 1, col: 1 });
+        let e = lex("ld r0, x # y", Span { line: 1, col: 1 }).expect_err("bad char");
+        assert_eq!(e.message, "unexpected character `#`");
+        assert_eq!(e.span, Span { line: 1, col: 10 });
+    }
+}

@@ -1,0 +1,223 @@
+//! Property tests: printing then parsing gives back the same program, over generated programs that
+//! use every instruction family; and no input makes the parser panic.
+//!
+//! Failing cases print their proptest seed; re-run with `PROPTEST_CASES` / the persisted seed.
+
+use proptest::prelude::*;
+use tcfuzz_litmus::{parse, print};
+
+/// Draws from a list of choices made by proptest.
+struct Choices<'a> {
+    bits: &'a [u32],
+    pos: usize,
+}
+
+impl Choices<'_> {
+    fn pick(&mut self, n: usize) -> usize {
+        let v = self.bits.get(self.pos).copied().unwrap_or(0);
+        self.pos += 1;
+        v as usize % n.max(1)
+    }
+    fn one<'b>(&mut self, xs: &[&'b str]) -> &'b str {
+        xs[self.pick(xs.len())]
+    }
+}
+
+const PTX_INSTRS: &[&str] = &[
+    "ld.weak R, L",
+    "ld.relaxed.SCOPE R, L",
+    "ld.acquire.SCOPE.global.u32 R, [L]",
+    "ld.volatile R, L",
+    "st.weak L, V",
+    "st.relaxed.SCOPE L, V",
+    "st.release.SCOPE.b32 [L], V",
+    "atom.relaxed.SCOPE.add R, L, V",
+    "atom.acq_rel.SCOPE.exch R, L, V",
+    "atom.acquire.cas R, L, V, V",
+    "atom.add.u32 R, L, V",
+    "red.release.SCOPE.add L, V",
+    "red.relaxed.SCOPE.max L, V",
+    "fence.sc.SCOPE",
+    "fence.acq_rel.SCOPE",
+    "membar.gl",
+    "fence.proxy.alias",
+    "fence.proxy.async",
+    "fence.proxy.async.shared::cta",
+    "bar.cta.sync 0",
+    "barrier.sync.aligned 1, 64",
+    "bar.arrive 1, 64",
+    "mov R, V",
+    "ld R, 7",
+    "add R, R, V",
+    "mbarrier.arrive.release.cta.shared::cta.b64 R, [bar]",
+    "mbarrier.arrive.expect_tx.relaxed.cluster.shared::cta.b64 _, [bar], 16",
+    "mbarrier.try_wait.parity.acquire.cta.shared::cta.b64 R, [bar], 0",
+    "await mbarrier.try_wait.parity.relaxed.cluster.shared::cta.b64 R, [bar], 1",
+    "mbarrier.test_wait.shared.b64 R, [bar], R",
+    "cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [s], [x], 16, [bar]",
+    "TC",
+];
+
+const TC_INSTRS: &[&str] = &[
+    "tcgen05.alloc.cta_group::G.sync.aligned.shared::cta.b32 [s], 32",
+    "tcgen05.dealloc.cta_group::G.sync.aligned.b32 R, 32",
+    "tcgen05.dealloc.cta_group::G.sync.aligned.b32 [d], 32",
+    "tcgen05.relinquish_alloc_permit.cta_group::G.sync.aligned",
+    "tcgen05.mma.cta_group::G.kind::f16 [d], [s], [s], 5, 1",
+    "tcgen05.mma.cta_group::G.kind::tf32 [d], [d], [s], 5, R",
+    "tcgen05.cp.cta_group::G.128x256b [d], [s]",
+    "tcgen05.cp.cta_group::G.4x256b [d], [s]",
+    "tcgen05.shift.cta_group::G.down [d]",
+    "tcgen05.ld.sync.aligned.32x32b.x1.b32 R, [d]",
+    "tcgen05.st.sync.aligned.16x64b.x2.unpack::16b.b32 [d], V",
+    "tcgen05.commit.cta_group::G.mbarrier::arrive::one.shared::cluster.b64 [bar]",
+    "tcgen05.commit.cta_group::G.mbarrier::arrive::one.shared::cluster.multicast::cluster.b64 [bar], 3",
+    "tcgen05.wait::ld.sync.aligned",
+    "tcgen05.wait::st.sync.aligned",
+    "tcgen05.fence::before_thread_sync",
+    "tcgen05.fence::after_thread_sync",
+];
+
+const TILE_INSTRS: &[&str] = &[
+    "v, <T> = ld.weak tx",
+    "v = ld.relaxed.device tx[1, 0], <D>",
+    "<T> = st.weak tx, [1, 2]",
+    "st.release.sys tx[0, 0], [3, 4], <D>",
+    "<T> = st.relaxed.tile_block tx[1], [5]",
+    "v, <T> = atom.acq_rel.device.add tx, [1, 1], <D>",
+    "<T> = make_token",
+    "<T> = join_tokens <D>, <D>",
+];
+
+/// A valid program as text, built from the choices.
+fn program_text(c: &mut Choices) -> String {
+    let tile = c.pick(4) == 0;
+    let n = 1 + c.pick(3);
+    let mut s = String::new();
+    if tile {
+        s.push_str("TileIR gen\n{ tx = [0, 0]; }\n");
+        let mut cond = Vec::new();
+        for t in 0..n {
+            s.push_str(&format!("P{t}@tlb {t}, dev 0 {{\n"));
+            let mut tokens: Vec<String> = Vec::new();
+            let mut has_v = false;
+            for k in 0..c.pick(6) {
+                let mut ins = c.one(TILE_INSTRS).to_string();
+                if ins.contains("<D>") && tokens.is_empty() {
+                    continue;
+                }
+                while ins.contains("<D>") {
+                    let d = tokens[c.pick(tokens.len())].clone();
+                    ins = ins.replacen("<D>", &format!("<{d}>"), 1);
+                }
+                if ins.contains("<T>") {
+                    let name = format!("t{k}");
+                    ins = ins.replace("<T>", &format!("<{name}>"));
+                    tokens.push(name);
+                }
+                if ins.starts_with("v") {
+                    let v = format!("v{k}");
+                    ins = ins.replacen('v', &v, 1);
+                    if !has_v {
+                        cond.push(format!("{t}:{v} == [0, 0]"));
+                        has_v = true;
+                    }
+                }
+                s.push_str(&format!("  {ins};\n"));
+            }
+            s.push_str("}\n");
+        }
+        cond.push("tx == [1, 2]".to_string());
+        let op = if c.pick(2) == 0 { " /\\ " } else { " \\/ " };
+        s.push_str(&format!("forall ({})\n", cond.join(op)));
+        return s;
+    }
+    let two_ctas = n >= 2;
+    s.push_str("PTX gen\n\"a generated program\"\n{\n x = 0; y = 2;\n s @ shared cta 0 = 0;\n bar @ mbarrier cta 0 count 1;\n d @ tmem cta 0 lanes 0-31 cols 0-31 = 0;\n");
+    for t in 0..n {
+        s.push_str(&format!(" P{t}:r0 = 0; P{t}:r1 = 1;\n"));
+    }
+    s.push_str("}\n");
+    let mut cols: Vec<Vec<String>> = Vec::new();
+    let mut headers = Vec::new();
+    for t in 0..n {
+        let cta = if two_ctas { t % 2 } else { 0 };
+        let warp = if c.pick(2) == 0 { String::new() } else { "warp 4,".to_string() };
+        headers.push(format!("P{t}@{warp}cta {cta},cluster 0,gpu 0"));
+        let mut body = Vec::new();
+        for _ in 0..c.pick(7) {
+            let mut ins = c.one(PTX_INSTRS).to_string();
+            if ins == "TC" {
+                if cta != 0 {
+                    continue;
+                }
+                ins = c.one(TC_INSTRS).to_string();
+            }
+            let ins = ins
+                .replace("SCOPE", c.one(&["cta", "cluster", "gpu", "sys"]))
+                .replace("G", if two_ctas && c.pick(2) == 0 { "2" } else { "1" })
+                .replace('L', c.one(&["x", "y", "s"]))
+                .replace('R', c.one(&["r0", "r1"]))
+                .replace('V', c.one(&["r1", "1", "-3", "0x10"]));
+            body.push(ins);
+        }
+        if c.pick(3) == 0 {
+            body.insert(0, "LC0:".to_string());
+            body.push("bne r0, 0, LC0".to_string());
+            body.push("goto LC1".to_string());
+            body.push("LC1:".to_string());
+        }
+        cols.push(body);
+    }
+    let rows = cols.iter().map(Vec::len).max().unwrap_or(0);
+    s.push_str(&headers.join(" | "));
+    s.push_str(" ;\n");
+    for r in 0..rows {
+        let cells: Vec<String> = cols.iter().map(|col| col.get(r).cloned().unwrap_or_default()).collect();
+        s.push_str(&cells.join(" | "));
+        s.push_str(" ;\n");
+    }
+    let q = c.one(&["exists", "~exists", "forall"]);
+    s.push_str(&format!("{q} (P0:r0 == 1 /\\ ~(x != 2 \\/ y = 0) \\/ P{}:r1 == P0:r0 /\\ true)\n", n - 1));
+    s
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 1500, .. ProptestConfig::default() })]
+
+    #[test]
+    fn printing_then_parsing_gives_the_same_program(bits in prop::collection::vec(any::<u32>(), 64..256)) {
+        let text = program_text(&mut Choices { bits: &bits, pos: 0 });
+        let program = match parse(&text) {
+            Ok(p) => p,
+            Err(e) => return Err(TestCaseError::fail(format!("generated program rejected:\n{}\n{text}", e.render("<generated>")))),
+        };
+        let printed = print(&program);
+        let reparsed = parse(&printed).map_err(|e| TestCaseError::fail(format!("printed program rejected:\n{}\n{printed}", e.render("<printed>"))))?;
+        prop_assert!(reparsed.same_as(&program), "round trip changed the program:\n{text}\n---\n{printed}");
+        // Printing is a fixed point.
+        prop_assert_eq!(print(&reparsed), printed);
+    }
+
+    #[test]
+    fn arbitrary_bytes_never_panic(bytes in prop::collection::vec(any::<u8>(), 0..400)) {
+        let _ = parse(&String::from_utf8_lossy(&bytes));
+    }
+
+    #[test]
+    fn mutated_valid_programs_never_panic(bits in prop::collection::vec(any::<u32>(), 64..256), edits in prop::collection::vec((any::<u16>(), any::<u16>(), any::<u8>()), 1..6)) {
+        let text = program_text(&mut Choices { bits: &bits, pos: 0 });
+        let mut bytes = text.into_bytes();
+        const SPICE: &[u8] = b"|;:,[]<>{}()=~/\\.-0123456789 \nPxyz\"@";
+        for (at, len, b) in edits {
+            if bytes.is_empty() { break; }
+            let at = at as usize % bytes.len();
+            match b % 3 {
+                0 => { let end = (at + len as usize % 8).min(bytes.len()); bytes.drain(at..end); }
+                1 => bytes.insert(at, SPICE[b as usize % SPICE.len()]),
+                _ => bytes[at] = SPICE[b as usize % SPICE.len()],
+            }
+        }
+        let _ = parse(&String::from_utf8_lossy(&bytes));
+    }
+}

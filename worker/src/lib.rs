@@ -1,0 +1,5 @@
+//! The worker job loop: lease, generate, check, (run on GPU), report.
+//!
+//! **Not implemented yet.** This crate holds its place in the workspace layout of DESIGN §1; the
+//! issue that builds this role fills it. Nothing here pretends to work: the `tcfuzz` commands that
+//! would use it fail with a clear "not implemented yet" error.
