@@ -170,6 +170,9 @@ pub fn lex(src: &str, start: Span) -> Result<Vec<Token>, Diagnostic> {
                         j += 1;
                     }
                     let digits: String = chars[s..j].iter().collect();
+                    if digits.is_empty() {
+                        return Err(Diagnostic::new(span, ErrorKind::Syntax, "malformed number `0x`: hex digits must follow"));
+                    }
                     i64::from_str_radix(&digits, 16).ok()
                 } else {
                     while j < chars.len() && chars[j].is_ascii_digit() {
@@ -284,6 +287,8 @@ mod tests {
         assert_eq!(e.message, "number `99999999999999999999` is out of range (at most 64 bits)");
         let e = lex("\"abc", Span { line: 1, col: 1 }).expect_err("unterminated");
         assert_eq!(e.span, Span { line: 1, col: 1 });
+        let e = lex("x = 0x;", Span { line: 1, col: 1 }).expect_err("no digits");
+        assert_eq!(e.message, "malformed number `0x`: hex digits must follow");
         let e = lex("ld r0, x # y", Span { line: 1, col: 1 }).expect_err("bad char");
         assert_eq!(e.message, "unexpected character `#`");
         assert_eq!(e.span, Span { line: 1, col: 10 });

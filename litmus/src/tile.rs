@@ -44,36 +44,31 @@ fn op_of(q: &str) -> Option<AtomOp> {
 }
 
 /// A result on the left of `=`: a register or a `<token>`.
-enum Result_ {
+enum TileResult {
     Reg(String),
     Token(String),
 }
 
-fn token(c: &mut Cursor) -> PResult<Token_> {
-    let span = c.span();
+/// `<name>`.
+fn token(c: &mut Cursor) -> PResult<String> {
     c.expect(&Tok::LAngle, "`<` to open a token")?;
     let (name, _) = c.word("a token name")?;
     c.expect(&Tok::RAngle, "`>` to close a token")?;
-    Ok(Token_ { name, span })
-}
-
-struct Token_ {
-    name: String,
-    span: Span,
+    Ok(name)
 }
 
 pub fn parse(toks: &[Token], end: Span) -> PResult<Instr> {
     let mut c = Cursor::new(toks, end);
     // Results, if the statement has an `=`.
-    let mut results: Vec<(Result_, Span)> = Vec::new();
+    let mut results: Vec<(TileResult, Span)> = Vec::new();
     if toks.iter().any(|t| t.tok == Tok::Assign) {
         loop {
             let span = c.span();
             if c.peek() == Some(&Tok::LAngle) {
-                results.push((Result_::Token(token(&mut c)?.name), span));
+                results.push((TileResult::Token(token(&mut c)?), span));
             } else {
                 let (w, _) = c.word("a result register or `<token>`")?;
-                results.push((Result_::Reg(w), span));
+                results.push((TileResult::Reg(w), span));
             }
             if c.eat(&Tok::Assign) {
                 break;
@@ -86,11 +81,11 @@ pub fn parse(toks: &[Token], end: Span) -> PResult<Instr> {
     let head = parts.next().unwrap_or_default().to_string();
     let quals: Vec<String> = parts.map(str::to_string).collect();
     let result_reg = |i: usize| match results.get(i) {
-        Some((Result_::Reg(r), _)) => Some(r.clone()),
+        Some((TileResult::Reg(r), _)) => Some(r.clone()),
         _ => None,
     };
     let result_token = |i: usize| match results.get(i) {
-        Some((Result_::Token(t), _)) => Some(t.clone()),
+        Some((TileResult::Token(t), _)) => Some(t.clone()),
         _ => None,
     };
     let results_shape = |want: &str, ok: bool| -> PResult<()> {
@@ -313,12 +308,10 @@ fn tile_value(c: &mut Cursor) -> PResult<TileValue> {
 fn deps(c: &mut Cursor, first_bare: bool) -> PResult<Vec<String>> {
     let mut out = Vec::new();
     if first_bare && c.peek() == Some(&Tok::LAngle) {
-        out.push(token(c)?.name);
+        out.push(token(c)?);
     }
     while c.eat(&Tok::Comma) {
-        let t = token(c)?;
-        let _ = t.span;
-        out.push(t.name);
+        out.push(token(c)?);
     }
     if !c.at_end() {
         return Err(c.error("`, <token>` or the end of the statement"));
