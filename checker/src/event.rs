@@ -1,0 +1,123 @@
+//! Events: the nodes of an execution graph.
+//!
+//! Every generic-proxy memory instruction of a thread becomes one or two events (PTX ISA §8.2
+//! "Memory operations"): `ld` a read, `st` a write, `atom`/`red` a read followed in program order by
+//! the write it performs (the *rmw* pair; a `cas` that does not find its expected value performs only
+//! the read, as in GenMC), fences one fence event, `bar.sync` one barrier event. Each event carries what the memory models need:
+//! location, strength and scope (§8.4 "Operation types", §8.5 "Scope"), acquire / release
+//! semantics, and for No-Thin-Air the program-order-earlier reads its value or control depends on.
+
+use tcfuzz_litmus::{Scope, Span};
+
+/// Index of a location in [`crate::program::CompiledProgram::locations`].
+pub type LocId = u32;
+
+/// The identity of an event: its thread and its position in that thread's program order.
+/// Initial writes live in a pseudo-thread ([`EventId::INIT_THREAD`]), one per location.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct EventId {
+    pub thread: u32,
+    pub index: u32,
+}
+
+impl EventId {
+    pub const INIT_THREAD: u32 = u32::MAX;
+
+    pub fn new(thread: usize, index: usize) -> Self {
+        EventId { thread: thread as u32, index: index as u32 }
+    }
+
+    /// The initial write of `loc`.
+    pub fn init(loc: LocId) -> Self {
+        EventId { thread: Self::INIT_THREAD, index: loc }
+    }
+
+    pub fn is_init(self) -> bool {
+        self.thread == Self::INIT_THREAD
+    }
+}
+
+/// What an event does.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum EventKind {
+    Read,
+    Write,
+    Fence,
+    /// `bar.sync id` / `barrier.sync id`: arrival at CTA barrier `id` (kept in `loc`).
+    Barrier,
+}
+
+/// The proxy an access or a proxy fence goes through (PTX ISA §8.6 "Proxies" — generic, texture,
+/// surface, constant).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Proxy {
+    Generic,
+    Texture,
+    Surface,
+    Constant,
+}
+
+/// The label of an event: everything about it except its place in rf / co.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Label {
+    pub kind: EventKind,
+    /// Location of a read or write (the physical one, after resolving aliases: `rf` and `co` are
+    /// per physical location); the barrier id of a barrier; 0 for fences.
+    pub loc: LocId,
+    /// The virtual address a read or write names (its alias, or `loc` itself), numbered apart
+    /// from `loc`; equal to `loc` when the program has no aliases. 0 for other events.
+    pub vloc: LocId,
+    /// The proxy of an access or of a `fence.proxy.{texture,surface,constant}`; generic otherwise.
+    pub proxy: Proxy,
+    /// `fence.proxy.alias`.
+    pub alias_fence: bool,
+    /// Strong (`.relaxed`, `.acquire`, `.release`, `.acq_rel`, `.volatile`, atomics, fences) versus
+    /// weak (`.weak`, the default of `ld`/`st`) — PTX ISA §8.4.
+    pub strong: bool,
+    /// The scope of a strong operation (§8.5); `Sys` for weak ones (unused there).
+    pub scope: Scope,
+    /// Read with acquire semantics, or an acquire-release / SC fence.
+    pub acquire: bool,
+    /// Write with release semantics, or an acquire-release / SC fence.
+    pub release: bool,
+    /// `fence.sc` (and `membar`, which the ISA defines as `fence.sc`).
+    pub sc: bool,
+    /// The read of an `atom`/`red` (whether or not a write follows) or the write of one.
+    pub atomic: bool,
+    /// The write half of an rmw pair: its program-order predecessor is the read half.
+    pub rmw_write: bool,
+}
+
+impl Label {
+    pub fn is_read(&self) -> bool {
+        self.kind == EventKind::Read
+    }
+    pub fn is_write(&self) -> bool {
+        self.kind == EventKind::Write
+    }
+    pub fn is_fence(&self) -> bool {
+        self.kind == EventKind::Fence
+    }
+    pub fn is_access(&self) -> bool {
+        matches!(self.kind, EventKind::Read | EventKind::Write)
+    }
+    pub fn is_barrier(&self) -> bool {
+        self.kind == EventKind::Barrier
+    }
+}
+
+/// An event of a thread as it sits in an execution graph.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Event {
+    pub label: Label,
+    /// The value written (writes) or read (reads, equal to the value of `rf`); 0 for fences.
+    pub value: i64,
+    /// For reads: the write read from.
+    pub rf: Option<EventId>,
+    /// Order of addition to the graph (TruSt's `<_G`); 0 in graphs built by the oracle.
+    pub stamp: u32,
+    /// Bit `i` set: this event's value or its execution depends (data or control, through
+    /// registers and branches) on the thread's `i`-th event, a read. Used by No-Thin-Air.
+    pub deps: u64,
+    pub span: Span,
+}

@@ -1,0 +1,353 @@
+//! Execution graphs: events per thread in program order, reads-from (`rf`, stored on each read),
+//! and coherence (`co`, one total order per location with the initial write first), as in GenMC
+//! and herd. Derived relations (po, rf, co, fr, rmw) are materialised on demand as bitset
+//! [`Relation`]s over dense node numbers ([`NodeIndex`]): initial writes first, then each thread's
+//! events.
+
+use crate::bitset::{BitSet, Relation};
+use crate::event::{Event, EventId, Label, LocId};
+use crate::interp::NewEvent;
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ExecutionGraph {
+    /// Each thread's events in program order.
+    pub threads: Vec<Vec<Event>>,
+    /// Per location, the writes in coherence order, after the (implicit) initial write.
+    pub co: Vec<Vec<EventId>>,
+    /// Initial value of each location.
+    pub init: Vec<i64>,
+    /// Per thread, its CTA's number: threads with the same number meet at barriers.
+    pub groups: Vec<u32>,
+    next_stamp: u32,
+}
+
+/// Dense numbering of a graph's events: node `l` is the initial write of location `l`, then the
+/// events of thread 0, thread 1, ...
+#[derive(Clone, Debug)]
+pub struct NodeIndex {
+    offsets: Vec<usize>,
+    ids: Vec<EventId>,
+}
+
+impl NodeIndex {
+    pub fn len(&self) -> usize {
+        self.ids.len()
+    }
+    pub fn is_empty(&self) -> bool {
+        self.ids.is_empty()
+    }
+    pub fn node(&self, e: EventId) -> usize {
+        if e.is_init() { e.index as usize } else { self.offsets[e.thread as usize] + e.index as usize }
+    }
+    pub fn id(&self, node: usize) -> EventId {
+        self.ids[node]
+    }
+}
+
+impl ExecutionGraph {
+    pub fn new(init: Vec<i64>, nthreads: usize) -> Self {
+        let nlocs = init.len();
+        ExecutionGraph {
+            threads: vec![Vec::new(); nthreads],
+            co: vec![Vec::new(); nlocs],
+            init,
+            groups: (0..nthreads as u32).collect(),
+            next_stamp: 1,
+        }
+    }
+
+    /// Barrier `e` is the `k`-th arrival (1-based) of its thread at its barrier id: `(id, k)`.
+    pub fn barrier_instance(&self, e: EventId) -> (u32, usize) {
+        let id = self.label(e).loc;
+        let k = self.threads[e.thread as usize][..=e.index as usize].iter().filter(|x| x.label.is_barrier() && x.label.loc == id).count();
+        (id, k)
+    }
+
+    /// The events of the other threads of `e`'s CTA that arrive at the same barrier instance.
+    pub fn barrier_partners(&self, e: EventId) -> Vec<EventId> {
+        let (id, k) = self.barrier_instance(e);
+        let group = self.groups[e.thread as usize];
+        let mut out = Vec::new();
+        for (u, evs) in self.threads.iter().enumerate() {
+            if u == e.thread as usize || self.groups[u] != group {
+                continue;
+            }
+            let found = evs.iter().enumerate().filter(|(_, x)| x.label.is_barrier() && x.label.loc == id).nth(k - 1);
+            if let Some((i, _)) = found {
+                out.push(EventId::new(u, i));
+            }
+        }
+        out
+    }
+
+    /// Whether thread `t` is waiting at a barrier: its last barrier arrival `(id, k)` is not yet
+    /// matched by the `k`-th arrival at `id` of every other thread of its CTA.
+    pub fn waiting_at_barrier(&self, t: usize) -> bool {
+        let evs = &self.threads[t];
+        let Some(i) = evs.iter().rposition(|x| x.label.is_barrier()) else { return false };
+        let (id, k) = self.barrier_instance(EventId::new(t, i));
+        let group = self.groups[t];
+        self.threads.iter().enumerate().any(|(u, evs)| {
+            u != t && self.groups[u] == group && evs.iter().filter(|x| x.label.is_barrier() && x.label.loc == id).count() < k
+        })
+    }
+
+    /// Barrier synchronization: `(a, b)` for arrivals of two threads at the same barrier instance
+    /// (symmetric).
+    pub fn sb(&self, idx: &NodeIndex) -> Relation {
+        let mut r = Relation::empty(idx.len());
+        for e in self.event_ids() {
+            if self.label(e).is_barrier() {
+                for p in self.barrier_partners(e) {
+                    r.add(idx.node(e), idx.node(p));
+                }
+            }
+        }
+        r
+    }
+
+    pub fn event(&self, e: EventId) -> &Event {
+        &self.threads[e.thread as usize][e.index as usize]
+    }
+
+    pub fn event_mut(&mut self, e: EventId) -> &mut Event {
+        &mut self.threads[e.thread as usize][e.index as usize]
+    }
+
+    /// The label of a non-initial event.
+    pub fn label(&self, e: EventId) -> &Label {
+        &self.event(e).label
+    }
+
+    pub fn is_write(&self, e: EventId) -> bool {
+        e.is_init() || self.label(e).is_write()
+    }
+
+    pub fn loc_of(&self, e: EventId) -> LocId {
+        if e.is_init() { e.index } else { self.label(e).loc }
+    }
+
+    /// The value a write (or the initial write) wrote.
+    pub fn write_value(&self, w: EventId) -> i64 {
+        if w.is_init() { self.init[w.index as usize] } else { self.event(w).value }
+    }
+
+    pub fn stamp(&self, e: EventId) -> u32 {
+        if e.is_init() { 0 } else { self.event(e).stamp }
+    }
+
+    pub fn event_ids(&self) -> impl Iterator<Item = EventId> + '_ {
+        self.threads.iter().enumerate().flat_map(|(t, evs)| (0..evs.len()).map(move |i| EventId::new(t, i)))
+    }
+
+    pub fn num_events(&self) -> usize {
+        self.threads.iter().map(Vec::len).sum()
+    }
+
+    /// Appends `ev` to `thread`. A read reads from `rf` (which must be given for reads); a write is
+    /// not placed in coherence order yet (see [`ExecutionGraph::insert_co`]).
+    pub fn add_event(&mut self, thread: usize, ev: &NewEvent, rf: Option<EventId>) -> EventId {
+        let value = match rf {
+            Some(w) => self.write_value(w),
+            None => ev.value,
+        };
+        let stamp = self.next_stamp;
+        self.next_stamp += 1;
+        let id = EventId::new(thread, self.threads[thread].len());
+        self.threads[thread].push(Event { label: ev.label, value, rf, stamp, deps: ev.deps, span: ev.span });
+        id
+    }
+
+    /// Places write `w` at position `pos` of its location's coherence order (0 = right after the
+    /// initial write).
+    pub fn insert_co(&mut self, w: EventId, pos: usize) {
+        let loc = self.loc_of(w) as usize;
+        self.co[loc].insert(pos, w);
+    }
+
+    pub fn set_rf(&mut self, r: EventId, w: EventId) {
+        let v = self.write_value(w);
+        let ev = self.event_mut(r);
+        ev.rf = Some(w);
+        ev.value = v;
+    }
+
+    /// Position in coherence order: 0 for the initial write.
+    pub fn co_position(&self, w: EventId) -> Option<usize> {
+        if w.is_init() {
+            return Some(0);
+        }
+        let loc = self.loc_of(w) as usize;
+        self.co[loc].iter().position(|&x| x == w).map(|p| p + 1)
+    }
+
+    /// The writes to `loc` in coherence order, the initial write first.
+    pub fn writes_to(&self, loc: LocId) -> impl Iterator<Item = EventId> + '_ {
+        std::iter::once(EventId::init(loc)).chain(self.co[loc as usize].iter().copied())
+    }
+
+    pub fn reads_of(&self, loc: LocId) -> impl Iterator<Item = EventId> + '_ {
+        self.event_ids().filter(move |&e| {
+            let l = self.label(e);
+            l.is_read() && l.loc == loc
+        })
+    }
+
+    pub fn readers(&self, w: EventId) -> impl Iterator<Item = EventId> + '_ {
+        self.event_ids().filter(move |&e| self.event(e).rf == Some(w))
+    }
+
+    /// Keeps only the events `keep` accepts. Each thread must keep a program-order prefix, and no
+    /// kept read may read from a removed write.
+    pub fn restrict(&mut self, keep: &dyn Fn(EventId) -> bool) {
+        for t in 0..self.threads.len() {
+            let n = (0..self.threads[t].len()).take_while(|&i| keep(EventId::new(t, i))).count();
+            debug_assert!(
+                (n..self.threads[t].len()).all(|i| !keep(EventId::new(t, i))),
+                "[tcfuzz internal bug] restriction is not a po-prefix"
+            );
+            self.threads[t].truncate(n);
+        }
+        for co in &mut self.co {
+            co.retain(|&w| keep(w));
+        }
+        debug_assert!(
+            self.event_ids().all(|e| self.event(e).rf.is_none_or(|w| w.is_init() || keep(w))),
+            "[tcfuzz internal bug] restriction leaves a dangling rf"
+        );
+    }
+
+    /// The value of each location after the execution: its co-maximal write.
+    pub fn final_memory(&self) -> Vec<i64> {
+        (0..self.init.len())
+            .map(|l| match self.co[l].last() {
+                Some(&w) => self.write_value(w),
+                None => self.init[l],
+            })
+            .collect()
+    }
+
+    pub fn node_index(&self) -> NodeIndex {
+        let mut offsets = Vec::with_capacity(self.threads.len());
+        let mut ids: Vec<EventId> = (0..self.init.len()).map(|l| EventId::init(l as LocId)).collect();
+        for (t, evs) in self.threads.iter().enumerate() {
+            offsets.push(ids.len());
+            ids.extend((0..evs.len()).map(|i| EventId::new(t, i)));
+        }
+        NodeIndex { offsets, ids }
+    }
+
+    /// The set (over [`NodeIndex`] nodes) of events that reach `e` through `(po ∪ rf ∪ sb)*`,
+    /// `e` included: its porf-prefix (barrier partners count as predecessors: what follows a
+    /// barrier needs every arrival at it).
+    pub fn porf_prefix(&self, idx: &NodeIndex, e: EventId) -> BitSet {
+        let mut set = BitSet::new(idx.len());
+        let mut stack = vec![e];
+        while let Some(x) = stack.pop() {
+            if !set.insert(idx.node(x)) || x.is_init() {
+                continue;
+            }
+            if x.index > 0 {
+                stack.push(EventId { thread: x.thread, index: x.index - 1 });
+            }
+            if let Some(w) = self.event(x).rf {
+                stack.push(w);
+            }
+            if self.label(x).is_barrier() {
+                stack.extend(self.barrier_partners(x));
+            }
+        }
+        set
+    }
+
+    /// Program order (transitive), between events of the same thread.
+    pub fn po(&self, idx: &NodeIndex) -> Relation {
+        let mut r = Relation::empty(idx.len());
+        for (t, evs) in self.threads.iter().enumerate() {
+            for i in 0..evs.len() {
+                for j in i + 1..evs.len() {
+                    r.add(idx.node(EventId::new(t, i)), idx.node(EventId::new(t, j)));
+                }
+            }
+        }
+        r
+    }
+
+    pub fn rf(&self, idx: &NodeIndex) -> Relation {
+        let mut r = Relation::empty(idx.len());
+        for e in self.event_ids() {
+            if let Some(w) = self.event(e).rf {
+                r.add(idx.node(w), idx.node(e));
+            }
+        }
+        r
+    }
+
+    /// Coherence order (transitive), initial writes first.
+    pub fn co(&self, idx: &NodeIndex) -> Relation {
+        let mut r = Relation::empty(idx.len());
+        for l in 0..self.init.len() {
+            let ws: Vec<usize> = self.writes_to(l as LocId).map(|w| idx.node(w)).collect();
+            for i in 0..ws.len() {
+                for j in i + 1..ws.len() {
+                    r.add(ws[i], ws[j]);
+                }
+            }
+        }
+        r
+    }
+
+    /// From-reads `rf⁻¹ ; co`.
+    pub fn fr(&self, idx: &NodeIndex) -> Relation {
+        let mut r = Relation::empty(idx.len());
+        for e in self.event_ids() {
+            if let Some(w) = self.event(e).rf {
+                let loc = self.loc_of(w);
+                let mut after = false;
+                for x in self.writes_to(loc) {
+                    if after {
+                        r.add(idx.node(e), idx.node(x));
+                    }
+                    after |= x == w;
+                }
+            }
+        }
+        r
+    }
+
+    /// The read → write pairs of `atom`/`red` operations that performed a write.
+    pub fn rmw(&self, idx: &NodeIndex) -> Relation {
+        let mut r = Relation::empty(idx.len());
+        for e in self.event_ids() {
+            if self.label(e).rmw_write {
+                let rd = EventId { thread: e.thread, index: e.index - 1 };
+                r.add(idx.node(rd), idx.node(e));
+            }
+        }
+        r
+    }
+
+    /// A canonical text of the graph (labels, values, rf, co), for duplicate detection and tests.
+    pub fn canonical(&self) -> String {
+        use std::fmt::Write;
+        let mut s = String::new();
+        for (t, evs) in self.threads.iter().enumerate() {
+            let _ = write!(s, "T{t}:");
+            for e in evs {
+                let _ = write!(s, " {:?}{}={}", e.label.kind, e.label.loc, e.value);
+                if let Some(w) = e.rf {
+                    let _ = write!(s, "<-{}.{}", w.thread as i64, w.index);
+                }
+            }
+            s.push('\n');
+        }
+        for (l, co) in self.co.iter().enumerate() {
+            let _ = write!(s, "co{l}:");
+            for w in co {
+                let _ = write!(s, " {}.{}", w.thread, w.index);
+            }
+            s.push('\n');
+        }
+        s
+    }
+}

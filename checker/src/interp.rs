@@ -1,0 +1,171 @@
+//! The per-thread interpreter: replays a thread's code over registers, taking the value of each
+//! read it has already performed from the execution graph, and says what the thread does next.
+//!
+//! Both the explorer and the oracle drive threads only through [`replay`], so data-dependent values
+//! (`add`, `mov`, values computed from reads), forward branches and loops behave the same in both.
+//! Replaying from the start each time keeps the explorer stateless (GenMC does the same with its
+//! LLVM interpreter): the graph is the only state.
+//!
+//! Loops: a thread that takes more than `loop_bound` backward jumps (a branch or `goto` to its own
+//! position or earlier) in one execution stops there; the execution is counted as *blocked* (GenMC
+//! turns spin loops into assumes and counts those executions as blocked too). The bound is a
+//! documented approximation: behaviours needing more iterations are not explored.
+//!
+//! Dependencies for No-Thin-Air (PTX ISA §8.10.4, "dep" of Dat3M's `ptx-v7.5.cat`: data, address and
+//! control dependencies): every register carries the set of the thread's reads its value was
+//! computed from; a branch adds the sets of its operands to the control set, which every later event
+//! depends on.
+
+use crate::error::CheckError;
+use crate::event::Label;
+use crate::program::{MAX_EVENTS_PER_THREAD, Op, Opnd, ThreadCode, rmw_result};
+use tcfuzz_litmus::Span;
+
+/// The next event a thread wants to add.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct NewEvent {
+    pub label: Label,
+    /// The value written (writes); 0 for reads and fences, whose value comes from the graph.
+    pub value: i64,
+    pub deps: u64,
+    pub span: Span,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Step {
+    Event(NewEvent),
+    /// The thread has finished.
+    Done,
+    /// The thread hit the loop bound.
+    Blocked,
+}
+
+#[derive(Clone, Debug)]
+pub struct Replay {
+    pub step: Step,
+    /// Register values at that point (the final registers when `step` is `Done`).
+    pub regs: Vec<i64>,
+}
+
+/// Replays `code`. `performed[i]` is the value of the thread's `i`-th event already in the graph
+/// (for reads, the value read; anything for writes and fences).
+pub fn replay(code: &ThreadCode, performed: &[i64], loop_bound: u32) -> Result<Replay, CheckError> {
+    let mut regs = code.reg_init.clone();
+    let mut rdeps = vec![0u64; regs.len()];
+    let mut ctrl = 0u64;
+    let mut k = 0usize;
+    let mut pc = 0usize;
+    let mut back_jumps = 0u32;
+    let val = |regs: &[i64], rdeps: &[u64], o: Opnd| match o {
+        Opnd::Imm(v) => (v, 0),
+        Opnd::Reg(r) => (regs[r], rdeps[r]),
+    };
+    loop {
+        if k > MAX_EVENTS_PER_THREAD {
+            return Err(CheckError::TooLarge(format!("thread {} performs more than {MAX_EVENTS_PER_THREAD} events", code.name)));
+        }
+        let Some(line) = code.code.get(pc) else {
+            return Ok(Replay { step: Step::Done, regs });
+        };
+        let ev = |label: Label, value: i64, deps: u64| {
+            Ok(Replay { step: Step::Event(NewEvent { label, value, deps, span: line.span }), regs: Vec::new() })
+        };
+        match &line.op {
+            Op::Load { dst, label } => {
+                if k == performed.len() {
+                    return ev(*label, 0, ctrl);
+                }
+                if let Some(d) = *dst {
+                    regs[d] = performed[k];
+                    rdeps[d] = 1 << k;
+                }
+                k += 1;
+                pc += 1;
+            }
+            Op::Store { src, label } => {
+                if k == performed.len() {
+                    let (v, d) = val(&regs, &rdeps, *src);
+                    return ev(*label, v, d | ctrl);
+                }
+                k += 1;
+                pc += 1;
+            }
+            Op::Rmw { dst, op, a, b, read, write } => {
+                if k == performed.len() {
+                    return ev(*read, 0, ctrl);
+                }
+                let old = performed[k];
+                let read_index = k;
+                k += 1;
+                let (av, ad) = val(&regs, &rdeps, *a);
+                let (bv, bd) = match b {
+                    Some(b) => {
+                        let (v, d) = val(&regs, &rdeps, *b);
+                        (Some(v), d)
+                    }
+                    None => (None, 0),
+                };
+                if let Some(new) = rmw_result(*op, old, av, bv) {
+                    if k == performed.len() {
+                        return ev(*write, new, (1 << read_index) | ad | bd | ctrl);
+                    }
+                    k += 1;
+                }
+                if let Some(d) = *dst {
+                    regs[d] = old;
+                    rdeps[d] = 1 << read_index;
+                }
+                pc += 1;
+            }
+            Op::Fence { label } | Op::Barrier { label } => {
+                if k == performed.len() {
+                    return ev(*label, 0, ctrl);
+                }
+                k += 1;
+                pc += 1;
+            }
+            Op::Mov { dst, src } => {
+                let (v, d) = val(&regs, &rdeps, *src);
+                if let Some(r) = *dst {
+                    regs[r] = v;
+                    rdeps[r] = d;
+                }
+                pc += 1;
+            }
+            Op::Add { dst, a, b } => {
+                let (av, ad) = val(&regs, &rdeps, *a);
+                let (bv, bd) = val(&regs, &rdeps, *b);
+                if let Some(r) = *dst {
+                    regs[r] = av.wrapping_add(bv);
+                    rdeps[r] = ad | bd;
+                }
+                pc += 1;
+            }
+            Op::Branch { eq, a, b, target } => {
+                let (av, ad) = val(&regs, &rdeps, *a);
+                let (bv, bd) = val(&regs, &rdeps, *b);
+                ctrl |= ad | bd;
+                if (av == bv) == *eq {
+                    if *target <= pc {
+                        back_jumps += 1;
+                        if back_jumps > loop_bound {
+                            return Ok(Replay { step: Step::Blocked, regs });
+                        }
+                    }
+                    pc = *target;
+                } else {
+                    pc += 1;
+                }
+            }
+            Op::Goto { target } => {
+                if *target <= pc {
+                    back_jumps += 1;
+                    if back_jumps > loop_bound {
+                        return Ok(Replay { step: Step::Blocked, regs });
+                    }
+                }
+                pc = *target;
+            }
+        }
+    }
+}

@@ -1,0 +1,55 @@
+//! Memory models: which execution graphs are consistent, and which are racy.
+//!
+//! One file per model. A model judges a graph whose reads all have an `rf` and whose writes all
+//! sit in `co`; the explorer also asks it about partial graphs (prefixes of executions), so a
+//! model must be *prefix-closed*: removing program-order-maximal events from a consistent graph
+//! keeps it consistent. Both models here are.
+
+use crate::event::EventId;
+use crate::graph::ExecutionGraph;
+use crate::program::CompiledProgram;
+
+pub mod ptx;
+pub mod sc;
+
+/// The models the checker knows.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum ModelKind {
+    /// Sequential consistency (Lamport 1979): the reference point of the GenMC benchmarks.
+    Sc,
+    /// The PTX memory consistency model (PTX ISA chapter 8), generic proxy only.
+    Ptx,
+}
+
+impl ModelKind {
+    pub fn name(self) -> &'static str {
+        match self {
+            ModelKind::Sc => "sc",
+            ModelKind::Ptx => "ptx",
+        }
+    }
+}
+
+pub trait MemoryModel {
+    fn kind(&self) -> ModelKind;
+
+    /// Whether the graph is consistent: all the model's axioms hold.
+    fn is_consistent(&self, g: &ExecutionGraph) -> bool;
+
+    /// The data races of a complete consistent execution, each as a pair of events.
+    fn races(&self, _g: &ExecutionGraph) -> Vec<(EventId, EventId)> {
+        Vec::new()
+    }
+
+    /// Whether the model allows executions whose `po ∪ rf` is cyclic (load buffering).
+    fn allows_porf_cycles(&self) -> bool;
+}
+
+/// The model of `kind` for `program` (PTX needs the threads' placement).
+pub fn model_for(kind: ModelKind, program: &CompiledProgram) -> Box<dyn MemoryModel + Send + Sync> {
+    match kind {
+        ModelKind::Sc => Box::new(sc::Sc),
+        ModelKind::Ptx => Box::new(ptx::Ptx::new(program)),
+    }
+}

@@ -1,0 +1,299 @@
+//! The exhaustive oracle, herd7-style: guess, then check. It shares no exploration code with the
+//! explorer (only the interpreter, the graph type and the models), and exists to test it.
+//!
+//! 1. Values: compute, by fixpoint, the set of values each location may hold (initial values, then
+//!    every value some thread writes when its reads return values of those sets). A value of a real
+//!    execution is derived along an acyclic chain of `rf ; dep` steps (acyclic under SC because
+//!    `po ∪ rf` is, under PTX by No-Thin-Air), at most as long as the execution has writes; so
+//!    after as many rounds as a static bound on the writes of an execution (each write instruction
+//!    runs at most `loop_bound + 1` times) the sets contain every value that matters, even where
+//!    the fixpoint itself diverges (`atom.add` in every thread).
+//! 2. Threads: enumerate every trace of every thread whose reads return values from those sets
+//!    (the interpreter decides the events of each trace, and where the loop bound blocks it).
+//! 3. Candidates: for every combination of one trace per thread, every `rf` that gives each read a
+//!    same-location write of exactly the value the trace guessed, and every `co` (all permutations
+//!    of each location's writes after the initial one).
+//! 4. Keep the candidates the model finds consistent.
+//!
+//! Each consistent `(po, rf, co)` graph arises from exactly one candidate, so the counts are
+//! GenMC's. The work grows factorially; [`crate::Options::oracle_limit`] bounds it.
+
+use std::collections::BTreeSet;
+
+use crate::error::CheckError;
+use crate::event::{EventId, EventKind};
+use crate::graph::ExecutionGraph;
+use crate::interp::{NewEvent, Step, replay};
+use crate::model::MemoryModel;
+use crate::program::{CompiledProgram, Op, ThreadCode};
+use crate::verdict::Collector;
+
+/// Most values one location may take before the oracle gives up.
+const MAX_VALUES_PER_LOCATION: usize = 32;
+
+#[derive(Clone, Debug)]
+struct Trace {
+    events: Vec<(NewEvent, i64)>,
+    regs: Vec<i64>,
+    /// Hit the loop bound.
+    blocked: bool,
+    /// Waits forever at the barrier that is its last event.
+    stuck: bool,
+}
+
+pub(crate) struct Oracle<'a, 'c> {
+    pub prog: &'a CompiledProgram,
+    pub model: &'a dyn MemoryModel,
+    pub loop_bound: u32,
+    pub limit: u64,
+    pub exclude_porf_cycles: bool,
+    pub out: &'a mut Collector<'c>,
+}
+
+impl Oracle<'_, '_> {
+    pub fn run(&mut self) -> Result<(), CheckError> {
+        let nlocs = self.prog.locations.len();
+        let mut values: Vec<BTreeSet<i64>> = self.prog.locations.iter().map(|l| BTreeSet::from([l.init])).collect();
+        let mut traces = Vec::new();
+        let rounds: usize = self
+            .prog
+            .threads
+            .iter()
+            .map(|t| {
+                let writers = t.code.iter().filter(|l| matches!(l.op, Op::Store { .. } | Op::Rmw { .. })).count();
+                let loops = t.code.iter().enumerate().any(|(pc, l)| match l.op {
+                    Op::Branch { target, .. } | Op::Goto { target } => target <= pc,
+                    _ => false,
+                });
+                if loops { writers * (self.loop_bound as usize + 1) } else { writers }
+            })
+            .sum::<usize>()
+            + 1;
+        for _ in 0..rounds {
+            traces = Vec::new();
+            let mut budget = self.limit;
+            for code in &self.prog.threads {
+                traces.push(thread_traces(code, &values, self.loop_bound, &mut budget)?);
+            }
+            let mut grown = values.clone();
+            for t in traces.iter().flatten() {
+                for (ev, _) in &t.events {
+                    if ev.label.kind == EventKind::Write {
+                        grown[ev.label.loc as usize].insert(ev.value);
+                    }
+                }
+            }
+            if grown.iter().any(|s| s.len() > MAX_VALUES_PER_LOCATION) {
+                return Err(CheckError::TooLarge("oracle: a location takes too many values".into()));
+            }
+            if grown == values {
+                break;
+            }
+            values = grown;
+        }
+        debug_assert_eq!(values.len(), nlocs);
+        let mut choice = vec![0usize; traces.len()];
+        let mut work = 0u64;
+        loop {
+            let combo: Vec<&Trace> = choice.iter().enumerate().map(|(t, &c)| &traces[t][c]).collect();
+            self.combination(&combo, &mut work)?;
+            // Next combination (odometer).
+            let mut t = 0;
+            loop {
+                if t == choice.len() {
+                    return Ok(());
+                }
+                choice[t] += 1;
+                if choice[t] < traces[t].len() {
+                    break;
+                }
+                choice[t] = 0;
+                t += 1;
+            }
+        }
+    }
+
+    fn combination(&mut self, combo: &[&Trace], work: &mut u64) -> Result<(), CheckError> {
+        *work += 1;
+        if *work > self.limit {
+            return Err(CheckError::TooLarge(format!("oracle: more than {} candidates", self.limit)));
+        }
+        let init: Vec<i64> = self.prog.locations.iter().map(|l| l.init).collect();
+        // Cheap filter: every value read must be written by some trace of the combination.
+        let mut written: Vec<BTreeSet<i64>> = init.iter().map(|&v| BTreeSet::from([v])).collect();
+        for tr in combo {
+            for (ev, _) in &tr.events {
+                if ev.label.kind == EventKind::Write {
+                    written[ev.label.loc as usize].insert(ev.value);
+                }
+            }
+        }
+        let readable = combo
+            .iter()
+            .flat_map(|tr| tr.events.iter())
+            .all(|(ev, v)| ev.label.kind != EventKind::Read || written[ev.label.loc as usize].contains(v));
+        if !readable || !barriers_agree(combo, &self.prog.groups) {
+            return Ok(());
+        }
+        let mut base = ExecutionGraph::new(init.clone(), combo.len());
+        base.groups = self.prog.groups.clone();
+        let mut writes: Vec<Vec<EventId>> = vec![Vec::new(); init.len()];
+        let mut reads = Vec::new();
+        for (t, tr) in combo.iter().enumerate() {
+            for (ev, v) in &tr.events {
+                let id = base.add_event(t, ev, None);
+                let e = base.event_mut(id);
+                e.stamp = 0;
+                match ev.label.kind {
+                    EventKind::Write => writes[ev.label.loc as usize].push(id),
+                    EventKind::Read => {
+                        e.value = *v;
+                        reads.push(id);
+                    }
+                    EventKind::Fence | EventKind::Barrier => {}
+                }
+            }
+        }
+        // rf candidates: same location, same value.
+        let mut rf_cands: Vec<Vec<EventId>> = Vec::new();
+        for &r in &reads {
+            let (loc, v) = (base.label(r).loc, base.event(r).value);
+            let mut c: Vec<EventId> = Vec::new();
+            if init[loc as usize] == v {
+                c.push(EventId::init(loc));
+            }
+            c.extend(writes[loc as usize].iter().copied().filter(|&w| base.event(w).value == v));
+            if c.is_empty() {
+                return Ok(());
+            }
+            rf_cands.push(c);
+        }
+        let regs: Vec<Vec<i64>> = combo.iter().map(|t| t.regs.clone()).collect();
+        let blocked: Vec<usize> = combo.iter().enumerate().filter(|(_, t)| t.blocked || t.stuck).map(|(i, _)| i).collect();
+        let mut rf_choice = vec![0usize; reads.len()];
+        loop {
+            let mut g = base.clone();
+            for (i, &r) in reads.iter().enumerate() {
+                g.set_rf(r, rf_cands[i][rf_choice[i]]);
+            }
+            self.all_co(&mut g, &writes, 0, &regs, &blocked, work)?;
+            let mut i = 0;
+            loop {
+                if i == reads.len() {
+                    return Ok(());
+                }
+                rf_choice[i] += 1;
+                if rf_choice[i] < rf_cands[i].len() {
+                    break;
+                }
+                rf_choice[i] = 0;
+                i += 1;
+            }
+        }
+    }
+
+    /// Every coherence order of locations `loc..`, by permutation.
+    fn all_co(
+        &mut self,
+        g: &mut ExecutionGraph,
+        writes: &[Vec<EventId>],
+        loc: usize,
+        regs: &[Vec<i64>],
+        blocked: &[usize],
+        work: &mut u64,
+    ) -> Result<(), CheckError> {
+        if loc == writes.len() {
+            *work += 1;
+            if *work > self.limit {
+                return Err(CheckError::TooLarge(format!("oracle: more than {} candidates", self.limit)));
+            }
+            if self.exclude_porf_cycles && !g.po(&g.node_index()).union(&g.rf(&g.node_index())).is_acyclic() {
+                return Ok(());
+            }
+            if self.model.is_consistent(g) {
+                self.out.record(g, regs, blocked, self.model);
+            }
+            return Ok(());
+        }
+        let mut perm = writes[loc].clone();
+        permute(&mut perm, 0, &mut |p| {
+            g.co[loc] = p.to_vec();
+            self.all_co(g, writes, loc + 1, regs, blocked, work)
+        })
+    }
+}
+
+fn permute(items: &mut Vec<EventId>, k: usize, f: &mut dyn FnMut(&[EventId]) -> Result<(), CheckError>) -> Result<(), CheckError> {
+    if k == items.len() {
+        return f(items);
+    }
+    for i in k..items.len() {
+        items.swap(k, i);
+        permute(items, k + 1, f)?;
+        items.swap(k, i);
+    }
+    Ok(())
+}
+
+/// Barrier rules: a thread gets past its `k`-th arrival at barrier `id` only if every thread of its
+/// CTA arrives there `k` times; a thread stuck at its last arrival is stuck only if some thread of
+/// its CTA does not arrive (otherwise it would go on: the combination is not maximal).
+fn barriers_agree(combo: &[&Trace], groups: &[u32]) -> bool {
+    let arrivals = |t: usize, id: u32| combo[t].events.iter().filter(|(e, _)| e.label.is_barrier() && e.label.loc == id).count();
+    for (t, tr) in combo.iter().enumerate() {
+        let mut seen: Vec<(u32, usize)> = Vec::new();
+        for (i, (ev, _)) in tr.events.iter().enumerate() {
+            if !ev.label.is_barrier() {
+                continue;
+            }
+            let id = ev.label.loc;
+            let k = 1 + seen.iter().filter(|(x, _)| *x == id).count();
+            seen.push((id, k));
+            let complete = (0..combo.len()).all(|u| u == t || groups[u] != groups[t] || arrivals(u, id) >= k);
+            let waits_here = tr.stuck && i + 1 == tr.events.len();
+            if complete == waits_here {
+                return false;
+            }
+        }
+    }
+    true
+}
+
+/// Every trace of one thread whose reads return values from `values`.
+fn thread_traces(code: &ThreadCode, values: &[BTreeSet<i64>], loop_bound: u32, budget: &mut u64) -> Result<Vec<Trace>, CheckError> {
+    let mut out = Vec::new();
+    let mut stack: Vec<Vec<(NewEvent, i64)>> = vec![Vec::new()];
+    while let Some(events) = stack.pop() {
+        if *budget == 0 {
+            return Err(CheckError::TooLarge("oracle: too many thread traces".into()));
+        }
+        *budget -= 1;
+        let performed: Vec<i64> = events.iter().map(|(_, v)| *v).collect();
+        let r = replay(code, &performed, loop_bound)?;
+        match r.step {
+            Step::Done | Step::Blocked => {
+                out.push(Trace { events, regs: r.regs, blocked: r.step == Step::Blocked, stuck: false });
+            }
+            Step::Event(ev) => {
+                if ev.label.kind == EventKind::Read {
+                    for &v in values[ev.label.loc as usize].iter().rev() {
+                        let mut e2 = events.clone();
+                        e2.push((ev.clone(), v));
+                        stack.push(e2);
+                    }
+                } else {
+                    let mut e2 = events;
+                    let v = ev.value;
+                    let barrier = ev.label.is_barrier();
+                    e2.push((ev, v));
+                    if barrier {
+                        // Also the trace that arrives and waits forever.
+                        out.push(Trace { events: e2.clone(), regs: vec![0; code.reg_names.len()], blocked: false, stuck: true });
+                    }
+                    stack.push(e2);
+                }
+            }
+        }
+    }
+    Ok(out)
+}

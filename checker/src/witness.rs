@@ -1,0 +1,101 @@
+//! Rendering one execution graph as text and as Graphviz DOT: the witness of a final state.
+
+use std::fmt::Write;
+
+use crate::event::{Event, EventId, EventKind, Label};
+use crate::graph::ExecutionGraph;
+use crate::program::CompiledProgram;
+
+fn name(prog: &CompiledProgram, e: EventId) -> String {
+    if e.is_init() {
+        format!("init:{}", prog.locations[e.index as usize].name)
+    } else {
+        format!("{}#{}", prog.threads[e.thread as usize].name, e.index)
+    }
+}
+
+fn attrs(l: &Label) -> String {
+    let mut a = Vec::new();
+    if l.kind == EventKind::Fence {
+        a.push(if l.sc { "sc" } else { "acq_rel" }.to_string());
+    } else if !l.strong {
+        a.push("weak".to_string());
+    } else if l.acquire {
+        a.push("acquire".to_string());
+    } else if l.release {
+        a.push("release".to_string());
+    } else {
+        a.push("relaxed".to_string());
+    }
+    if l.strong {
+        a.push(format!("{:?}", l.scope).to_lowercase());
+    }
+    if l.atomic {
+        a.push("atomic".to_string());
+    }
+    a.join(" ")
+}
+
+fn describe(prog: &CompiledProgram, e: &Event) -> String {
+    let l = &e.label;
+    let loc = || prog.locations[l.loc as usize].name.as_str();
+    match l.kind {
+        EventKind::Read => format!("R {} = {} [{}]", loc(), e.value, attrs(l)),
+        EventKind::Write => format!("W {} = {} [{}]", loc(), e.value, attrs(l)),
+        EventKind::Fence => format!("F [{}]", attrs(l)),
+        EventKind::Barrier => format!("B {}", l.loc),
+    }
+}
+
+/// One line per event (`P1#0 R flag = 1 [acquire gpu] <- P0#1`), then each location's `co`.
+pub fn text(prog: &CompiledProgram, g: &ExecutionGraph) -> String {
+    let mut s = String::new();
+    for e in g.event_ids() {
+        let ev = g.event(e);
+        let _ = write!(s, "{} {}", name(prog, e), describe(prog, ev));
+        if let Some(w) = ev.rf {
+            let _ = write!(s, " <- {}", name(prog, w));
+        }
+        s.push('\n');
+    }
+    for (l, co) in g.co.iter().enumerate() {
+        if co.is_empty() {
+            continue;
+        }
+        let order: Vec<String> = co.iter().map(|&w| name(prog, w)).collect();
+        let _ = writeln!(s, "co {}: init, {}", prog.locations[l].name, order.join(", "));
+    }
+    s
+}
+
+/// Graphviz: a cluster per thread, program order black, reads-from red, coherence blue.
+pub fn dot(prog: &CompiledProgram, g: &ExecutionGraph) -> String {
+    let id = |e: EventId| if e.is_init() { format!("i{}", e.index) } else { format!("e{}_{}", e.thread, e.index) };
+    let mut s = String::from("digraph execution {\n  node [shape=box, fontname=monospace];\n");
+    for (l, loc) in prog.locations.iter().enumerate() {
+        let _ = writeln!(s, "  i{l} [label=\"init {} = {}\"];", loc.name, g.init[l]);
+    }
+    for (t, evs) in g.threads.iter().enumerate() {
+        let _ = writeln!(s, "  subgraph cluster_{t} {{\n    label=\"{}\";", prog.threads[t].name);
+        for (i, ev) in evs.iter().enumerate() {
+            let _ = writeln!(s, "    e{t}_{i} [label=\"{}\"];", describe(prog, ev));
+            if i > 0 {
+                let _ = writeln!(s, "    e{t}_{} -> e{t}_{i} [label=po];", i - 1);
+            }
+        }
+        s.push_str("  }\n");
+    }
+    for e in g.event_ids() {
+        if let Some(w) = g.event(e).rf {
+            let _ = writeln!(s, "  {} -> {} [label=rf, color=red];", id(w), id(e));
+        }
+    }
+    for l in 0..g.co.len() {
+        let ws: Vec<EventId> = g.writes_to(l as u32).collect();
+        for pair in ws.windows(2) {
+            let _ = writeln!(s, "  {} -> {} [label=co, color=blue];", id(pair[0]), id(pair[1]));
+        }
+    }
+    s.push_str("}\n");
+    s
+}

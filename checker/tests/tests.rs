@@ -1,0 +1,14 @@
+//! The checker's integration tests: one binary, a module per area.
+
+#[path = "checker/build.rs"]
+mod build;
+#[path = "checker/conformance.rs"]
+mod conformance;
+#[path = "checker/examples.rs"]
+mod examples;
+#[path = "checker/genmc.rs"]
+mod genmc;
+#[path = "checker/property.rs"]
+mod property;
+#[path = "checker/ptx.rs"]
+mod ptx;
