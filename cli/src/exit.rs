@@ -1,7 +1,8 @@
 //! Exit codes of `tcfuzz`, documented in its `--help` and in the README.
 //!
 //! 0 success; 1 input errors (reported per file, and every other runtime error); 2 usage errors
-//! (clap's own); 3 a command that is not implemented yet.
+//! (clap's own); 3 a command that is not implemented yet, or (`check`) an instruction the checker
+//! does not support yet.
 
 use std::fmt;
 use std::process::ExitCode;
@@ -10,6 +11,8 @@ use std::process::ExitCode;
 pub const INPUT_ERRORS: u8 = 1;
 /// The command exists in the interface but not yet in the code.
 pub const NOT_IMPLEMENTED: u8 = 3;
+/// `check`: some program uses an instruction the checker does not model yet (and no input error).
+pub const UNSUPPORTED: u8 = 3;
 
 /// The error a placeholder command returns; `main` maps it to [`NOT_IMPLEMENTED`].
 #[derive(Debug)]

@@ -22,9 +22,10 @@ use commands::pending::{self, Pending};
 Exit codes:
   0  success
   1  input errors: a file that does not parse or validate, cannot be read, or (fmt --check) is not
-     canonically formatted
+     canonically formatted, or (check) is too large to check
   2  usage errors: unknown command or option, missing argument
-  3  the command is not implemented yet
+  3  not supported yet: the command is not implemented, or (check) a program uses an instruction
+     the checker does not model yet
 
 The litmus format is documented in litmus/FORMAT.md."
 )]
@@ -45,9 +46,7 @@ struct Cli {
 enum Command {
     Parse(commands::parse::Args),
     Fmt(commands::fmt::Args),
-    /// Check a program under every memory model that applies and print its verdicts (not
-    /// implemented yet).
-    Check(Pending),
+    Check(commands::check::Args),
     /// Run a local fuzzing campaign: a coordinator and one worker per core in this process (not
     /// implemented yet).
     Campaign(Pending),
@@ -65,8 +64,8 @@ enum Command {
     Corpus(Pending),
     /// Emit a program as a PTX or Tile IR kernel and assemble it (not implemented yet).
     Emit(Pending),
-    /// Run the benchmark families and print their figures (not implemented yet).
-    Bench(Pending),
+    Bench(commands::bench::Args),
+    Lower(commands::lower::Args),
     /// Cross-check the explorer against the exhaustive oracle and the examples (not implemented
     /// yet).
     Selftest(Pending),
@@ -79,7 +78,7 @@ fn main() -> ExitCode {
     let result = match cli.command {
         Command::Parse(args) => commands::parse::run(&args, quiet),
         Command::Fmt(args) => commands::fmt::run(&args, quiet),
-        Command::Check(args) => pending::run("check", "checker", &args),
+        Command::Check(args) => commands::check::run(&args, quiet),
         Command::Campaign(args) => pending::run("campaign", "services", &args),
         Command::Coordinator(args) => pending::run("coordinator", "services", &args),
         Command::Worker(args) => pending::run("worker", "services", &args),
@@ -87,7 +86,8 @@ fn main() -> ExitCode {
         Command::Report(args) => pending::run("report", "corpus", &args),
         Command::Corpus(args) => pending::run("corpus", "corpus", &args),
         Command::Emit(args) => pending::run("emit", "gpu", &args),
-        Command::Bench(args) => pending::run("bench", "benchmarks", &args),
+        Command::Bench(args) => commands::bench::run(&args, quiet),
+        Command::Lower(args) => commands::lower::run(&args),
         Command::Selftest(args) => pending::run("selftest", "checker", &args),
     };
     match result {

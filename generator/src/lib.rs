@@ -1,5 +1,9 @@
-//! Random and pattern-based generation of litmus programs (`arbitrary`), mutation and minimization. Pure: no I/O.
+//! Program generation for tcfuzz. Pure: no I/O.
 //!
-//! **Not implemented yet.** This crate holds its place in the workspace layout of DESIGN §1; the
-//! issue that builds this role fills it. Nothing here pretends to work: the `tcfuzz` commands that
-//! would use it fail with a clear "not implemented yet" error.
+//! - [`families`]: the scaling benchmark families (GenMC's shapes and classic litmus shapes) as
+//!   litmus programs; `tcfuzz bench` runs them.
+//!
+//! **Not implemented yet:** random generation with `arbitrary`, pattern-based generation from the
+//! spec's canonical synchronization patterns, mutation and minimization (later issues).
+
+pub mod families;

@@ -1,5 +1,8 @@
 //! One module per `tcfuzz` command.
 
+pub mod bench;
+pub mod check;
 pub mod fmt;
+pub mod lower;
 pub mod parse;
 pub mod pending;

@@ -1,0 +1,393 @@
+//! `tcfuzz check`: explore every execution of litmus programs under a memory model and print the
+//! verdicts, herd7-style or as JSON lines.
+
+use crate::commands::parse::read;
+use crate::exit;
+use crate::inputs::{self, Input};
+use serde::Serialize;
+use serde::ser::SerializeMap;
+use std::io::Write;
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::time::{Duration, Instant};
+use tcfuzz_checker::{CheckError, ModelKind, Observation, Options, Race, RaceEvent, Verdict};
+use tcfuzz_litmus::{Program, Quantifier, Span};
+
+/// The `--json` schema, shown by `tcfuzz check --help`.
+const JSON_SCHEMA: &str = "\
+JSON output (--json): one object per checked file per line, keys in this order:
+  file       the path as found
+  name       the test name from the header
+  model      \"sc\" or \"ptx\"
+  states     [{\"state\": {\"P1:r0\": 0, ..., \"x\": 1, ...}, \"executions\": N}]: every final state
+             (every register of every thread, then every location), with the number of complete
+             executions ending in it
+  condition  {\"text\": \"exists (P1:r0 == 1 /\\\\ P1:r1 == 0)\", \"result\": \"Never\" | \"Sometimes\" |
+             \"Always\", \"holds\": herd7's Ok (true) or No (false)}
+  executions {\"complete\": N, \"blocked\": N, \"duplicates\": N, or null without --duplicates}
+  races      [{\"first\": EVENT, \"second\": EVENT}], EVENT = {\"thread\": \"P0\", \"index\": position in
+             program order, \"line\", \"col\", \"access\": \"read\" | \"write\", \"location\": \"x\"}
+  hangs      names of the threads that hit the loop bound in some execution
+  misuse     [] (rule violations are not detected yet)
+  caveats    ways in which the verdict may be incomplete (strings; [] when it is exact)
+  time_ms    time to check the file, in milliseconds (a float)
+Files that cannot be read, parsed, validated or checked get no line: their errors go to stderr, as
+in text mode. The summary line goes to stderr.";
+
+/// Check litmus programs under a memory model and print their verdicts.
+///
+/// Each PATH is a file, a directory (searched recursively for *.litmus files, in sorted order) or a
+/// glob pattern, as for `tcfuzz parse`. Every execution of each program is explored under the model
+/// (by default with the DPOR explorer; with --oracle by the exhaustive herd-style oracle) and the
+/// verdict is printed herd7-style: the final states with their execution counts, Ok/No, the
+/// condition and its observation (Never, Sometimes or Always), the execution counts, data races,
+/// threads that hit the loop bound, caveats and the time taken. As in the checker, Positive and
+/// Negative count the final states (not executions) that satisfy and falsify the condition. A
+/// summary line `checked N files, M with errors, K unsupported` ends the output.
+///
+/// Files that cannot be read, parsed or validated are reported as `tcfuzz parse` reports them; a
+/// program using an instruction the checker does not model yet gets the line FILE:LINE:COL: error:
+/// `INSTR` is not supported by the checker yet. Either way the other files are still checked.
+///
+/// Exit codes: 0 every program was checked, whatever its verdict; 1 some file cannot be read,
+/// parsed or validated, or is too large to check (this wins over 3); 3 some program uses an
+/// instruction the checker does not support yet; 2 usage error.
+#[derive(Debug, clap::Args)]
+#[command(after_long_help = JSON_SCHEMA)]
+pub struct Args {
+    /// Files, directories or glob patterns.
+    #[arg(required = true, value_name = "PATH")]
+    pub paths: Vec<PathBuf>,
+
+    /// The memory model.
+    #[arg(long, value_enum, default_value_t = Model::Ptx)]
+    pub model: Model,
+
+    /// Use the exhaustive oracle instead of the DPOR explorer (exponential: small programs only).
+    #[arg(long)]
+    pub oracle: bool,
+
+    /// Print one JSON object per file per line instead of text (schema below, in --help).
+    #[arg(long)]
+    pub json: bool,
+
+    /// Hash every execution graph and report how many were produced twice (slower; the explorer
+    /// must report 0).
+    #[arg(long)]
+    pub duplicates: bool,
+}
+
+/// The `--model` values.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum Model {
+    /// Sequential consistency.
+    Sc,
+    /// The PTX memory consistency model (generic proxy).
+    Ptx,
+}
+
+impl Model {
+    fn kind(self) -> ModelKind {
+        match self {
+            Model::Sc => ModelKind::Sc,
+            Model::Ptx => ModelKind::Ptx,
+        }
+    }
+}
+
+/// How checking one file ended.
+enum Outcome {
+    Checked,
+    /// Unreadable, invalid, or too large: exit code 1.
+    Failed,
+    /// Uses an instruction the checker does not support: exit code 3.
+    Unsupported,
+}
+
+pub fn run(args: &Args, quiet: bool) -> anyhow::Result<ExitCode> {
+    let mut stdout = std::io::stdout().lock();
+    let options = Options { detect_duplicates: args.duplicates, ..Options::default() };
+    let (mut total, mut failed, mut unsupported) = (0, 0, 0);
+    let mut printed = 0;
+    for input in inputs::expand(&args.paths) {
+        total += 1;
+        let outcome = match input {
+            Input::File(path) => {
+                let file = path.display().to_string();
+                check_file(&file, &path, args, &options, &mut stdout, &mut printed)?
+            }
+            Input::Error(_, err) => {
+                eprintln!("error: {err:#}");
+                Outcome::Failed
+            }
+        };
+        match outcome {
+            Outcome::Checked => {}
+            Outcome::Failed => failed += 1,
+            Outcome::Unsupported => unsupported += 1,
+        }
+    }
+    if !quiet {
+        let summary = format!("checked {total} files, {failed} with errors, {unsupported} unsupported");
+        if args.json {
+            eprintln!("{summary}");
+        } else {
+            if printed > 0 {
+                writeln!(stdout)?;
+            }
+            writeln!(stdout, "{summary}")?;
+        }
+    }
+    Ok(if failed > 0 {
+        ExitCode::from(exit::INPUT_ERRORS)
+    } else if unsupported > 0 {
+        ExitCode::from(exit::UNSUPPORTED)
+    } else {
+        ExitCode::SUCCESS
+    })
+}
+
+/// Reads, parses and checks one file and prints its verdict; errors go to stderr. Only failures to
+/// write stdout are returned as errors.
+fn check_file(
+    file: &str,
+    path: &std::path::Path,
+    args: &Args,
+    options: &Options,
+    out: &mut impl Write,
+    printed: &mut usize,
+) -> anyhow::Result<Outcome> {
+    let src = match read(path) {
+        Ok(src) => src,
+        Err(err) => {
+            eprintln!("error: {err:#}");
+            return Ok(Outcome::Failed);
+        }
+    };
+    let program = match tcfuzz_litmus::parse(&src) {
+        Ok(program) => program,
+        Err(diagnostics) => {
+            eprint!("{}", diagnostics.render(file));
+            return Ok(Outcome::Failed);
+        }
+    };
+    let model = args.model.kind();
+    tracing::info!(file, model = model.name(), "checking");
+    let start = Instant::now();
+    let result =
+        if args.oracle { tcfuzz_checker::check_oracle(&program, model, options) } else { tcfuzz_checker::check(&program, model, options) };
+    let elapsed = start.elapsed();
+    let method = if args.oracle { "oracle" } else { "explorer" };
+    tracing::debug!(file, model = model.name(), method, ms = millis(elapsed), ok = result.is_ok(), "checked");
+    let verdict = match result {
+        Ok(verdict) => verdict,
+        Err(err) => return Ok(report_error(file, &err)),
+    };
+    let condition = condition_text(&program);
+    if args.json {
+        let line = serde_json::to_string(&JsonVerdict::new(file, &verdict, &condition, elapsed))?;
+        writeln!(out, "{line}")?;
+    } else {
+        if *printed > 0 {
+            writeln!(out)?;
+        }
+        write!(out, "{}", text(file, &verdict, &condition, method, elapsed))?;
+    }
+    *printed += 1;
+    Ok(Outcome::Checked)
+}
+
+/// Prints a checker error the way `tcfuzz parse` prints diagnostics.
+fn report_error(file: &str, err: &CheckError) -> Outcome {
+    match err {
+        CheckError::Unsupported { instruction, span } => {
+            eprintln!("{}: error: `{instruction}` is not supported by the checker yet", position(file, *span));
+            Outcome::Unsupported
+        }
+        CheckError::BadProgram { message, span } => {
+            eprintln!("{}: error: {message}", position(file, *span));
+            Outcome::Failed
+        }
+        CheckError::TooLarge(what) => {
+            eprintln!("error: {file}: too large to check: {what}");
+            Outcome::Failed
+        }
+        other => {
+            eprintln!("error: {file}: {other}");
+            Outcome::Failed
+        }
+    }
+}
+
+/// `FILE:LINE:COL`, or `FILE` for an error about the whole program (span 0:0).
+fn position(file: &str, span: Span) -> String {
+    if span == Span::default() { file.to_string() } else { format!("{file}:{span}") }
+}
+
+/// The condition as the canonical printer writes it: `exists (P1:r0 == 1 /\ P1:r1 == 0)`.
+fn condition_text(program: &Program) -> String {
+    let printed = tcfuzz_litmus::print(program);
+    let quantifier = match program.condition.quantifier {
+        Quantifier::Exists => "exists",
+        Quantifier::NotExists => "~exists",
+        Quantifier::Forall => "forall",
+    };
+    // The printer writes the condition last, on one line.
+    printed.lines().rev().find(|l| l.starts_with(quantifier)).unwrap_or(quantifier).to_string()
+}
+
+fn millis(d: Duration) -> f64 {
+    (d.as_secs_f64() * 1e6).round() / 1e3
+}
+
+fn observation_name(o: Observation) -> &'static str {
+    match o {
+        Observation::Never => "Never",
+        Observation::Sometimes => "Sometimes",
+        Observation::Always => "Always",
+    }
+}
+
+/// The herd7-like text form of one verdict.
+fn text(file: &str, v: &Verdict, condition: &str, method: &str, elapsed: Duration) -> String {
+    use std::fmt::Write as _;
+    let mut s = String::new();
+    let _ = writeln!(s, "Test {}", v.program);
+    let _ = writeln!(s, "File {file}");
+    let _ = writeln!(s, "Model {} ({method})", v.model.name());
+    let _ = writeln!(s, "States {}", v.states.len());
+    for state in &v.states {
+        let values: String = state.values.iter().map(|(k, x)| format!("{k}={x}; ")).collect();
+        let plural = if state.executions == 1 { "" } else { "s" };
+        let _ = writeln!(s, "{values}({} execution{plural})", state.executions);
+    }
+    let c = &v.condition;
+    let _ = writeln!(s, "{}", if c.validated { "Ok" } else { "No" });
+    let _ = writeln!(s, "Witnesses");
+    let _ = writeln!(s, "Positive: {} Negative: {}", c.positive, c.negative);
+    let _ = writeln!(s, "Condition {condition}");
+    let _ = writeln!(s, "Observation {} {} {} {}", v.program, observation_name(c.observation), c.positive, c.negative);
+    let duplicates = v.stats.duplicates.map_or_else(|| "duplicates not checked".to_string(), |d| format!("duplicates {d}"));
+    let _ = writeln!(s, "Executions complete {}, blocked {}, {duplicates}", v.stats.complete, v.stats.blocked);
+    if v.races.is_empty() {
+        let _ = writeln!(s, "Races: none");
+    } else {
+        let _ = writeln!(s, "Races: {}", v.races.len());
+        for Race { first, second } in &v.races {
+            let _ = writeln!(s, "  {} and {}", race_event(file, first), race_event(file, second));
+        }
+    }
+    if v.blocked_threads.is_empty() {
+        let _ = writeln!(s, "Blocked threads: none");
+    } else {
+        let _ = writeln!(s, "Blocked threads: {} (loop bound reached)", v.blocked_threads.join(", "));
+    }
+    if v.caveats.is_empty() {
+        let _ = writeln!(s, "Caveats: none");
+    } else {
+        let _ = writeln!(s, "Caveats: {}", v.caveats.len());
+        for caveat in &v.caveats {
+            let _ = writeln!(s, "  {caveat}");
+        }
+    }
+    let _ = writeln!(s, "Time {:.3}ms", millis(elapsed));
+    s
+}
+
+/// `thread P0 #2 (write x) at FILE:LINE:COL`.
+fn race_event(file: &str, e: &RaceEvent) -> String {
+    format!("thread {} #{} ({} {}) at {file}:{}", e.thread, e.index, e.access, e.location, e.span)
+}
+
+/// One line of `--json` output; the field order is the documented one.
+#[derive(Serialize)]
+struct JsonVerdict<'a> {
+    file: &'a str,
+    name: &'a str,
+    model: &'static str,
+    states: Vec<JsonState<'a>>,
+    condition: JsonCondition<'a>,
+    executions: JsonExecutions,
+    races: Vec<JsonRace<'a>>,
+    hangs: &'a [String],
+    misuse: [(); 0],
+    caveats: &'a [String],
+    time_ms: f64,
+}
+
+#[derive(Serialize)]
+struct JsonState<'a> {
+    state: StateMap<'a>,
+    executions: u64,
+}
+
+/// A final state as a JSON object, in the checker's order (registers, then locations).
+struct StateMap<'a>(&'a [(String, i64)]);
+
+impl Serialize for StateMap<'_> {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut map = serializer.serialize_map(Some(self.0.len()))?;
+        for (name, value) in self.0 {
+            map.serialize_entry(name, value)?;
+        }
+        map.end()
+    }
+}
+
+#[derive(Serialize)]
+struct JsonCondition<'a> {
+    text: &'a str,
+    result: &'static str,
+    holds: bool,
+}
+
+#[derive(Serialize)]
+struct JsonExecutions {
+    complete: u64,
+    blocked: u64,
+    duplicates: Option<u64>,
+}
+
+#[derive(Serialize)]
+struct JsonRace<'a> {
+    first: JsonRaceEvent<'a>,
+    second: JsonRaceEvent<'a>,
+}
+
+#[derive(Serialize)]
+struct JsonRaceEvent<'a> {
+    thread: &'a str,
+    index: u32,
+    line: u32,
+    col: u32,
+    access: &'a str,
+    location: &'a str,
+}
+
+impl<'a> JsonRaceEvent<'a> {
+    fn new(e: &'a RaceEvent) -> Self {
+        JsonRaceEvent { thread: &e.thread, index: e.index, line: e.span.line, col: e.span.col, access: e.access, location: &e.location }
+    }
+}
+
+impl<'a> JsonVerdict<'a> {
+    fn new(file: &'a str, v: &'a Verdict, condition: &'a str, elapsed: Duration) -> Self {
+        JsonVerdict {
+            file,
+            name: &v.program,
+            model: v.model.name(),
+            states: v.states.iter().map(|s| JsonState { state: StateMap(&s.values), executions: s.executions }).collect(),
+            condition: JsonCondition { text: condition, result: observation_name(v.condition.observation), holds: v.condition.validated },
+            executions: JsonExecutions { complete: v.stats.complete, blocked: v.stats.blocked, duplicates: v.stats.duplicates },
+            races: v
+                .races
+                .iter()
+                .map(|r| JsonRace { first: JsonRaceEvent::new(&r.first), second: JsonRaceEvent::new(&r.second) })
+                .collect(),
+            hangs: &v.blocked_threads,
+            misuse: [],
+            caveats: &v.caveats,
+            time_ms: millis(elapsed),
+        }
+    }
+}

@@ -1,0 +1,228 @@
+//! Scaling benchmark families: the GenMC benchmark shapes of `../shared/bench/GENMC-SHAPES.md`
+//! (GenMC v0.11.0, `tests/correct/synthetic/`), plus SB / IRIW / message-passing chains, written as
+//! PTX litmus programs.
+//!
+//! C11 atomics map to PTX as: `store(release)` → `st.release.gpu`, `load(acquire)` →
+//! `ld.acquire.gpu`, relaxed RMWs → `atom.relaxed.gpu.*`. All threads sit in different CTAs of one
+//! GPU, so every access is morally strong with every other (same `.gpu` scope). Under SC the
+//! complete-execution counts equal GenMC's `sc` counts (pinned in the tests).
+//!
+//! Not written as litmus programs (yet): `indexer` (its CAS loop computes addresses, and litmus
+//! addresses are static names) and `szymanski` (GenMC turns its await loops into `assume`s, which
+//! decide its blocked counts; we have no `assume`).
+
+use std::fmt::Write;
+use tcfuzz_litmus::Program;
+
+/// A family of programs indexed by a size `n`.
+#[derive(Clone, Copy, Debug)]
+pub struct Family {
+    pub name: &'static str,
+    /// What `n` means.
+    pub param: &'static str,
+    /// Sizes the benchmark runs by default: small enough for a 2-core machine in seconds.
+    pub default_sizes: &'static [u32],
+    /// Smallest valid `n`.
+    pub min_n: u32,
+    build: fn(u32) -> String,
+}
+
+impl Family {
+    /// The litmus text of the family's program of size `n`.
+    pub fn text(&self, n: u32) -> String {
+        (self.build)(n)
+    }
+
+    /// The family's program of size `n`. Panics only on a bug in the family's builder.
+    pub fn program(&self, n: u32) -> Program {
+        let text = self.text(n);
+        match tcfuzz_litmus::parse(&text) {
+            Ok(p) => p,
+            Err(e) => {
+                panic!("[tcfuzz internal bug] family {} n={n} builds an invalid program:\n{}\n{text}", self.name, e.render(self.name))
+            }
+        }
+    }
+}
+
+/// Every family, in the order the benchmark runs them.
+pub const FAMILIES: &[Family] = &[
+    Family { name: "readers", param: "readers (one writer)", default_sizes: &[8, 12, 14], min_n: 1, build: readers },
+    Family {
+        name: "n-writers",
+        param: "writers beyond the first (N+1 writers, one reader)",
+        default_sizes: &[4, 5, 6],
+        min_n: 0,
+        build: n_writers,
+    },
+    Family { name: "casrot", param: "threads in the CAS rotation", default_sizes: &[6, 8, 9], min_n: 1, build: casrot },
+    Family { name: "lastzero", param: "writer threads", default_sizes: &[5, 8, 10], min_n: 1, build: lastzero },
+    Family { name: "ainc", param: "threads doing one fetch_add", default_sizes: &[5, 6, 7], min_n: 1, build: ainc },
+    Family { name: "binc", param: "threads doing two fetch_adds", default_sizes: &[3, 4], min_n: 1, build: binc },
+    Family { name: "wcas", param: "CAS threads (plus one writer)", default_sizes: &[6, 8, 10], min_n: 1, build: wcas },
+    Family { name: "casw", param: "threads doing CAS then store", default_sizes: &[3, 4], min_n: 1, build: casw },
+    Family { name: "coa", param: "N (N-1 threads writing y and z)", default_sizes: &[2, 3, 4], min_n: 1, build: coa },
+    Family { name: "fib", param: "loop iterations (NUM)", default_sizes: &[2, 3], min_n: 1, build: fib },
+    Family { name: "sb", param: "threads in the store-buffering ring", default_sizes: &[3, 4, 5], min_n: 2, build: sb },
+    Family { name: "iriw", param: "reader threads (two writers)", default_sizes: &[2, 3, 4], min_n: 1, build: iriw },
+    Family { name: "mp-chain", param: "hops in the message-passing chain", default_sizes: &[3, 5, 7], min_n: 1, build: mp_chain },
+];
+
+/// The family called `name`.
+pub fn family(name: &str) -> Option<&'static Family> {
+    FAMILIES.iter().find(|f| f.name == name)
+}
+
+/// Assembles a program in block form: one `P<i>@cta <i>,gpu 0 { ... }` per thread.
+fn program(name: &str, n: u32, init: &[(String, i64)], threads: &[Vec<String>], cond: &str) -> String {
+    let mut s = format!("PTX {name}-{n}\n{{\n");
+    for (loc, v) in init {
+        let _ = writeln!(s, "  {loc} = {v};");
+    }
+    s.push_str("}\n");
+    for (i, body) in threads.iter().enumerate() {
+        let _ = writeln!(s, "P{i}@cta {i},gpu 0 {{");
+        for line in body {
+            let _ = writeln!(s, "  {line};");
+        }
+        s.push_str("}\n");
+    }
+    let _ = writeln!(s, "{cond}");
+    s
+}
+
+fn readers(n: u32) -> String {
+    let mut threads = vec![vec!["st.release.gpu x, 42".to_string()]];
+    threads.extend((0..n).map(|_| vec!["ld.acquire.gpu r0, x".to_string()]));
+    program("readers", n, &[("x".into(), 0)], &threads, "exists (P1:r0 == 42)")
+}
+
+fn n_writers(n: u32) -> String {
+    let mut threads = vec![vec!["ld.acquire.gpu r0, x".to_string()]];
+    threads.extend((0..=n).map(|i| vec![format!("st.release.gpu x, {i}")]));
+    program("n-writers", n, &[("x".into(), 0)], &threads, "exists (P0:r0 == 0)")
+}
+
+fn casrot(n: u32) -> String {
+    let threads: Vec<Vec<String>> = (1..=n).map(|i| vec![format!("atom.relaxed.gpu.cas r0, x, {}, {i}", i - 1)]).collect();
+    program("casrot", n, &[("x".into(), 0)], &threads, &format!("exists (x == {n})"))
+}
+
+fn lastzero(n: u32) -> String {
+    let init: Vec<(String, i64)> = (0..=n).map(|i| (format!("a{i}"), 0)).collect();
+    // T0: i = N; while (a[i] != 0) i--;   (a0 is never written, so the scan stops there)
+    let mut scan = Vec::new();
+    for i in (1..=n).rev() {
+        scan.push(format!("ld.acquire.gpu r0, a{i}"));
+        scan.push("beq r0, 0, DONE".to_string());
+    }
+    scan.push("ld.acquire.gpu r0, a0".to_string());
+    let mut threads = vec![scan];
+    threads[0].push("DONE:".to_string());
+    for j in 1..=n {
+        threads.push(vec![format!("ld.acquire.gpu r0, a{}", j - 1), "add r1, r0, 1".to_string(), format!("st.release.gpu a{j}, r1")]);
+    }
+    let mut s = program("lastzero", n, &init, &threads, "exists (P0:r0 == 0)");
+    // Labels end with `:`, not `;`.
+    s = s.replace("DONE:;", "DONE:");
+    s
+}
+
+fn ainc(n: u32) -> String {
+    let threads: Vec<Vec<String>> = (0..n).map(|_| vec!["atom.relaxed.gpu.add r0, x, 1".to_string()]).collect();
+    program("ainc", n, &[("x".into(), 0)], &threads, &format!("exists (x == {n})"))
+}
+
+fn binc(n: u32) -> String {
+    let threads: Vec<Vec<String>> =
+        (0..n).map(|_| vec!["atom.relaxed.gpu.add r0, x, 1".to_string(), "atom.relaxed.gpu.add r1, y, 1".to_string()]).collect();
+    program("binc", n, &[("x".into(), 0), ("y".into(), 0)], &threads, &format!("exists (x == {n} /\\ y == {n})"))
+}
+
+fn wcas(n: u32) -> String {
+    let mut threads = vec![vec!["st.release.gpu x, 2".to_string()]];
+    threads.extend((0..n).map(|_| vec!["atom.relaxed.gpu.cas r0, x, 2, 3".to_string()]));
+    program("wcas", n, &[("x".into(), 0)], &threads, "exists (x == 3)")
+}
+
+fn casw(n: u32) -> String {
+    let threads: Vec<Vec<String>> =
+        (0..n).map(|i| vec!["atom.relaxed.gpu.cas r0, x, 0, 1".to_string(), format!("st.release.gpu x, {}", i + 3)]).collect();
+    program("casw", n, &[("x".into(), 0)], &threads, "exists (x == 1)")
+}
+
+fn coa(n: u32) -> String {
+    let mut threads = vec![
+        vec!["st.release.gpu x, 1".to_string(), "ld.acquire.gpu r0, y".to_string(), "ld.acquire.gpu r1, x".to_string()],
+        vec!["st.release.gpu x, 2".to_string(), "ld.acquire.gpu r0, z".to_string(), "ld.acquire.gpu r1, x".to_string()],
+    ];
+    threads.extend((1..n).map(|i| vec![format!("st.release.gpu y, {i}"), format!("st.release.gpu z, {i}")]));
+    program("coa", n, &[("x".into(), 0), ("y".into(), 0), ("z".into(), 0)], &threads, "exists (P0:r1 == 2 /\\ P1:r1 == 1)")
+}
+
+fn fib(n: u32) -> String {
+    let body = |target: &str| -> Vec<String> {
+        (0..n)
+            .flat_map(|_| {
+                [
+                    "ld.acquire.gpu r0, x".to_string(),
+                    "ld.acquire.gpu r1, y".to_string(),
+                    "add r2, r0, r1".to_string(),
+                    format!("st.release.gpu {target}, r2"),
+                ]
+            })
+            .collect()
+    };
+    // T3 reads y only when x <= 144; for NUM <= 5 (GenMC's correct instances) x never exceeds 144.
+    let threads = vec![body("x"), body("y"), vec!["ld.acquire.gpu r0, x".to_string(), "ld.acquire.gpu r1, y".to_string()]];
+    program("fib", n, &[("x".into(), 1), ("y".into(), 1)], &threads, "exists (P2:r0 == 144)")
+}
+
+fn sb(n: u32) -> String {
+    let init: Vec<(String, i64)> = (0..n).map(|i| (format!("x{i}"), 0)).collect();
+    let threads: Vec<Vec<String>> =
+        (0..n).map(|i| vec![format!("st.relaxed.gpu x{i}, 1"), format!("ld.relaxed.gpu r0, x{}", (i + 1) % n)]).collect();
+    let cond: Vec<String> = (0..n).map(|i| format!("P{i}:r0 == 0")).collect();
+    program("sb", n, &init, &threads, &format!("exists ({})", cond.join(" /\\ ")))
+}
+
+fn iriw(n: u32) -> String {
+    let mut threads = vec![vec!["st.relaxed.gpu x, 1".to_string()], vec!["st.relaxed.gpu y, 1".to_string()]];
+    for i in 0..n {
+        let (a, b) = if i % 2 == 0 { ("x", "y") } else { ("y", "x") };
+        threads.push(vec![format!("ld.relaxed.gpu r0, {a}"), format!("ld.relaxed.gpu r1, {b}")]);
+    }
+    program("iriw", n, &[("x".into(), 0), ("y".into(), 0)], &threads, "exists (P2:r0 == 1 /\\ P2:r1 == 0)")
+}
+
+fn mp_chain(n: u32) -> String {
+    let mut init = vec![("d".to_string(), 0)];
+    init.extend((1..=n).map(|i| (format!("f{i}"), 0)));
+    let mut threads = vec![vec!["st.weak d, 1".to_string(), "st.release.gpu f1, 1".to_string()]];
+    for i in 1..n {
+        threads.push(vec![format!("ld.acquire.gpu r0, f{i}"), format!("st.release.gpu f{}, r0", i + 1)]);
+    }
+    threads.push(vec![format!("ld.acquire.gpu r0, f{n}"), "ld.weak r1, d".to_string()]);
+    program("mp-chain", n, &init, &threads, &format!("exists (P{n}:r0 == 1 /\\ P{n}:r1 == 0)"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_family_builds_valid_programs() {
+        for f in FAMILIES {
+            for &n in f.default_sizes.iter().chain([f.min_n].iter()) {
+                let p = f.program(n);
+                assert!(!p.threads.is_empty(), "{} n={n}", f.name);
+            }
+        }
+    }
+
+    #[test]
+    fn lastzero_scans_down_to_a0() {
+        let text = family("lastzero").expect("exists").text(2);
+        assert!(text.contains("ld.acquire.gpu r0, a2;\n  beq r0, 0, DONE;\n  ld.acquire.gpu r0, a1;\n  beq r0, 0, DONE;\n  ld.acquire.gpu r0, a0;\n  DONE:"), "{text}");
+    }
+}

@@ -1,0 +1,44 @@
+//! Pinned execution counts of the benchmark families: under SC they must equal GenMC 0.11's `sc`
+//! counts (`../shared/bench/GENMC-SHAPES.md`, `genmc-0.11-results.csv`). A change in reduction or
+//! in a family's program shows up here.
+
+use tcfuzz_checker::{ModelKind, Options, check};
+use tcfuzz_generator::families::family;
+
+fn complete(name: &str, n: u32, model: ModelKind) -> (u64, u64) {
+    let f = family(name).expect("family exists");
+    let v = check(&f.program(n), model, &Options { detect_duplicates: true, ..Options::default() }).expect("family is checkable");
+    assert_eq!(v.stats.duplicates, Some(0), "{name} n={n}: the explorer produced duplicate executions");
+    (v.stats.complete, v.stats.blocked)
+}
+
+fn factorial(n: u64) -> u64 {
+    (1..=n).product()
+}
+
+#[test]
+fn sc_counts_equal_genmc() {
+    // (family, n, GenMC sc complete executions)
+    let mut pinned: Vec<(&str, u32, u64)> = vec![
+        ("readers", 4, 16),
+        ("readers", 8, 256),
+        ("casrot", 2, 2),
+        ("casrot", 4, 14),
+        ("casrot", 6, 144),
+        ("casrot", 7, 523),
+        ("lastzero", 5, 64),
+        ("wcas", 4, 33),
+        ("wcas", 6, 193),
+        ("fib", 2, 140),
+    ];
+    for n in 1..=4u32 {
+        pinned.push(("n-writers", n, factorial(n as u64 + 2)));
+        pinned.push(("ainc", n + 1, factorial(n as u64 + 1)));
+    }
+    for n in 1..=3u32 {
+        pinned.push(("binc", n, factorial(n as u64).pow(2)));
+    }
+    for (name, n, expected) in pinned {
+        assert_eq!(complete(name, n, ModelKind::Sc), (expected, 0), "{name} n={n} under sc");
+    }
+}
