@@ -119,5 +119,8 @@ pub struct Event {
     /// Bit `i` set: this event's value or its execution depends (data or control, through
     /// registers and branches) on the thread's `i`-th event, a read. Used by No-Thin-Air.
     pub deps: u64,
+    /// For the read of a `cas` that writes when it reads this value: the value (see
+    /// [`crate::interp::NewEvent::cas_expected`]); `None` otherwise.
+    pub cas_expected: Option<i64>,
     pub span: Span,
 }

@@ -8,6 +8,12 @@ use crate::bitset::{BitSet, Relation};
 use crate::event::{Event, EventId, Label, LocId};
 use crate::interp::NewEvent;
 
+/// The stamp of a hole: a position in a thread of the explorer's graph whose event was removed
+/// while a program-order-later one stayed (HMC's dependency-based revisits). A hole keeps its old
+/// label (for position bookkeeping), has no `rf`, sits in no `co`, and is no event: only the
+/// explorer's graphs have holes, and the models never see them.
+pub const HOLE: u32 = u32::MAX;
+
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ExecutionGraph {
     /// Each thread's events in program order.
@@ -147,15 +153,38 @@ impl ExecutionGraph {
     /// Appends `ev` to `thread`. A read reads from `rf` (which must be given for reads); a write is
     /// not placed in coherence order yet (see [`ExecutionGraph::insert_co`]).
     pub fn add_event(&mut self, thread: usize, ev: &NewEvent, rf: Option<EventId>) -> EventId {
+        let id = EventId::new(thread, self.threads[thread].len());
+        self.put_event(id, ev, rf);
+        id
+    }
+
+    /// Puts `ev` at `id`: appends it when `id` is one past the thread's last event, otherwise
+    /// replaces the hole there (see [`HOLE`]). Same rules as [`ExecutionGraph::add_event`].
+    pub fn put_event(&mut self, id: EventId, ev: &NewEvent, rf: Option<EventId>) {
         let value = match rf {
             Some(w) => self.write_value(w),
             None => ev.value,
         };
         let stamp = self.next_stamp;
         self.next_stamp += 1;
-        let id = EventId::new(thread, self.threads[thread].len());
-        self.threads[thread].push(Event { label: ev.label, value, rf, stamp, deps: ev.deps, span: ev.span });
-        id
+        let event = Event { label: ev.label, value, rf, stamp, deps: ev.deps, cas_expected: ev.cas_expected, span: ev.span };
+        let evs = &mut self.threads[id.thread as usize];
+        if id.index as usize == evs.len() {
+            evs.push(event);
+        } else {
+            debug_assert!(evs[id.index as usize].stamp == HOLE, "[tcfuzz internal bug] put_event over an event");
+            evs[id.index as usize] = event;
+        }
+    }
+
+    /// Whether `e` is a hole: a position the explorer's graph keeps for an event removed by a
+    /// revisit while a program-order-later event of its thread stays (see `explore`).
+    pub fn is_hole(&self, e: EventId) -> bool {
+        !e.is_init() && self.event(e).stamp == HOLE
+    }
+
+    pub fn has_holes(&self) -> bool {
+        self.threads.iter().flatten().any(|e| e.stamp == HOLE)
     }
 
     /// Places write `w` at position `pos` of its location's coherence order (0 = right after the

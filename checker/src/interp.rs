@@ -15,11 +15,17 @@
 //! control dependencies): every register carries the set of the thread's reads its value was
 //! computed from; a branch adds the sets of its operands to the control set, which every later event
 //! depends on.
+//!
+//! Synchronization objects ([`crate::sync`]): an arrive replays like an `atom` (its read, then
+//! the write of the new state); a wait is a read whose value decides success; a blocking wait
+//! that fails stops the thread like the loop bound does, with [`Replay::await_failed`] set so
+//! that the verdict can tell a hang from a stale read.
 
 use crate::error::CheckError;
 use crate::event::Label;
 use crate::program::{MAX_EVENTS_PER_THREAD, Op, Opnd, ThreadCode, rmw_result};
-use tcfuzz_litmus::Span;
+use crate::sync::{arrive, wait_succeeds};
+use tcfuzz_litmus::{AtomOp, Span};
 
 /// The next event a thread wants to add.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -28,6 +34,10 @@ pub struct NewEvent {
     /// The value written (writes); 0 for reads and fences, whose value comes from the graph.
     pub value: i64,
     pub deps: u64,
+    /// For the read of a `cas` that writes when it finds its expected value: that value. Where the
+    /// read then reads another value, the thread has no write half there and its later events sit
+    /// one position earlier (the explorer keeps positions right when such a read's value changes).
+    pub cas_expected: Option<i64>,
     pub span: Span,
 }
 
@@ -45,6 +55,9 @@ pub struct Replay {
     pub step: Step,
     /// Register values at that point (the final registers when `step` is `Done`).
     pub regs: Vec<i64>,
+    /// `step` is `Blocked` because a blocking wait on a synchronization object failed (its read,
+    /// the thread's last event, did not see the awaited state), not because of the loop bound.
+    pub await_failed: bool,
 }
 
 /// Replays `code`. `performed[i]` is the value of the thread's `i`-th event already in the graph
@@ -65,11 +78,16 @@ pub fn replay(code: &ThreadCode, performed: &[i64], loop_bound: u32) -> Result<R
             return Err(CheckError::TooLarge(format!("thread {} performs more than {MAX_EVENTS_PER_THREAD} events", code.name)));
         }
         let Some(line) = code.code.get(pc) else {
-            return Ok(Replay { step: Step::Done, regs });
+            return Ok(Replay { step: Step::Done, regs, await_failed: false });
         };
-        let ev = |label: Label, value: i64, deps: u64| {
-            Ok(Replay { step: Step::Event(NewEvent { label, value, deps, span: line.span }), regs: Vec::new() })
+        let ev_cas = |label: Label, value: i64, deps: u64, cas_expected: Option<i64>| {
+            Ok(Replay {
+                step: Step::Event(NewEvent { label, value, deps, cas_expected, span: line.span }),
+                regs: Vec::new(),
+                await_failed: false,
+            })
         };
+        let ev = |label: Label, value: i64, deps: u64| ev_cas(label, value, deps, None);
         match &line.op {
             Op::Load { dst, label } => {
                 if k == performed.len() {
@@ -91,12 +109,6 @@ pub fn replay(code: &ThreadCode, performed: &[i64], loop_bound: u32) -> Result<R
                 pc += 1;
             }
             Op::Rmw { dst, op, a, b, read, write } => {
-                if k == performed.len() {
-                    return ev(*read, 0, ctrl);
-                }
-                let old = performed[k];
-                let read_index = k;
-                k += 1;
                 let (av, ad) = val(&regs, &rdeps, *a);
                 let (bv, bd) = match b {
                     Some(b) => {
@@ -105,6 +117,13 @@ pub fn replay(code: &ThreadCode, performed: &[i64], loop_bound: u32) -> Result<R
                     }
                     None => (None, 0),
                 };
+                if k == performed.len() {
+                    let cas_expected = (*op == AtomOp::Cas && bv.is_some()).then_some(av);
+                    return ev_cas(*read, 0, ctrl, cas_expected);
+                }
+                let old = performed[k];
+                let read_index = k;
+                k += 1;
                 if let Some(new) = rmw_result(*op, old, av, bv) {
                     if k == performed.len() {
                         return ev(*write, new, (1 << read_index) | ad | bd | ctrl);
@@ -120,6 +139,81 @@ pub fn replay(code: &ThreadCode, performed: &[i64], loop_bound: u32) -> Result<R
             Op::Fence { label } | Op::Barrier { label } => {
                 if k == performed.len() {
                     return ev(*label, 0, ctrl);
+                }
+                k += 1;
+                pc += 1;
+            }
+            Op::SyncArrive { dst, op, read, write, wait } => {
+                if k == performed.len() {
+                    return ev(*read, 0, ctrl);
+                }
+                let (old, read_index) = (performed[k], k);
+                k += 1;
+                let mut deps = 0;
+                let (new, phase) = arrive(*op, old, &mut |o| {
+                    let (v, d) = val(&regs, &rdeps, o);
+                    deps |= d;
+                    v
+                });
+                if k == performed.len() {
+                    return ev(*write, new, (1 << read_index) | deps | ctrl);
+                }
+                k += 1;
+                if let Some((mode, label)) = wait {
+                    if k == performed.len() {
+                        return ev(*label, 0, ctrl);
+                    }
+                    let ok = wait_succeeds(*mode, performed[k], phase);
+                    k += 1;
+                    if !ok {
+                        return Ok(Replay { step: Step::Blocked, regs, await_failed: true });
+                    }
+                }
+                if let Some(d) = *dst {
+                    regs[d] = phase;
+                    rdeps[d] = 1 << read_index;
+                }
+                pc += 1;
+            }
+            Op::SyncWait { dst, mode, operand, blocking, label } => {
+                if k == performed.len() {
+                    return ev(*label, 0, ctrl);
+                }
+                let (v, _) = val(&regs, &rdeps, *operand);
+                let ok = wait_succeeds(*mode, performed[k], v);
+                if *blocking && !ok {
+                    return Ok(Replay { step: Step::Blocked, regs, await_failed: true });
+                }
+                if let Some(d) = *dst {
+                    regs[d] = i64::from(ok);
+                    rdeps[d] = 1 << k;
+                }
+                k += 1;
+                pc += 1;
+            }
+            Op::BulkCopy { read, write, complete, cread, cwrite } => {
+                if k == performed.len() {
+                    return ev(*read, 0, ctrl);
+                }
+                let (v, read_index) = (performed[k], k);
+                k += 1;
+                if k == performed.len() {
+                    return ev(*write, v, (1 << read_index) | ctrl);
+                }
+                k += 1;
+                if k == performed.len() {
+                    return ev(*cread, 0, ctrl);
+                }
+                let (old, cread_index) = (performed[k], k);
+                k += 1;
+                let mut deps = 0;
+                let (new, _) = arrive(*complete, old, &mut |o| {
+                    let (v, d) = val(&regs, &rdeps, o);
+                    deps |= d;
+                    v
+                });
+                if k == performed.len() {
+                    return ev(*cwrite, new, (1 << cread_index) | deps | ctrl);
                 }
                 k += 1;
                 pc += 1;
@@ -149,7 +243,7 @@ pub fn replay(code: &ThreadCode, performed: &[i64], loop_bound: u32) -> Result<R
                     if *target <= pc {
                         back_jumps += 1;
                         if back_jumps > loop_bound {
-                            return Ok(Replay { step: Step::Blocked, regs });
+                            return Ok(Replay { step: Step::Blocked, regs, await_failed: false });
                         }
                     }
                     pc = *target;
@@ -161,7 +255,7 @@ pub fn replay(code: &ThreadCode, performed: &[i64], loop_bound: u32) -> Result<R
                 if *target <= pc {
                     back_jumps += 1;
                     if back_jumps > loop_bound {
-                        return Ok(Replay { step: Step::Blocked, regs });
+                        return Ok(Replay { step: Step::Blocked, regs, await_failed: false });
                     }
                 }
                 pc = *target;

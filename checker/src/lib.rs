@@ -12,28 +12,45 @@
 //!
 //! # Limitations and caveats
 //! - Generic, texture, surface and constant proxies with aliases and proxy fences; not the async
-//!   proxy. Barriers with a thread count, `bar.arrive`, cluster barriers, mbarriers,
-//!   `cp.async.bulk`, `fence.proxy.async`, `tcgen05` and Tile IR give
-//!   [`CheckError::Unsupported`], never a verdict. `bar.sync id` (the whole CTA) is supported: a
-//!   thread waits at it until every thread of its CTA arrives; if some never does, the execution
-//!   is a hang (counted as blocked and in `Stats::hangs`, the waiting threads in
-//!   `Verdict::hung_threads`).
+//!   proxy (`cp.async.bulk` is approximated by generic accesses, see [`sync`]). `fence.proxy.async`,
+//!   `tcgen05`, and barrier ids or thread counts in registers give [`CheckError::Unsupported`],
+//!   never a verdict. `bar.sync id` (the whole CTA): a thread waits at it until every thread of
+//!   its CTA arrives. Barriers with thread counts, `bar.arrive`, cluster barriers and mbarriers are
+//!   synchronization objects ([`sync`]). A wait that can never succeed is a hang (counted as
+//!   blocked and in `Stats::hangs`, the waiting threads in `Verdict::hung_threads`).
 //! - Loops are bounded: a thread taking more than [`Options::loop_bound`] backward jumps stops and
 //!   the execution counts as blocked ([`interp`]).
 //! - Coherence order is total per location (herd's convention). The PTX ISA only requires `co` to
 //!   relate morally strong or causality-ordered writes; the two agree on race-free programs.
-//! - The explorer does not yet explore executions with a cyclic `po ∪ rf` (load buffering), which
-//!   PTX allows; PTX verdicts from [`check`] carry a caveat. [`check_oracle`] has no such limit.
+//! - Under PTX the explorer explores executions with a cyclic `po ∪ rf` (load buffering) with
+//!   HMC's dependency revisits (`explore`), except those whose cycle needs a barrier, a `cas`
+//!   that may fail, or program order between two accesses of one location (`rf ∪ ppo` cyclic,
+//!   see the explore module); verdicts for programs that could have those carry a caveat, and
+//!   [`check_oracle`] has no such limit. Other models that allow load buffering (Tile IR) keep
+//!   TruSt's `po ∪ rf` revisits and their caveat.
 //! - Locations a program uses without declaring them start at 0 (herd7 / Dat3M convention).
+//! - Tile IR programs (tile-block threads only; a PTX thread beside them is unsupported) are
+//!   compiled element by element ([`tile_program`]) and judged by the `tileir` model
+//!   ([`model::tileir`]): token order instead of program order, so they allow load buffering and
+//!   a load reading from a later store of its own tile block (Tile IR spec §7.12.1); the explorer
+//!   does not explore those yet, and its Tile IR verdicts carry the same caveat as PTX ones.
+//!   [`differential::tileir_weaker_than_ptx`] compares a Tile IR program with its lowering
+//!   ([`lower`]) under PTX (DESIGN §4, `tileir-weaker-than-ptx`).
 //!
 //! # Numbers the tests pin (`tests/`)
 //! - GenMC's SC execution counts for readers, N-writers, casrot, ainc, binc and wcas (`genmc.rs`).
 //! - Explorer = oracle (final states with counts, complete and blocked counts, races) on seeded
-//!   random programs: about 2,700 under SC, about 380 under PTX restricted to `po ∪ rf`-acyclic
-//!   executions (`property.rs`), with 0 duplicates.
+//!   random programs: about 2,700 under SC; under PTX about 380 restricted to `po ∪ rf`-acyclic
+//!   executions (TruSt revisits) and about 370 with load buffering (HMC revisits, the oracle
+//!   restricted to an acyclic `rf ∪ ppo`) (`property.rs`), with 0 duplicates.
 //! - Agreement with the Dat3M PTX corpus, as floors (`conformance.rs`).
+//! - Tile IR (`tileir.rs`): the 13 `examples/tileir` verdicts; tileir-weaker-than-ptx holding on
+//!   every example and on 150 random Tile IR programs, and firing on deliberately broken
+//!   lowerings; explorer = oracle on about 240 random Tile IR programs (oracle restricted to
+//!   `po ∪ rf`-acyclic executions), 0 duplicates.
 
 pub mod bitset;
+pub mod differential;
 pub mod error;
 pub mod event;
 mod explore;
@@ -43,6 +60,9 @@ pub mod lower;
 pub mod model;
 mod oracle;
 pub mod program;
+pub mod sync;
+mod sync_lower;
+pub mod tile_program;
 pub mod verdict;
 mod witness;
 
@@ -67,7 +87,13 @@ pub struct Options {
     pub max_races: usize,
     /// Only count executions whose `po ∪ rf` is acyclic — what the explorer covers today. For
     /// comparing the oracle with the explorer under models that allow load buffering.
+    /// Also makes the explorer use TruSt's `po ∪ rf` revisits only, so that both cover exactly
+    /// the `po ∪ rf`-acyclic executions.
     pub exclude_porf_cycles: bool,
+    /// Only count executions whose `rf ∪ ppo` is acyclic (`ppo`: dependencies and the pinned
+    /// program order of the explorer's module docs) — what the explorer covers under PTX. For
+    /// comparing the oracle with the explorer.
+    pub exclude_dependency_cycles: bool,
     /// Keep one witness execution (text and DOT) per observed final state.
     pub witnesses: bool,
 }
@@ -81,6 +107,7 @@ impl Default for Options {
             oracle_limit: 2_000_000,
             max_races: 16,
             exclude_porf_cycles: false,
+            exclude_dependency_cycles: false,
             witnesses: true,
         }
     }
@@ -94,8 +121,10 @@ pub fn check(program: &Program, model: ModelKind, options: &Options) -> Result<V
 
 /// Like [`check`], for a program already lowered.
 pub fn check_compiled(prog: &program::CompiledProgram, model: ModelKind, options: &Options) -> Result<Verdict, CheckError> {
+    model_applies(prog, model)?;
     let m = model::model_for(model, prog);
     let mut out = verdict::Collector::new(prog, options.detect_duplicates, options.max_races, options.witnesses);
+    out.set_loop_bound(options.loop_bound);
     let mut explorer = explore::trust::Explorer {
         prog,
         model: &*m,
@@ -104,16 +133,27 @@ pub fn check_compiled(prog: &program::CompiledProgram, model: ModelKind, options
         max_executions: options.max_executions,
         depth: 0,
         max_depth: 0,
+        dependency_revisits: explore::trust::explores_porf_cycles(model)
+            && !options.exclude_porf_cycles
+            && !explore::trust::has_sync_objects(prog),
     };
     explorer.run()?;
     let max_depth = explorer.max_depth;
+    let dependency = explorer.dependency_revisits;
     out.set_max_depth(max_depth);
     let mut caveats = Vec::new();
     if m.allows_porf_cycles() && prog.may_have_porf_cycles() {
-        caveats.push(format!(
-            "the explorer does not explore executions with a cyclic po ∪ rf (load buffering), which the {} model allows; use the oracle for those",
-            model.name()
-        ));
+        if !dependency {
+            caveats.push(format!(
+                "the explorer does not explore executions with a cyclic po ∪ rf (load buffering), which the {} model allows; use the oracle for those",
+                model.name()
+            ));
+        } else if explore::trust::may_have_pinned_cycles(prog) {
+            caveats.push(format!(
+                "the explorer does not explore load-buffering executions whose cycle goes through a barrier, a cas, or program order between two accesses of one location, which the {} model allows; use the oracle for those",
+                model.name()
+            ));
+        }
     }
     Ok(out.finish(model, Method::Explorer, caveats))
 }
@@ -127,16 +167,27 @@ pub fn check_oracle(program: &Program, model: ModelKind, options: &Options) -> R
 
 /// Like [`check_oracle`], for a program already lowered.
 pub fn check_oracle_compiled(prog: &program::CompiledProgram, model: ModelKind, options: &Options) -> Result<Verdict, CheckError> {
+    model_applies(prog, model)?;
     let m = model::model_for(model, prog);
     let mut out = verdict::Collector::new(prog, options.detect_duplicates, options.max_races, options.witnesses);
+    out.set_loop_bound(options.loop_bound);
     oracle::Oracle {
         prog,
         model: &*m,
         loop_bound: options.loop_bound,
         limit: options.oracle_limit,
         exclude_porf_cycles: options.exclude_porf_cycles,
+        exclude_dependency_cycles: options.exclude_dependency_cycles,
         out: &mut out,
     }
     .run()?;
     Ok(out.finish(model, Method::Oracle, Vec::new()))
+}
+
+/// The `tileir` model judges Tile IR programs only (a PTX thread has no token order to give it).
+fn model_applies(prog: &program::CompiledProgram, model: ModelKind) -> Result<(), CheckError> {
+    if model == ModelKind::TileIr && prog.tile.is_none() {
+        return Err(CheckError::unsupported("the tileir model on a PTX program", tcfuzz_litmus::Span::default()));
+    }
+    Ok(())
 }

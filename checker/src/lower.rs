@@ -46,8 +46,31 @@ pub fn element_name(name: &str, i: usize) -> String {
 pub fn lower_tile_ir(p: &Program) -> Result<Program, LowerError> {
     let mut tiles: Vec<(String, usize)> = Vec::new();
     let mut locations = Vec::new();
+    // Scalars that tile operations access are one-element tiles (rule 2).
+    let tile_accessed = |name: &str| {
+        p.threads.iter().flat_map(|t| &t.body).any(|s| match &s.kind {
+            StmtKind::Instr(Instr::Tile(TileOp::Load { addr, .. } | TileOp::Store { addr, .. } | TileOp::Atomic { addr, .. })) => {
+                addr.name == name
+            }
+            _ => false,
+        })
+    };
     for l in &p.locations {
+        let scalar = match &l.init {
+            None => Some(0),
+            Some(Value::Int(v)) => Some(*v),
+            Some(Value::Tile(_)) => None,
+        };
         match (&l.kind, &l.init) {
+            (LocationKind::Global, _) if scalar.is_some() && tile_accessed(&l.name) => {
+                tiles.push((l.name.clone(), 1));
+                locations.push(Location {
+                    name: element_name(&l.name, 0),
+                    kind: LocationKind::Global,
+                    init: Some(Value::Int(scalar.unwrap_or(0))),
+                    span: l.span,
+                });
+            }
             (LocationKind::Global, Some(Value::Tile(vs))) => {
                 tiles.push((l.name.clone(), vs.len()));
                 for (i, v) in vs.iter().enumerate() {
@@ -238,6 +261,15 @@ fn expand(t: &Term, tile_len: &dyn Fn(&str) -> Option<usize>, reg_len: &dyn Fn(&
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn scalars_accessed_by_tile_operations_are_one_element_tiles() {
+        let src = "TileIR s\n{ x = 3; }\nP0@tlb 0, dev 0 {\n  r = ld.weak x;\n}\nexists (x == 3 /\\ 0:r == [3])\n";
+        let lowered = lower_tile_ir(&parse(src).expect("valid Tile IR")).expect("lowers");
+        let text = print(&lowered);
+        assert!(text.contains("x_0 = 3;") && !text.contains("  x = 3;"), "{text}");
+        assert!(text.contains("exists (x_0 == 3 /\\ P0:r_0 == 3)"), "{text}");
+    }
 
     #[test]
     fn message_passing_lowers_element_by_element() {

@@ -8,7 +8,12 @@
 //! `membar.{cta,gl,sys}` is `fence.sc` at that scope (§9.7.13.4).
 //!
 //! `bar.sync id` / `barrier.sync id` / `bar.cta.sync id` (no thread count): every thread of the CTA
-//! takes part (PTX ISA §9.7.13.1 `bar`: without a count, all threads of the CTA).
+//! takes part (PTX ISA §9.7.13.1 `bar`: "If no thread count is specified, all threads in the CTA
+//! participate in the barrier" — also threads that use other barrier ids, so a CTA whose threads
+//! wait at different ids hangs; Dat3M instead lets the threads using an id meet among
+//! themselves). Barriers with a thread count, `bar.arrive`, Dat3M's three-operand quorum barrier,
+//! cluster barriers, mbarriers and `cp.async.bulk` become synchronization objects
+//! ([`crate::sync`], lowered by `sync_lower.rs`).
 //!
 //! Proxies (§8.6): `tld` / `suld` / `sust` / `cold` go through the texture / surface / constant
 //! proxy; `x @ generic aliases y` is a second virtual address of `y`'s physical location, and
@@ -16,8 +21,8 @@
 //! `fence.proxy.alias` and `fence.proxy.{texture,surface,constant}` become proxy fences.
 //!
 //! Not modelled yet (lowering returns [`CheckError::Unsupported`]): the async proxy
-//! (`fence.proxy.async`, `cp.async.bulk`), barriers with a thread count or a register id,
-//! `bar.arrive`, cluster barriers, mbarriers, `tcgen05`, Tile IR, tile values. A condition that
+//! (`fence.proxy.async`; `cp.async.bulk` is approximated, see [`crate::sync`]), barrier ids and
+//! thread counts in registers, `tcgen05`, tile values. A condition that
 //! names an alias reads the physical location behind it.
 
 use std::collections::HashMap;
@@ -29,6 +34,7 @@ use tcfuzz_litmus::{
 
 use crate::error::CheckError;
 use crate::event::{EventKind, Label, LocId, Proxy};
+use crate::sync::{SyncOp, SyncPlan, WaitMode};
 
 /// The most events one thread may produce in one execution (dependency masks are 64 bits wide).
 pub const MAX_EVENTS_PER_THREAD: usize = 64;
@@ -41,11 +47,11 @@ pub struct LocInfo {
 
 /// A name accesses may use: a location or an alias of one (`y @ generic aliases x`).
 #[derive(Clone, Copy, Debug)]
-struct Name {
+pub(crate) struct Name {
     /// The physical location.
-    loc: LocId,
+    pub(crate) loc: LocId,
     /// The virtual address.
-    vloc: LocId,
+    pub(crate) vloc: LocId,
 }
 
 /// Where a PTX thread runs, with its cluster resolved (§8.5: scopes are sets of threads).
@@ -100,6 +106,34 @@ pub enum Op {
     /// thread of its CTA has arrived.
     Barrier {
         label: Label,
+    },
+    /// An arrival on a synchronization object ([`crate::sync`]): the read of its state, then the
+    /// write of the new state; `dst` gets the arrival's phase. With `wait`, the thread then waits
+    /// (a blocking read) until that phase completes (`bar.sync a, b`, Dat3M's quorum barrier).
+    SyncArrive {
+        dst: Option<usize>,
+        op: SyncOp,
+        read: Label,
+        write: Label,
+        wait: Option<(WaitMode, Label)>,
+    },
+    /// A wait on a synchronization object: a read of its state; `dst` gets 1 if the wait succeeds
+    /// and 0 otherwise; a `blocking` wait stops its thread unless it succeeds.
+    SyncWait {
+        dst: Option<usize>,
+        mode: WaitMode,
+        operand: Opnd,
+        blocking: bool,
+        label: Label,
+    },
+    /// `cp.async.bulk`: a read of the source, a write of its value to the destination, then the
+    /// complete-tx on the mbarrier (read and write) — [`crate::sync`], "Approximations".
+    BulkCopy {
+        read: Label,
+        write: Label,
+        complete: SyncOp,
+        cread: Label,
+        cwrite: Label,
     },
     Mov {
         dst: Option<usize>,
@@ -182,6 +216,8 @@ pub struct CompiledProgram {
     pub condition: CProp,
     /// Slots of the final state the condition mentions (what herd7 prints).
     pub observed: Vec<usize>,
+    /// Token order of a Tile IR program (`crate::tile_program`); `None` for PTX programs.
+    pub tile: Option<crate::tile_program::TileInfo>,
 }
 
 impl CompiledProgram {
@@ -205,8 +241,10 @@ impl CompiledProgram {
             _ => false,
         });
         let qualifying = self.threads.iter().filter(|t| {
-            let reads = |op: &Op| matches!(op, Op::Load { .. } | Op::Rmw { .. });
-            let writes = |op: &Op| matches!(op, Op::Store { .. } | Op::Rmw { .. });
+            let reads = |op: &Op| {
+                matches!(op, Op::Load { .. } | Op::Rmw { .. } | Op::SyncArrive { .. } | Op::SyncWait { .. } | Op::BulkCopy { .. })
+            };
+            let writes = |op: &Op| matches!(op, Op::Store { .. } | Op::Rmw { .. } | Op::SyncArrive { .. } | Op::BulkCopy { .. });
             let first_read = t.code.iter().position(|l| reads(&l.op));
             let last_write = t.code.iter().rposition(|l| writes(&l.op));
             let looping = t.code.iter().enumerate().any(|(pc, l)| match l.op {
@@ -218,7 +256,9 @@ impl CompiledProgram {
                 _ => false,
             }
         });
-        qualifying.count() >= if aliased { 1 } else { 2 }
+        // In a Tile IR thread program order orders nothing, so a read may read from a later write
+        // of its own thread (Tile IR spec §7.12.1).
+        qualifying.count() >= if aliased || self.tile.is_some() { 1 } else { 2 }
     }
 
     pub fn slot_name(&self, slot: usize) -> String {
@@ -234,14 +274,22 @@ impl CompiledProgram {
 
     pub fn compile(p: &Program) -> Result<CompiledProgram, CheckError> {
         if p.arch == Arch::TileIr {
-            return Err(CheckError::unsupported("Tile IR program", Span::default()));
+            return crate::tile_program::compile(p);
         }
         let mut locations = Vec::new();
         let mut loc_ids: HashMap<&str, Name> = HashMap::new();
         for l in &p.locations {
             match &l.kind {
                 LocationKind::Global | LocationKind::Shared { .. } => {}
-                LocationKind::Alias { .. } | LocationKind::Mbarrier { .. } | LocationKind::Tmem { .. } => continue,
+                LocationKind::Mbarrier { .. } => {
+                    // An mbarrier object: a location holding its state (crate::sync).
+                    let id = locations.len() as LocId;
+                    loc_ids.insert(&l.name, Name { loc: id, vloc: id });
+                    let init = crate::sync::mbarrier_init(&l.kind).unwrap_or(crate::sync::MBAR_UNINIT);
+                    locations.push(LocInfo { name: l.name.clone(), init });
+                    continue;
+                }
+                LocationKind::Alias { .. } | LocationKind::Tmem { .. } => continue,
             }
             let init = match &l.init {
                 None => 0,
@@ -303,6 +351,7 @@ impl CompiledProgram {
                 }
             }
         }
+        let sync = SyncPlan::new(p, &mut locations);
         let mut threads = Vec::new();
         let mut places = Vec::new();
         for (ti, t) in p.threads.iter().enumerate() {
@@ -315,7 +364,7 @@ impl CompiledProgram {
                     return Err(CheckError::unsupported("Tile IR tile-block thread", t.span));
                 }
             }
-            threads.push(lower_thread(p, ti, &loc_ids)?);
+            threads.push(lower_thread(p, ti, &loc_ids, &sync)?);
         }
         let mut observed = Vec::new();
         let mut ctas: Vec<(u32, u32)> = Vec::new();
@@ -339,6 +388,7 @@ impl CompiledProgram {
             quantifier: p.condition.quantifier,
             condition: CProp::True,
             observed: Vec::new(),
+            tile: None,
         };
         // Registers the condition names but no instruction writes still get a slot.
         let mut slot_terms = Vec::new();
@@ -432,7 +482,7 @@ fn lower_prop(
     })
 }
 
-struct Regs<'a> {
+pub(crate) struct Regs<'a> {
     names: Vec<String>,
     init: Vec<i64>,
     program: &'a Program,
@@ -441,7 +491,7 @@ struct Regs<'a> {
 }
 
 impl Regs<'_> {
-    fn reg(&mut self, r: &str) -> Result<Option<usize>, CheckError> {
+    pub(crate) fn reg(&mut self, r: &str) -> Result<Option<usize>, CheckError> {
         if r == "_" {
             return Ok(None);
         }
@@ -463,7 +513,7 @@ impl Regs<'_> {
         Ok(Some(self.names.len() - 1))
     }
 
-    fn opnd(&mut self, o: &Operand) -> Result<Opnd, CheckError> {
+    pub(crate) fn opnd(&mut self, o: &Operand) -> Result<Opnd, CheckError> {
         Ok(match o {
             Operand::Imm(v) => Opnd::Imm(*v),
             Operand::Reg(r) => match self.reg(r)? {
@@ -498,7 +548,7 @@ fn proxy_fence_label(kind: AliasProxy) -> Label {
     l
 }
 
-fn access(kind: EventKind, name: Name, sem: Option<Sem>, scope: Option<Scope>, span: Span) -> Result<Label, CheckError> {
+pub(crate) fn access(kind: EventKind, name: Name, sem: Option<Sem>, scope: Option<Scope>, span: Span) -> Result<Label, CheckError> {
     let mut l = Label {
         kind,
         loc: name.loc,
@@ -561,7 +611,7 @@ fn barrier_label(id: u32) -> Label {
     }
 }
 
-fn lower_thread(p: &Program, ti: usize, loc_ids: &HashMap<&str, Name>) -> Result<ThreadCode, CheckError> {
+fn lower_thread(p: &Program, ti: usize, loc_ids: &HashMap<&str, Name>, sync: &SyncPlan) -> Result<ThreadCode, CheckError> {
     let t = &p.threads[ti];
     let mut labels: HashMap<&str, usize> = HashMap::new();
     let mut n = 0;
@@ -626,16 +676,15 @@ fn lower_thread(p: &Program, ti: usize, loc_ids: &HashMap<&str, Name>) -> Result
                     return Err(CheckError::unsupported("fence.proxy.async", span));
                 }
             },
-            Instr::Barrier(Barrier::Sync { operands, .. }) if operands.len() == 1 => match operands[0] {
-                Operand::Imm(id) if (0..16).contains(&id) => Op::Barrier { label: barrier_label(id as u32) },
-                _ => return Err(CheckError::unsupported("bar.sync with a register barrier id", span)),
-            },
-            Instr::Barrier(Barrier::Sync { .. }) => {
-                return Err(CheckError::unsupported("bar.sync with a thread count", span));
+            Instr::Barrier(b @ Barrier::Sync { operands, .. }) if operands.len() == 1 && sync.object(ti, b).is_none() => {
+                match operands[0] {
+                    Operand::Imm(id) if (0..16).contains(&id) => Op::Barrier { label: barrier_label(id as u32) },
+                    _ => return Err(CheckError::unsupported("bar.sync with a register barrier id", span)),
+                }
             }
-            Instr::Barrier(_) => return Err(CheckError::unsupported("barrier arrive / cluster barrier", span)),
-            Instr::Mbarrier(_) => return Err(CheckError::unsupported("mbarrier", span)),
-            Instr::CpAsyncBulk(_) => return Err(CheckError::unsupported("cp.async.bulk", span)),
+            Instr::Barrier(b) => crate::sync_lower::barrier(b, ti, sync, &mut regs, span)?,
+            Instr::Mbarrier(m) => crate::sync_lower::mbarrier(m, &loc, &mut regs, span)?,
+            Instr::CpAsyncBulk(c) => crate::sync_lower::bulk_copy(c, &loc, &mut regs, span)?,
             Instr::Tcgen05(_) => return Err(CheckError::unsupported("tcgen05", span)),
             Instr::Tile(_) => return Err(CheckError::unsupported("Tile IR operation", span)),
             Instr::Mov { dst, src, .. } => Op::Mov { src: regs.opnd(src)?, dst: regs.reg(dst)? },

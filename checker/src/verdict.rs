@@ -162,7 +162,7 @@ impl fmt::Display for Verdict {
             writeln!(f, "Loop bound reached by: {}", self.blocked_threads.join(", "))?;
         }
         if !self.hung_threads.is_empty() {
-            writeln!(f, "Hang: waiting forever at a barrier: {}", self.hung_threads.join(", "))?;
+            writeln!(f, "Hang: waiting forever at a barrier or mbarrier: {}", self.hung_threads.join(", "))?;
         }
         let d = self.stats.duplicates.map_or(String::new(), |d| format!(", duplicates {d}"));
         writeln!(f, "Executions: complete {}, blocked {}{d}", self.stats.complete, self.stats.blocked)?;
@@ -181,10 +181,13 @@ pub(crate) struct Collector<'a> {
     witnesses: Option<BTreeMap<Vec<i64>, Witness>>,
     races: BTreeSet<Race>,
     blocked_threads: BTreeSet<usize>,
-    hung_threads: BTreeSet<usize>,
+    /// Hung threads, with the synchronization object a blocking wait of theirs waits on.
+    hung_threads: BTreeSet<(usize, Option<u32>)>,
     stats: Stats,
     seen: Option<HashSet<String>>,
     max_races: usize,
+    /// The loop bound the threads run under (to tell a failed blocking wait from the loop bound).
+    loop_bound: u32,
 }
 
 impl<'a> Collector<'a> {
@@ -199,12 +202,38 @@ impl<'a> Collector<'a> {
             stats: Stats { duplicates: detect_duplicates.then_some(0), ..Stats::default() },
             seen: detect_duplicates.then(HashSet::new),
             max_races,
+            loop_bound: u32::MAX,
         }
+    }
+
+    /// The loop bound of the run (default: unbounded), needed to classify failed blocking waits.
+    pub fn set_loop_bound(&mut self, loop_bound: u32) {
+        self.loop_bound = loop_bound;
+    }
+
+    /// For a blocked thread `t`: `Some(true)` if it stopped at a failed blocking wait on a
+    /// synchronization object that read the coherence-last write of the object (a hang: nothing
+    /// can change the object any more), `Some(false)` if that wait read an older write (not a real
+    /// execution: the waiting loop would retry and see the newer state), `None` otherwise.
+    fn failed_await(&self, g: &ExecutionGraph, t: usize) -> Option<bool> {
+        let performed: Vec<i64> = g.threads[t].iter().map(|e| e.value).collect();
+        let r = crate::interp::replay(&self.prog.threads[t], &performed, self.loop_bound).ok()?;
+        if !r.await_failed {
+            return None;
+        }
+        let last = g.threads[t].last()?;
+        let latest = g.writes_to(last.label.loc).last();
+        Some(last.rf == latest)
     }
 
     /// Records one consistent execution; `regs[t]` are thread `t`'s registers at its end, and
     /// `blocked` the threads that hit the loop bound or wait forever at a barrier.
     pub fn record(&mut self, g: &ExecutionGraph, regs: &[Vec<i64>], blocked: &[usize], model: &dyn MemoryModel) {
+        // A blocking wait that read a stale state: not an execution (crate::sync, "Hangs").
+        let awaits: Vec<(usize, Option<bool>)> = blocked.iter().map(|&t| (t, self.failed_await(g, t))).collect();
+        if awaits.iter().any(|(_, a)| *a == Some(false)) {
+            return;
+        }
         if let Some(seen) = &mut self.seen {
             if !seen.insert(g.canonical()) {
                 *self.stats.duplicates.as_mut().expect("[tcfuzz internal bug] duplicates counter") += 1;
@@ -228,10 +257,13 @@ impl<'a> Collector<'a> {
         if !blocked.is_empty() {
             self.stats.blocked += 1;
             let mut hang = false;
-            for &t in blocked {
+            for &(t, failed_await) in &awaits {
                 if g.waiting_at_barrier(t) {
                     hang = true;
-                    self.hung_threads.insert(t);
+                    self.hung_threads.insert((t, None));
+                } else if failed_await == Some(true) {
+                    hang = true;
+                    self.hung_threads.insert((t, g.threads[t].last().map(|e| e.label.loc)));
                 } else {
                     self.blocked_threads.insert(t);
                 }
@@ -302,7 +334,14 @@ impl<'a> Collector<'a> {
                 })
                 .collect(),
             blocked_threads: self.blocked_threads.iter().map(|&t| prog.threads[t].name.clone()).collect(),
-            hung_threads: self.hung_threads.iter().map(|&t| prog.threads[t].name.clone()).collect(),
+            hung_threads: self
+                .hung_threads
+                .iter()
+                .map(|&(t, obj)| match obj {
+                    Some(l) => format!("{} (on {})", prog.threads[t].name, prog.locations[l as usize].name),
+                    None => prog.threads[t].name.clone(),
+                })
+                .collect(),
             stats: self.stats,
             caveats,
         }

@@ -14,7 +14,7 @@ fn name(prog: &CompiledProgram, e: EventId) -> String {
     }
 }
 
-fn attrs(l: &Label) -> String {
+fn attrs(l: &Label, tile: bool) -> String {
     let mut a = Vec::new();
     if l.kind == EventKind::Fence {
         a.push(if l.sc { "sc" } else { "acq_rel" }.to_string());
@@ -30,6 +30,16 @@ fn attrs(l: &Label) -> String {
     if l.strong {
         a.push(format!("{:?}", l.scope).to_lowercase());
     }
+    if tile {
+        // Tile IR scopes are kept as CTA / GPU / system scopes (crate::tile_program).
+        for s in &mut a {
+            match s.as_str() {
+                "cta" => *s = "tile_block".into(),
+                "gpu" => *s = "device".into(),
+                _ => {}
+            }
+        }
+    }
     if l.atomic {
         a.push("atomic".to_string());
     }
@@ -40,9 +50,9 @@ fn describe(prog: &CompiledProgram, e: &Event) -> String {
     let l = &e.label;
     let loc = || prog.locations[l.loc as usize].name.as_str();
     match l.kind {
-        EventKind::Read => format!("R {} = {} [{}]", loc(), e.value, attrs(l)),
-        EventKind::Write => format!("W {} = {} [{}]", loc(), e.value, attrs(l)),
-        EventKind::Fence => format!("F [{}]", attrs(l)),
+        EventKind::Read => format!("R {} = {} [{}]", loc(), e.value, attrs(l, prog.tile.is_some())),
+        EventKind::Write => format!("W {} = {} [{}]", loc(), e.value, attrs(l, prog.tile.is_some())),
+        EventKind::Fence => format!("F [{}]", attrs(l, prog.tile.is_some())),
         EventKind::Barrier => format!("B {}", l.loc),
     }
 }

@@ -12,3 +12,7 @@ mod genmc;
 mod property;
 #[path = "checker/ptx.rs"]
 mod ptx;
+#[path = "checker/sync.rs"]
+mod sync;
+#[path = "checker/tileir.rs"]
+mod tileir;

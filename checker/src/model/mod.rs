@@ -11,6 +11,7 @@ use crate::program::CompiledProgram;
 
 pub mod ptx;
 pub mod sc;
+pub mod tileir;
 
 /// The models the checker knows.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -20,6 +21,8 @@ pub enum ModelKind {
     Sc,
     /// The PTX memory consistency model (PTX ISA chapter 8), generic proxy only.
     Ptx,
+    /// The CUDA Tile IR memory model (Tile IR spec §7), for programs of tile-block threads.
+    TileIr,
 }
 
 impl ModelKind {
@@ -27,6 +30,7 @@ impl ModelKind {
         match self {
             ModelKind::Sc => "sc",
             ModelKind::Ptx => "ptx",
+            ModelKind::TileIr => "tileir",
         }
     }
 }
@@ -51,5 +55,6 @@ pub fn model_for(kind: ModelKind, program: &CompiledProgram) -> Box<dyn MemoryMo
     match kind {
         ModelKind::Sc => Box::new(sc::Sc),
         ModelKind::Ptx => Box::new(ptx::Ptx::new(program)),
+        ModelKind::TileIr => Box::new(tileir::TileIr::new(program)),
     }
 }

@@ -54,9 +54,15 @@
 //! Data races (§8.10, "data race"): two conflicting accesses (same location, at least one a
 //! write) that are not morally strong and not ordered either way by causality order.
 //!
-//! Not modelled yet: the async proxy (`fence.proxy.async`, bulk copies), barriers with a thread
-//! count, `bar.arrive` and cluster barriers — the lowering rejects them; partial coherence order (see the crate docs); mixed-size accesses (every
-//! access here covers its whole location).
+//! Barriers with a thread count, `bar.arrive`, cluster barriers and mbarriers need no rule here:
+//! they are synchronization objects ([`crate::sync`]) whose arrives are release RMWs and whose
+//! waits are acquire reads of the object's location, so the release/acquire patterns, observation
+//! order through the arrive RMWs and the scopes above give their memory effect (relaxed ones
+//! synchronize execution only).
+//!
+//! Not modelled yet: the async proxy (`fence.proxy.async`; bulk copies are approximated as
+//! generic accesses, see [`crate::sync`]); partial coherence order (see the crate docs);
+//! mixed-size accesses (every access here covers its whole location).
 
 use crate::bitset::Relation;
 use crate::event::{EventId, Label, Proxy};

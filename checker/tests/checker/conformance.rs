@@ -10,8 +10,8 @@ use std::path::PathBuf;
 
 use tcfuzz_checker::{CheckError, ModelKind, Options, Verdict, check, check_oracle};
 
-const FLOOR_EXPLORER_HERD: u32 = 197;
-const FLOOR_ORACLE_HERD: u32 = 196;
+const FLOOR_EXPLORER_HERD: u32 = 211;
+const FLOOR_ORACLE_HERD: u32 = 206;
 const FLOOR_CADP: u32 = 378;
 
 struct Row {
@@ -146,14 +146,18 @@ fn conformance_ptx_dat3m() {
     }
     // Floors: what passes today. Known disagreements: Co-Total-3-threads-scope-same,
     // Co-Total-4-threads and Cause-base-weak need a partial coherence order (racy weak writes,
-    // see the crate docs); LB-dlb-no-fence-1, MICRO24-Fig4b and SL-future-minus need load
-    // buffering, which only the oracle explores. SB+bar-const-diff, SB+twice-bars-diff and
+    // see the crate docs). (LB-dlb-no-fence-1, MICRO24-Fig4b and SL-future-minus need load
+    // buffering: the explorer's dependency revisits find it.) SB+bar-const-diff, SB+twice-bars-diff and
     // barrier-instance-id-exists put threads of one CTA on different barrier ids: per the PTX ISA
     // (`bar`: without a thread count, all threads of the CTA participate) they hang, while Dat3M
-    // lets the threads that use an id synchronize among themselves.
+    // lets the threads that use an id synchronize among themselves. barrier-logical-id-exists
+    // writes `bar.cta.sync 1, 1` / `bar.cta.sync 1, 2`, which the ISA reads as barrier 1 with
+    // thread counts 1 and 2 (Dat3M: a second barrier name). Barrier/quorum* (Dat3M's three-operand
+    // quorum form) all agree, liveness included (checker/src/sync.rs); SB+named-bar-* put the
+    // thread count in a register (unsupported).
     assert_eq!(parse_failures, 0);
-    assert!(explorer.expected.0 >= 194, "explorer vs expected regressed");
-    assert!(oracle.expected.0 >= 193, "oracle vs expected regressed");
+    assert!(explorer.expected.0 >= 208, "explorer vs expected regressed");
+    assert!(oracle.expected.0 >= 203, "oracle vs expected regressed");
     assert!(explorer.oracle.0 >= FLOOR_EXPLORER_HERD, "explorer vs herd regressed");
     assert!(oracle.oracle.0 >= FLOOR_ORACLE_HERD, "oracle vs herd regressed");
     assert!(cadp.0 >= FLOOR_CADP, "CADP regressed");

@@ -1,0 +1,253 @@
+//! Barriers and mbarriers (`checker/src/sync.rs`): explorer versus oracle on seeded random programs
+//! that use CTA barriers with thread counts, `bar.arrive`, Dat3M's quorum barriers, cluster
+//! barriers, mbarriers (arrive, expect_tx, test_wait, blocking await) and `cp.async.bulk` — the
+//! same final states with the same counts, the same complete / blocked / hang numbers, the same
+//! races, and no duplicates — and a few programs with known verdicts.
+//!
+//! `TCFUZZ_PROP_SEED=<n>` replays one program, `TCFUZZ_PROP_CASES=<n>` changes how many are tried.
+
+use tcfuzz_checker::{CheckError, ModelKind, Options, Verdict, check, check_oracle};
+
+use crate::property::{Rng, outcomes};
+
+/// A random program with synchronization objects, as litmus text.
+pub fn random_sync_program(seed: u64) -> String {
+    let mut rng = Rng::new(seed);
+    let nthreads = 2 + rng.below(2) as usize;
+    let count = 1 + rng.below(2);
+    let two_ctas = rng.chance(20);
+    let mut cols: Vec<Vec<String>> = Vec::new();
+    let mut headers = Vec::new();
+    let quorum = 1 + rng.below(nthreads as u64);
+    let bar_count = 1 + rng.below(nthreads as u64);
+    // One kind of synchronization object per program (mostly), so that the oracle stays small.
+    let theme = rng.below(5);
+    let mut sync_ops = 0;
+    for t in 0..nthreads {
+        let cta = if two_ctas { t % 2 } else { 0 };
+        headers.push(format!("P{t}@cta {cta},cluster 0,gpu 0"));
+        let n = 2 + rng.below(if nthreads == 2 { 3 } else { 2 }) as usize;
+        let mut body = Vec::new();
+        let mut nregs = 0;
+        for _ in 0..n {
+            let x = *rng.pick(&["x", "y"]);
+            let (lo, width) = match theme {
+                0 => (40, 39), // mbarriers and bulk copies
+                1 => (79, 9),  // counted CTA barriers and bar.arrive
+                2 => (88, 5),  // Dat3M quorum barriers
+                3 => (93, 7),  // cluster barriers
+                _ => (0, 100),
+            };
+            // At most four synchronization operations in all: the oracle permutes their writes.
+            let mut pick = if width < 100 && rng.chance(50) { rng.below(40) } else { lo + rng.below(width) };
+            if pick >= 40 {
+                if sync_ops == 4 {
+                    pick = rng.below(40);
+                } else {
+                    sync_ops += 1;
+                }
+            }
+            let line = match pick {
+                0..=19 => {
+                    nregs += 1;
+                    format!("ld.{} r{}, {x}", rng.pick(&["weak", "relaxed.cta", "acquire.cta"]), nregs - 1)
+                }
+                20..=39 => format!("st.{} {x}, {}", rng.pick(&["weak", "relaxed.cta", "release.cta"]), 1 + rng.below(2)),
+                40..=54 => format!("mbarrier.arrive.{}.cta.shared::cta.b64 s{t}, [bar]", rng.pick(&["release", "relaxed"])),
+                55..=64 => {
+                    let sem = rng.pick(&["acquire", "relaxed"]);
+                    format!("await mbarrier.try_wait.parity.{sem}.cta.shared::cta.b64 p{t}, [bar], {}", rng.below(2))
+                }
+                65..=69 => {
+                    nregs += 1;
+                    format!("mbarrier.test_wait.parity.acquire.cta.shared::cta.b64 r{}, [bar], 0", nregs - 1)
+                }
+                70..=74 => "mbarrier.expect_tx.relaxed.cta.shared::cta.b64 [bar], 4".to_string(),
+                75..=78 => format!("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [s], [{x}], 4, [bar]"),
+                79..=84 => format!("bar.cta.sync 1, {bar_count}"),
+                85..=87 => format!("bar.cta.arrive 1, {bar_count}"),
+                88..=92 => format!("bar.cta.sync 2, 2, {quorum}"),
+                93..=96 => format!("barrier.cluster.arrive.{}", rng.pick(&["release", "relaxed"])),
+                _ => "barrier.cluster.wait.acquire".to_string(),
+            };
+            body.push(line);
+        }
+        cols.push(body);
+    }
+    let rows = cols.iter().map(Vec::len).max().unwrap_or(0);
+    let mut src = format!(
+        "PTX random-sync-{seed}\n{{\n  x = 0; y = 0;\n  s @ shared cta 0 gpu 0 = 0;\n  bar @ mbarrier cta 0 gpu 0 count {count};\n}}\n"
+    );
+    src.push_str(&headers.join(" | "));
+    src.push_str(" ;\n");
+    for r in 0..rows {
+        let cells: Vec<&str> = cols.iter().map(|c| c.get(r).map_or("", String::as_str)).collect();
+        src.push_str(&cells.join(" | "));
+        src.push_str(" ;\n");
+    }
+    src.push_str("exists (true)\n");
+    src
+}
+
+fn options(exclude_porf_cycles: bool) -> Options {
+    Options { loop_bound: 1, detect_duplicates: true, oracle_limit: 200_000, max_races: 10_000, exclude_porf_cycles, ..Options::default() }
+}
+
+/// Explorer and oracle on one program; `Ok(false)` when the oracle gives up.
+fn agree(src: &str, model: ModelKind) -> Result<bool, String> {
+    let p = tcfuzz_litmus::parse(src).map_err(|e| format!("does not parse: {e}\n{src}"))?;
+    let explorer = check(&p, model, &options(false)).map_err(|e| format!("explorer error {e}\n{src}"))?;
+    // Where the explorer says it leaves out `po ∪ rf`-cyclic executions (its load-buffering
+    // caveat), compare it with the oracle restricted to the acyclic ones.
+    let opts = options(!explorer.caveats.is_empty());
+    let oracle = match check_oracle(&p, model, &opts) {
+        Ok(v) => v,
+        Err(CheckError::TooLarge(why)) => {
+            if std::env::var("TCFUZZ_PROP_TIMES").is_ok() {
+                eprintln!("too large: {why}\n{src}");
+            }
+            return Ok(false);
+        }
+        Err(e) => return Err(format!("oracle error {e}\n{src}")),
+    };
+    let same = |a: &Verdict, b: &Verdict| {
+        outcomes(a) == outcomes(b)
+            && a.stats.complete == b.stats.complete
+            && a.stats.blocked == b.stats.blocked
+            && a.stats.hangs == b.stats.hangs
+            && a.races == b.races
+    };
+    if explorer.stats.duplicates != Some(0) || !same(&explorer, &oracle) {
+        return Err(format!(
+            "{model:?}: explorer and oracle disagree\n{src}\nexplorer: {:?}\noracle:   {:?}",
+            explorer.stats, oracle.stats
+        ));
+    }
+    Ok(true)
+}
+
+fn run(model: ModelKind, default_cases: u64, base: u64) -> (u64, u64) {
+    let seeds: Vec<u64> = match std::env::var("TCFUZZ_PROP_SEED").ok().and_then(|s| s.parse().ok()) {
+        Some(seed) => vec![seed],
+        None => {
+            let cases = std::env::var("TCFUZZ_PROP_CASES").ok().and_then(|s| s.parse().ok()).unwrap_or(default_cases);
+            (base..base + cases).collect()
+        }
+    };
+    let (mut compared, mut skipped) = (0, 0);
+    for seed in seeds {
+        let src = random_sync_program(seed);
+        if std::env::var("TCFUZZ_PROP_TIMES").is_ok() {
+            eprintln!("seed {seed}:\n{src}");
+        }
+        match agree(&src, model) {
+            Ok(true) => compared += 1,
+            Ok(false) => skipped += 1,
+            Err(msg) => panic!("seed {seed}: {msg}"),
+        }
+    }
+    println!("{model:?} sync programs: explorer and oracle agree on {compared} ({skipped} too large for the oracle)");
+    // Synchronization objects multiply the oracle's coherence permutations: about a quarter of
+    // these programs are beyond its budget.
+    assert!(compared * 3 >= (compared + skipped) * 2, "too many programs skipped: {skipped}");
+    (compared, skipped)
+}
+
+#[test]
+fn sync_explorer_matches_oracle_sc() {
+    run(ModelKind::Sc, 300, 5_000_000);
+}
+
+#[test]
+fn sync_explorer_matches_oracle_ptx() {
+    run(ModelKind::Ptx, 300, 6_000_000);
+}
+
+/// Dat3M's barrier tests: explorer = oracle (porf-acyclic under PTX).
+#[test]
+fn dat3m_barrier_tests_explorer_matches_oracle() {
+    let dir = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../shared/conformance/ptx/Barrier");
+    let Ok(entries) = std::fs::read_dir(&dir) else {
+        println!("skipped: {} not found", dir.display());
+        return;
+    };
+    let mut files: Vec<_> = entries.flatten().map(|e| e.path()).collect();
+    files.sort();
+    let csv = std::fs::read_to_string(dir.join("../expected.csv")).unwrap_or_default();
+    for f in files {
+        let src = std::fs::read_to_string(&f).unwrap_or_default();
+        for model in [ModelKind::Sc, ModelKind::Ptx] {
+            if let Err(msg) = agree(&src, model) {
+                panic!("{}: {msg}", f.display());
+            }
+        }
+        // Dat3M's expected verdict and liveness (`terminates` / `may-hang`).
+        let name = format!("Barrier/{}", f.file_name().unwrap_or_default().to_string_lossy());
+        let Some(row) = csv.lines().find(|l| l.starts_with(&format!("{name},"))) else { continue };
+        let cols: Vec<&str> = row.split(',').collect();
+        let v = check(&tcfuzz_litmus::parse(&src).expect("parses"), ModelKind::Ptx, &Options::default()).expect("checks");
+        assert_eq!(v.condition.validated, cols[2] == "Ok", "{name}: verdict\n{v}");
+        let liveness = if v.stats.hangs > 0 { "may-hang" } else { "terminates" };
+        assert_eq!(liveness, cols[5], "{name}: liveness\n{v}");
+    }
+}
+
+fn verdict(src: &str) -> Verdict {
+    check_oracle(&tcfuzz_litmus::parse(src).expect("parses"), ModelKind::Ptx, &Options::default()).expect("checks")
+}
+
+/// `bar.sync a, b` counts arrivals: with count 2 and three threads, one of them is left waiting.
+#[test]
+fn counted_barrier_leaves_the_third_thread_waiting() {
+    let v = verdict(
+        "PTX counted\n{ x = 0; }\n P0@cta 0,gpu 0 | P1@cta 0,gpu 0 | P2@cta 0,gpu 0 ;\n bar.sync 1, 2 | bar.sync 1, 2 | bar.sync 1, 2 ;\nexists (true)\n",
+    );
+    assert_eq!(v.stats.complete, 0);
+    assert!(v.stats.hangs > 0 && v.stats.hangs == v.stats.blocked, "{:?}", v.stats);
+    assert_eq!(v.hung_threads.len(), 3, "each thread is the one left over in some execution");
+}
+
+/// `bar.arrive` does not wait; `bar.sync` on the same barrier completes the phase with it and
+/// synchronizes with the arriving producer (PTX ISA §9.7.13.1).
+#[test]
+fn bar_arrive_releases_to_bar_sync() {
+    let v = verdict(
+        "PTX arrive-sync\n{ x = 0; }\n P0@cta 0,gpu 0   | P1@cta 0,gpu 0 ;\n st.weak x, 1      | bar.sync 1, 2  ;\n bar.arrive 1, 2   | ld.weak r0, x  ;\nexists (P1:r0 == 0)\n",
+    );
+    assert!(!v.condition.validated && v.races.is_empty() && v.stats.blocked == 0, "{v}");
+}
+
+/// `barrier.cluster.arrive.relaxed` orders no memory: the payload races; `.release` does not.
+#[test]
+fn cluster_barrier_release_and_relaxed() {
+    let prog = |sem: &str| {
+        format!(
+            "PTX cluster-{sem}\n{{ x = 0; }}\n P0@cta 0,cluster 0,gpu 0 | P1@cta 1,cluster 0,gpu 0 ;\n st.weak x, 1 | barrier.cluster.arrive.release ;\n barrier.cluster.arrive.{sem} | barrier.cluster.wait.acquire ;\n barrier.cluster.wait.acquire | ld.weak r0, x ;\nexists (P1:r0 == 0)\n"
+        )
+    };
+    let rel = verdict(&prog("release"));
+    assert!(!rel.condition.validated && rel.races.is_empty() && rel.stats.blocked == 0, "{rel}");
+    let rlx = verdict(&prog("relaxed"));
+    assert!(!rlx.races.is_empty() && rlx.stats.blocked == 0, "{rlx}");
+}
+
+/// A non-blocking `test_wait` writes 1 or 0; an mbarrier declared without `count` needs
+/// `mbarrier.init`.
+#[test]
+fn mbarrier_test_wait_and_init() {
+    let v = verdict(
+        "PTX test-wait\n{ bar @ mbarrier cta 0 gpu 0; }\n P0@cta 0,gpu 0 | P1@cta 0,gpu 0 ;\n mbarrier.init.shared::cta.b64 [bar], 1 | mbarrier.test_wait.parity.acquire.cta.shared::cta.b64 p, [bar], 0 ;\n mbarrier.arrive.release.cta.shared::cta.b64 s, [bar] | ;\nexists (P1:p == 1)\n",
+    );
+    assert_eq!(v.condition.observation, tcfuzz_checker::Observation::Sometimes, "{v}");
+    assert_eq!(v.stats.blocked, 0);
+}
+
+/// A blocking wait that can never succeed is a hang, reported with the thread and the object.
+#[test]
+fn mbarrier_hang_names_thread_and_object() {
+    let v = verdict(
+        "PTX hang\n{ bar @ mbarrier cta 0 gpu 0 count 2; }\n P0@cta 0,gpu 0 | P1@cta 0,gpu 0 ;\n mbarrier.arrive.shared::cta.b64 s, [bar] | await mbarrier.try_wait.parity.shared::cta.b64 p, [bar], 0 ;\nexists (true)\n",
+    );
+    assert_eq!((v.stats.complete, v.stats.blocked, v.stats.hangs), (0, 1, 1), "{v}");
+    assert_eq!(v.hung_threads, vec!["P1 (on bar)".to_string()]);
+}
