@@ -2,7 +2,7 @@
 //!
 //! 0 success; 1 input errors (reported per file, and every other runtime error); 2 usage errors
 //! (clap's own); 3 a command that is not implemented yet, or (`check`) an instruction the checker
-//! does not support yet.
+//! does not support yet; 4 (`check --differential`) a tileir-weaker-than-ptx violation.
 
 use std::fmt;
 use std::process::ExitCode;
@@ -13,6 +13,8 @@ pub const INPUT_ERRORS: u8 = 1;
 pub const NOT_IMPLEMENTED: u8 = 3;
 /// `check`: some program uses an instruction the checker does not model yet (and no input error).
 pub const UNSUPPORTED: u8 = 3;
+/// `check --differential`: the tileir-weaker-than-ptx check found a violation (and nothing worse).
+pub const DIFFERENTIAL_VIOLATION: u8 = 4;
 
 /// The error a placeholder command returns; `main` maps it to [`NOT_IMPLEMENTED`].
 #[derive(Debug)]

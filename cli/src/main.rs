@@ -26,6 +26,8 @@ Exit codes:
   2  usage errors: unknown command or option, missing argument
   3  not supported yet: the command is not implemented, or (check) a program uses an instruction
      the checker does not model yet
+  4  (check --differential) a lowered Tile IR program allows a state or race its Tile IR program
+     does not
 
 The litmus format is documented in litmus/FORMAT.md."
 )]

@@ -311,13 +311,13 @@ mod check {
     use super::*;
     use serde_json::Value;
 
-    /// Producer/consumer through an mbarrier: valid, but beyond what the checker models (line 7).
-    const MBARRIER: &str = "PTX mbarrier-pc
-{ s @ shared cta 0 = 0; bar @ mbarrier cta 0 count 1; P1:r0 = 0; }
- P0@cta 0,gpu 0,warp 0 | P1@cta 0,gpu 0,warp 1 ;
- st.weak.shared::cta.b32 [s], 1 | await mbarrier.try_wait.parity.acquire.cta.shared::cta.b64 p, [bar], 0 ;
- mbarrier.arrive.release.cta.shared::cta.b64 st0, [bar] | ld.weak.shared::cta.b32 r0, [s] ;
-exists (P1:r0 == 0)
+    /// A tcgen05 store then load: valid, but beyond what the checker models (line 4).
+    const UNSUPPORTED: &str = "PTX tcgen05-st-ld
+{ d @ tmem cta 0 lanes 0-31 cols 0-31 = 0; }
+ P0@cta 0,gpu 0 ;
+ tcgen05.st.sync.aligned.32x32b.x1.b32 [d], 1 ;
+ tcgen05.ld.sync.aligned.32x32b.x1.b32 r0, [d] ;
+exists (P0:r0 == 0)
 ";
 
     /// Message passing through a release/acquire pair at .gpu scope between two CTAs, with
@@ -330,8 +330,8 @@ exists (P1:r0 == 0)
 exists (P1:r0 == 1 /\\ P1:r1 == 0)
 ";
 
-    const JSON_KEYS: [&str; 11] =
-        ["file", "name", "model", "states", "condition", "executions", "races", "hangs", "misuse", "caveats", "time_ms"];
+    const JSON_KEYS: [&str; 12] =
+        ["file", "name", "model", "states", "condition", "executions", "races", "hangs", "loop_bound", "misuse", "caveats", "time_ms"];
 
     /// The `Observation NAME RESULT P N` line of a text verdict: RESULT.
     fn observation(text: &str) -> &str {
@@ -407,7 +407,7 @@ exists (P1:r0 == 1 /\\ P1:r1 == 0)
         dir.write("sb.litmus", SB);
         let line = check_json(&dir, &["sb.litmus"]);
         let object = line.as_object().unwrap();
-        assert_eq!(object.len(), 11, "{line}");
+        assert_eq!(object.len(), JSON_KEYS.len(), "{line}");
         for key in JSON_KEYS {
             assert!(object.contains_key(key), "no {key} in {line}");
         }
@@ -459,11 +459,11 @@ exists (P1:r0 == 1 /\\ P1:r1 == 0)
     fn unsupported_instruction_exits_3_and_the_other_files_are_checked() {
         let dir = TempDir::new("check-unsupported");
         dir.write("a.litmus", SB);
-        dir.write("b.litmus", MBARRIER);
+        dir.write("b.litmus", UNSUPPORTED);
         let out = tcfuzz(&["check", "--model", "sc", "a.litmus", "b.litmus"], dir.path());
         assert_eq!(code(&out), 3, "stderr: {}", stderr(&out));
         let err = stderr(&out);
-        assert!(has_position(&err, "b.litmus", Some(5)), "{err}");
+        assert!(has_position(&err, "b.litmus", Some(4)), "{err}");
         assert!(err.contains("is not supported by the checker yet"), "{err}");
         assert!(stdout(&out).contains("Test SB\n"), "{}", stdout(&out));
         assert!(stdout(&out).contains("checked 2 files, 0 with errors, 1 unsupported"), "{}", stdout(&out));
@@ -474,17 +474,17 @@ exists (P1:r0 == 1 /\\ P1:r1 == 0)
         let dir = TempDir::new("check-bad");
         dir.write("bad.litmus", BAD);
         dir.write("garbage.litmus", GARBAGE);
-        dir.write("mbarrier.litmus", MBARRIER);
+        dir.write("tcgen05.litmus", UNSUPPORTED);
         let out = tcfuzz(&["check", "bad.litmus"], dir.path());
         assert_eq!(code(&out), 1);
         assert!(has_position(&stderr(&out), "bad.litmus", Some(4)), "{}", stderr(&out));
 
-        let out = tcfuzz(&["check", "--json", "garbage.litmus", "mbarrier.litmus", "missing.litmus"], dir.path());
+        let out = tcfuzz(&["check", "--json", "garbage.litmus", "tcgen05.litmus", "missing.litmus"], dir.path());
         assert_eq!(code(&out), 1, "stderr: {}", stderr(&out));
         assert_eq!(stdout(&out), "", "no JSON line for a file that was not checked");
         let err = stderr(&out);
         assert!(has_position(&err, "garbage.litmus", None), "{err}");
-        assert!(has_position(&err, "mbarrier.litmus", Some(5)), "{err}");
+        assert!(has_position(&err, "tcgen05.litmus", Some(4)), "{err}");
         assert!(err.contains("missing.litmus"), "{err}");
         assert!(err.contains("checked 3 files, 2 with errors, 1 unsupported"), "{err}");
     }
@@ -516,6 +516,132 @@ exists (P1:r0 == 1 /\\ P1:r1 == 0)
         let dir = TempDir::new("check-usage");
         assert_eq!(code(&tcfuzz(&["check"], dir.path())), 2);
         assert_eq!(code(&tcfuzz(&["check", "--model", "tso", "x.litmus"], dir.path())), 2);
+    }
+}
+
+/// Tile IR message passing with the tokens that make it work (examples/tileir/MP+rel+acq-tokens).
+const TILE_MP: &str = "TileIR mp
+{ x = [0, 0]; f = [0]; }
+P0@tlb 0, dev 0 {
+  <t1> = st.relaxed.device x, [1, 2];
+  st.release.device f, [1], <t1>;
+}
+P1@tlb 1, dev 0 {
+  rf, <t2> = ld.acquire.device f;
+  rx = ld.relaxed.device x, <t2>;
+}
+exists (1:rf == [1] /\\ 1:rx != [1, 2])
+";
+
+/// One weak store whose element list writes element 0 twice: a data race (Tile IR spec §7.12.2).
+const TILE_OVERLAP: &str = "TileIR overlap
+{ x = [0, 0]; }
+P0@tlb 0, dev 0 {
+  st.weak x[0, 0], [1, 2];
+}
+exists (x[0] == 1)
+";
+
+/// `tcfuzz check` on Tile IR programs.
+mod check_tileir {
+    use super::*;
+
+    #[test]
+    fn tile_ir_programs_default_to_the_tileir_model() {
+        let dir = TempDir::new("check-tileir");
+        dir.write("mp.litmus", TILE_MP);
+        let out = tcfuzz(&["check", "mp.litmus"], dir.path());
+        assert_eq!(code(&out), 0, "{}", stderr(&out));
+        let text = stdout(&out);
+        assert!(text.contains("Model tileir (explorer)"), "{text}");
+        assert!(text.contains("Observation mp Never 0 "), "{text}");
+        assert!(text.contains("P1:rf[0]=1; P1:rx[0]=1; P1:rx[1]=2; x[0]=1; x[1]=2; f[0]=1;"), "states in element names: {text}");
+        let oracle = tcfuzz(&["check", "--model", "tileir", "--oracle", "mp.litmus"], dir.path());
+        assert!(stdout(&oracle).contains("Model tileir (oracle)"), "{}", stdout(&oracle));
+    }
+
+    #[test]
+    fn races_within_one_tile_block() {
+        let dir = TempDir::new("check-tileir-race");
+        dir.write("overlap.litmus", TILE_OVERLAP);
+        let out = tcfuzz(&["check", "overlap.litmus"], dir.path());
+        assert_eq!(code(&out), 0, "{}", stderr(&out));
+        let text = stdout(&out);
+        assert!(text.contains("Races: 1\n  thread P0 #0 (write x[0]) at overlap.litmus:4:3 and thread P0 #1 (write x[0])"), "{text}");
+    }
+
+    #[test]
+    fn tileir_model_on_a_ptx_program_is_unsupported() {
+        let dir = TempDir::new("check-tileir-ptx");
+        dir.write("sb.litmus", SB);
+        let out = tcfuzz(&["check", "--model", "tileir", "sb.litmus"], dir.path());
+        assert_eq!(code(&out), 3, "{}", stderr(&out));
+        assert!(stderr(&out).contains("the tileir model on a PTX program"), "{}", stderr(&out));
+    }
+}
+
+/// `tcfuzz check --differential`: the tileir-weaker-than-ptx check.
+mod differential {
+    use super::*;
+    use serde_json::Value;
+
+    #[test]
+    fn prints_both_sides() {
+        let dir = TempDir::new("differential");
+        dir.write("mp.litmus", TILE_MP);
+        let out = tcfuzz(&["check", "--differential", "mp.litmus"], dir.path());
+        assert_eq!(code(&out), 0, "{}", stderr(&out));
+        let text = stdout(&out);
+        assert!(text.contains("Model tileir (oracle)"), "{text}");
+        assert!(text.contains("Differential tileir-weaker-than-ptx\n"), "{text}");
+        assert!(text.contains("  Tile IR (tileir, oracle): Never, 5 states, races none\n"), "{text}");
+        assert!(text.contains("  Lowered PTX mp-lowered (ptx, oracle): Never, 5 states, races none\n"), "{text}");
+        assert!(text.contains("  Verdict holds\n"), "{text}");
+        assert!(text.contains("checked 1 files, 0 with errors, 0 unsupported, 0 violating tileir-weaker-than-ptx"), "{text}");
+    }
+
+    #[test]
+    fn racy_program_holds_vacuously() {
+        let dir = TempDir::new("differential-racy");
+        dir.write("overlap.litmus", TILE_OVERLAP);
+        let out = tcfuzz(&["check", "--differential", "overlap.litmus"], dir.path());
+        assert_eq!(code(&out), 0, "{}", stderr(&out));
+        assert!(stdout(&out).contains("  Verdict holds (the Tile IR program has data races"), "{}", stdout(&out));
+    }
+
+    #[test]
+    fn json_adds_one_object() {
+        let dir = TempDir::new("differential-json");
+        dir.write("mp.litmus", TILE_MP);
+        let out = tcfuzz(&["check", "--differential", "--json", "mp.litmus"], dir.path());
+        assert_eq!(code(&out), 0, "{}", stderr(&out));
+        let line: Value = serde_json::from_str(stdout(&out).trim()).unwrap_or_else(|e| panic!("{e}: {}", stdout(&out)));
+        assert_eq!(line.as_object().map(|o| o.len()), Some(13), "{line}");
+        assert_eq!(line["model"], "tileir");
+        let d = &line["differential"];
+        assert_eq!(d["check"], "tileir-weaker-than-ptx");
+        assert_eq!(d["holds"], true);
+        assert_eq!(d["tileir_race_free"], true);
+        assert_eq!(d["ptx"]["result"], "Never");
+        assert_eq!(d["ptx"]["states"], 5);
+        assert_eq!(d["violations"], serde_json::json!([]));
+        assert_eq!(d["race_violations"], serde_json::json!([]));
+        assert_eq!(d["extra_states"], 0);
+        assert_eq!(d["caveats"], serde_json::json!([]));
+        // Without --differential the line keeps its 12 keys.
+        let plain = tcfuzz(&["check", "--json", "mp.litmus"], dir.path());
+        let line: Value = serde_json::from_str(stdout(&plain).trim()).unwrap();
+        assert_eq!(line.as_object().map(|o| o.len()), Some(12), "{line}");
+    }
+
+    #[test]
+    fn conflicts_with_model_and_oracle() {
+        let dir = TempDir::new("differential-usage");
+        dir.write("mp.litmus", TILE_MP);
+        for extra in ["--oracle", "--model=ptx"] {
+            let out = tcfuzz(&["check", "--differential", extra, "mp.litmus"], dir.path());
+            assert_eq!(code(&out), 2, "{extra}: {}", stderr(&out));
+        }
     }
 }
 
@@ -624,5 +750,30 @@ exists (1:rf == [1] /\\ 1:rx != [1, 2])
         let out = tcfuzz(&["lower", "bad.litmus"], dir.path());
         assert_eq!(code(&out), 1);
         assert!(has_position(&stderr(&out), "bad.litmus", Some(4)), "{}", stderr(&out));
+    }
+}
+
+mod hangs {
+    use super::*;
+
+    /// An mbarrier expecting two arrivals gets one: the waiter hangs in every execution.
+    const HANG: &str = "PTX mbarrier-hang
+{ x = 0; bar @ mbarrier cta 0 count 2; }
+ P0@cta 0,gpu 0 | P1@cta 0,gpu 0 ;
+ st.weak x, 1 | await mbarrier.try_wait.parity.acquire.cta.shared::cta.b64 p, [bar], 0 ;
+ mbarrier.arrive.release.cta.shared::cta.b64 _, [bar] | ld.weak r0, x ;
+exists (P1:r0 == 1)
+";
+
+    #[test]
+    fn a_wait_that_never_completes_is_reported_as_a_hang() {
+        let dir = TempDir::new("hang");
+        dir.write("hang.litmus", HANG);
+        let out = tcfuzz(&["check", "hang.litmus"], dir.path());
+        assert_eq!(code(&out), 0, "{}", stderr(&out));
+        assert!(stdout(&out).contains("Hangs: P1 (on bar)"), "{}", stdout(&out));
+        let out = tcfuzz(&["check", "--json", "hang.litmus"], dir.path());
+        let line: serde_json::Value = serde_json::from_str(stdout(&out).trim()).expect("one JSON line");
+        assert_eq!(line["hangs"], serde_json::json!(["P1 (on bar)"]));
     }
 }

@@ -18,7 +18,7 @@ const JSON_SCHEMA: &str = "\
 JSON output (--json): one object per checked file per line, keys in this order:
   file       the path as found
   name       the test name from the header
-  model      \"sc\" or \"ptx\"
+  model      \"sc\", \"ptx\" or \"tileir\"
   states     [{\"state\": {\"P1:r0\": 0, ..., \"x\": 1, ...}, \"executions\": N}]: every final state
              (every register of every thread, then every location), with the number of complete
              executions ending in it
@@ -27,10 +27,18 @@ JSON output (--json): one object per checked file per line, keys in this order:
   executions {\"complete\": N, \"blocked\": N, \"duplicates\": N, or null without --duplicates}
   races      [{\"first\": EVENT, \"second\": EVENT}], EVENT = {\"thread\": \"P0\", \"index\": position in
              program order, \"line\", \"col\", \"access\": \"read\" | \"write\", \"location\": \"x\"}
-  hangs      names of the threads that hit the loop bound in some execution
+  hangs      threads that wait forever in some execution (a barrier or mbarrier that never
+             completes), e.g. \"P1 (on bar)\"
+  loop_bound threads that hit the loop bound in some execution (those executions count as blocked)
   misuse     [] (rule violations are not detected yet)
   caveats    ways in which the verdict may be incomplete (strings; [] when it is exact)
   time_ms    time to check the file, in milliseconds (a float)
+  differential  only with --differential: {\"check\": \"tileir-weaker-than-ptx\", \"holds\": bool,
+             \"tileir_race_free\": bool, \"ptx\": {\"result\", \"states\", \"races\"} of the lowered
+             program, \"violations\": [{\"state\": {...}, \"ptx_witness\": TEXT, \"tileir_nearest\":
+             {\"state\": {...}, \"witness\": TEXT} or null}], \"race_violations\": [{\"first\", \"second\"}],
+             \"extra_states\": N (states of the lowering the Tile IR program does not allow, violating
+             or not), \"caveats\": [...]}; the other keys then describe the Tile IR side
 Files that cannot be read, parsed, validated or checked get no line: their errors go to stderr, as
 in text mode. The summary line goes to stderr.";
 
@@ -49,9 +57,17 @@ in text mode. The summary line goes to stderr.";
 /// program using an instruction the checker does not model yet gets the line FILE:LINE:COL: error:
 /// `INSTR` is not supported by the checker yet. Either way the other files are still checked.
 ///
+/// The model defaults to tileir for programs with Tile IR tile-block threads and to ptx otherwise.
+/// With --differential, each Tile IR program P is also lowered to PTX (the rules of `tcfuzz
+/// lower`) and the tileir-weaker-than-ptx check runs: if P is race-free, every final state the
+/// lowering L allows under ptx must be allowed by P under tileir, and L must be race-free. Both
+/// sides use the exhaustive oracle (the explorer where a side is too large for it); the verdicts
+/// of both sides are printed, then every violating state with a witness execution from each side.
+///
 /// Exit codes: 0 every program was checked, whatever its verdict; 1 some file cannot be read,
-/// parsed or validated, or is too large to check (this wins over 3); 3 some program uses an
-/// instruction the checker does not support yet; 2 usage error.
+/// parsed or validated, or is too large to check (this wins over 3 and 4); 3 some program uses an
+/// instruction the checker does not support yet; 4 (--differential) the check found a violation;
+/// 2 usage error.
 #[derive(Debug, clap::Args)]
 #[command(after_long_help = JSON_SCHEMA)]
 pub struct Args {
@@ -59,9 +75,13 @@ pub struct Args {
     #[arg(required = true, value_name = "PATH")]
     pub paths: Vec<PathBuf>,
 
-    /// The memory model.
-    #[arg(long, value_enum, default_value_t = Model::Ptx)]
-    pub model: Model,
+    /// The memory model [default: tileir for programs with Tile IR threads, ptx otherwise].
+    #[arg(long, value_enum)]
+    pub model: Option<Model>,
+
+    /// Run the tileir-weaker-than-ptx differential check on Tile IR programs (see above).
+    #[arg(long, conflicts_with_all = ["model", "oracle"])]
+    pub differential: bool,
 
     /// Use the exhaustive oracle instead of the DPOR explorer (exponential: small programs only).
     #[arg(long)]
@@ -84,6 +104,9 @@ pub enum Model {
     Sc,
     /// The PTX memory consistency model (generic proxy).
     Ptx,
+    /// The CUDA Tile IR memory model (Tile IR threads only).
+    #[value(name = "tileir")]
+    TileIr,
 }
 
 impl Model {
@@ -91,23 +114,35 @@ impl Model {
         match self {
             Model::Sc => ModelKind::Sc,
             Model::Ptx => ModelKind::Ptx,
+            Model::TileIr => ModelKind::TileIr,
         }
     }
 }
 
+/// The model a program is checked under: the one asked for, else tileir for Tile IR programs.
+fn model_for(args: &Args, program: &Program) -> ModelKind {
+    match args.model {
+        Some(m) => m.kind(),
+        None if program.arch == tcfuzz_litmus::Arch::TileIr => ModelKind::TileIr,
+        None => ModelKind::Ptx,
+    }
+}
+
 /// How checking one file ended.
-enum Outcome {
+pub(crate) enum Outcome {
     Checked,
     /// Unreadable, invalid, or too large: exit code 1.
     Failed,
     /// Uses an instruction the checker does not support: exit code 3.
     Unsupported,
+    /// `--differential` found a violation: exit code 4.
+    Violation,
 }
 
 pub fn run(args: &Args, quiet: bool) -> anyhow::Result<ExitCode> {
     let mut stdout = std::io::stdout().lock();
     let options = Options { detect_duplicates: args.duplicates, ..Options::default() };
-    let (mut total, mut failed, mut unsupported) = (0, 0, 0);
+    let (mut total, mut failed, mut unsupported, mut violations) = (0, 0, 0, 0);
     let mut printed = 0;
     for input in inputs::expand(&args.paths) {
         total += 1;
@@ -125,10 +160,14 @@ pub fn run(args: &Args, quiet: bool) -> anyhow::Result<ExitCode> {
             Outcome::Checked => {}
             Outcome::Failed => failed += 1,
             Outcome::Unsupported => unsupported += 1,
+            Outcome::Violation => violations += 1,
         }
     }
     if !quiet {
-        let summary = format!("checked {total} files, {failed} with errors, {unsupported} unsupported");
+        let mut summary = format!("checked {total} files, {failed} with errors, {unsupported} unsupported");
+        if args.differential {
+            summary.push_str(&format!(", {violations} violating tileir-weaker-than-ptx"));
+        }
         if args.json {
             eprintln!("{summary}");
         } else {
@@ -142,6 +181,8 @@ pub fn run(args: &Args, quiet: bool) -> anyhow::Result<ExitCode> {
         ExitCode::from(exit::INPUT_ERRORS)
     } else if unsupported > 0 {
         ExitCode::from(exit::UNSUPPORTED)
+    } else if violations > 0 {
+        ExitCode::from(exit::DIFFERENTIAL_VIOLATION)
     } else {
         ExitCode::SUCCESS
     })
@@ -171,7 +212,10 @@ fn check_file(
             return Ok(Outcome::Failed);
         }
     };
-    let model = args.model.kind();
+    if args.differential {
+        return super::differential::check_file(file, &program, options, args.json, out, printed);
+    }
+    let model = model_for(args, &program);
     tracing::info!(file, model = model.name(), "checking");
     let start = Instant::now();
     let result =
@@ -198,7 +242,7 @@ fn check_file(
 }
 
 /// Prints a checker error the way `tcfuzz parse` prints diagnostics.
-fn report_error(file: &str, err: &CheckError) -> Outcome {
+pub(crate) fn report_error(file: &str, err: &CheckError) -> Outcome {
     match err {
         CheckError::Unsupported { instruction, span } => {
             eprintln!("{}: error: `{instruction}` is not supported by the checker yet", position(file, *span));
@@ -225,7 +269,7 @@ fn position(file: &str, span: Span) -> String {
 }
 
 /// The condition as the canonical printer writes it: `exists (P1:r0 == 1 /\ P1:r1 == 0)`.
-fn condition_text(program: &Program) -> String {
+pub(crate) fn condition_text(program: &Program) -> String {
     let printed = tcfuzz_litmus::print(program);
     let quantifier = match program.condition.quantifier {
         Quantifier::Exists => "exists",
@@ -236,11 +280,11 @@ fn condition_text(program: &Program) -> String {
     printed.lines().rev().find(|l| l.starts_with(quantifier)).unwrap_or(quantifier).to_string()
 }
 
-fn millis(d: Duration) -> f64 {
+pub(crate) fn millis(d: Duration) -> f64 {
     (d.as_secs_f64() * 1e6).round() / 1e3
 }
 
-fn observation_name(o: Observation) -> &'static str {
+pub(crate) fn observation_name(o: Observation) -> &'static str {
     match o {
         Observation::Never => "Never",
         Observation::Sometimes => "Sometimes",
@@ -249,7 +293,7 @@ fn observation_name(o: Observation) -> &'static str {
 }
 
 /// The herd7-like text form of one verdict.
-fn text(file: &str, v: &Verdict, condition: &str, method: &str, elapsed: Duration) -> String {
+pub(crate) fn text(file: &str, v: &Verdict, condition: &str, method: &str, elapsed: Duration) -> String {
     use std::fmt::Write as _;
     let mut s = String::new();
     let _ = writeln!(s, "Test {}", v.program);
@@ -277,6 +321,11 @@ fn text(file: &str, v: &Verdict, condition: &str, method: &str, elapsed: Duratio
             let _ = writeln!(s, "  {} and {}", race_event(file, first), race_event(file, second));
         }
     }
+    if v.hung_threads.is_empty() {
+        let _ = writeln!(s, "Hangs: none");
+    } else {
+        let _ = writeln!(s, "Hangs: {} (wait forever in some execution)", v.hung_threads.join(", "));
+    }
     if v.blocked_threads.is_empty() {
         let _ = writeln!(s, "Blocked threads: none");
     } else {
@@ -295,13 +344,13 @@ fn text(file: &str, v: &Verdict, condition: &str, method: &str, elapsed: Duratio
 }
 
 /// `thread P0 #2 (write x) at FILE:LINE:COL`.
-fn race_event(file: &str, e: &RaceEvent) -> String {
+pub(crate) fn race_event(file: &str, e: &RaceEvent) -> String {
     format!("thread {} #{} ({} {}) at {file}:{}", e.thread, e.index, e.access, e.location, e.span)
 }
 
 /// One line of `--json` output; the field order is the documented one.
 #[derive(Serialize)]
-struct JsonVerdict<'a> {
+pub(crate) struct JsonVerdict<'a> {
     file: &'a str,
     name: &'a str,
     model: &'static str,
@@ -310,9 +359,12 @@ struct JsonVerdict<'a> {
     executions: JsonExecutions,
     races: Vec<JsonRace<'a>>,
     hangs: &'a [String],
+    loop_bound: &'a [String],
     misuse: [(); 0],
     caveats: &'a [String],
     time_ms: f64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) differential: Option<serde_json::Value>,
 }
 
 #[derive(Serialize)]
@@ -322,7 +374,7 @@ struct JsonState<'a> {
 }
 
 /// A final state as a JSON object, in the checker's order (registers, then locations).
-struct StateMap<'a>(&'a [(String, i64)]);
+pub(crate) struct StateMap<'a>(pub(crate) &'a [(String, i64)]);
 
 impl Serialize for StateMap<'_> {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
@@ -349,13 +401,13 @@ struct JsonExecutions {
 }
 
 #[derive(Serialize)]
-struct JsonRace<'a> {
-    first: JsonRaceEvent<'a>,
-    second: JsonRaceEvent<'a>,
+pub(crate) struct JsonRace<'a> {
+    pub(crate) first: JsonRaceEvent<'a>,
+    pub(crate) second: JsonRaceEvent<'a>,
 }
 
 #[derive(Serialize)]
-struct JsonRaceEvent<'a> {
+pub(crate) struct JsonRaceEvent<'a> {
     thread: &'a str,
     index: u32,
     line: u32,
@@ -365,13 +417,13 @@ struct JsonRaceEvent<'a> {
 }
 
 impl<'a> JsonRaceEvent<'a> {
-    fn new(e: &'a RaceEvent) -> Self {
+    pub(crate) fn new(e: &'a RaceEvent) -> Self {
         JsonRaceEvent { thread: &e.thread, index: e.index, line: e.span.line, col: e.span.col, access: e.access, location: &e.location }
     }
 }
 
 impl<'a> JsonVerdict<'a> {
-    fn new(file: &'a str, v: &'a Verdict, condition: &'a str, elapsed: Duration) -> Self {
+    pub(crate) fn new(file: &'a str, v: &'a Verdict, condition: &'a str, elapsed: Duration) -> Self {
         JsonVerdict {
             file,
             name: &v.program,
@@ -384,10 +436,12 @@ impl<'a> JsonVerdict<'a> {
                 .iter()
                 .map(|r| JsonRace { first: JsonRaceEvent::new(&r.first), second: JsonRaceEvent::new(&r.second) })
                 .collect(),
-            hangs: &v.blocked_threads,
+            hangs: &v.hung_threads,
+            loop_bound: &v.blocked_threads,
             misuse: [],
             caveats: &v.caveats,
             time_ms: millis(elapsed),
+            differential: None,
         }
     }
 }

@@ -2,6 +2,7 @@
 
 pub mod bench;
 pub mod check;
+pub mod differential;
 pub mod fmt;
 pub mod lower;
 pub mod parse;
