@@ -367,18 +367,7 @@ impl CompiledProgram {
             threads.push(lower_thread(p, ti, &loc_ids, &sync)?);
         }
         let mut observed = Vec::new();
-        let mut ctas: Vec<(u32, u32)> = Vec::new();
-        let groups = places
-            .iter()
-            .map(|p| {
-                let key = (p.gpu, p.cta);
-                let pos = ctas.iter().position(|&k| k == key).unwrap_or_else(|| {
-                    ctas.push(key);
-                    ctas.len() - 1
-                });
-                pos as u32
-            })
-            .collect();
+        let groups = cta_groups(&places);
         let mut cp = CompiledProgram {
             name: p.name.clone(),
             locations,
@@ -753,4 +742,20 @@ pub fn rmw_result(op: AtomOp, old: i64, a: i64, b: Option<i64>) -> Option<i64> {
             }
         }
     })
+}
+
+/// A dense id per CTA (per `(gpu, cta)`), in order of first appearance: the barrier groups.
+pub(crate) fn cta_groups(places: &[ThreadPlace]) -> Vec<u32> {
+    let mut ctas: Vec<(u32, u32)> = Vec::new();
+    places
+        .iter()
+        .map(|p| {
+            let key = (p.gpu, p.cta);
+            let pos = ctas.iter().position(|&k| k == key).unwrap_or_else(|| {
+                ctas.push(key);
+                ctas.len() - 1
+            });
+            pos as u32
+        })
+        .collect()
 }

@@ -153,18 +153,7 @@ pub fn compile(p: &Program) -> Result<CompiledProgram, CheckError> {
         threads.push(code);
         waits_for.push(masks);
     }
-    let mut keys: Vec<(u32, u32)> = Vec::new();
-    let groups = places
-        .iter()
-        .map(|pl| {
-            let key = (pl.gpu, pl.cta);
-            let pos = keys.iter().position(|&k| k == key).unwrap_or_else(|| {
-                keys.push(key);
-                keys.len() - 1
-            });
-            pos as u32
-        })
-        .collect();
+    let groups = crate::program::cta_groups(&places);
     let mut cp = CompiledProgram {
         name: p.name.clone(),
         locations: tiles.locations.clone(),
