@@ -705,6 +705,15 @@ mod bench {
     }
 
     #[test]
+    fn a_run_beyond_the_limit_is_reported_and_the_others_go_on() {
+        let dir = TempDir::new("bench-limit");
+        let out = tcfuzz(&["bench", "--family", "readers", "--n", "2", "--n", "3", "--max-executions", "5", "--json"], dir.path());
+        assert_eq!(code(&out), 1);
+        assert_eq!(stdout(&out).lines().count(), 1, "{}", stdout(&out));
+        assert!(stderr(&out).contains("error: family readers n=3 under sc: too large to check"), "{}", stderr(&out));
+    }
+
+    #[test]
     fn unknown_family_names_the_known_ones() {
         let dir = TempDir::new("bench-unknown");
         let out = tcfuzz(&["bench", "--family", "nope"], dir.path());

@@ -2,6 +2,7 @@
 //! project keeps (DESIGN §9), beside GenMC 0.11's on the same shapes where its results file is
 //! there.
 
+use crate::exit;
 use anyhow::{Context, Result, bail};
 use clap::ValueEnum;
 use serde::Serialize;
@@ -28,6 +29,9 @@ pub enum Model {
 /// run for `--model ptx`) and our speed ratio. `--json` prints one object per run with those keys.
 ///
 /// Absolute times are noisy on shared machines; compare ratios measured in one run.
+///
+/// Exit codes: 0 every run finished; 1 some run failed (e.g. beyond --max-executions; the others
+/// still run and print); 2 usage error.
 #[derive(Debug, clap::Args)]
 #[command(verbatim_doc_comment)]
 pub struct Args {
@@ -101,6 +105,7 @@ pub fn run(args: &Args, quiet: bool) -> Result<ExitCode> {
             "family", "n", "model", "complete", "blocked", "seconds", "execs_per_s", "peak_rss_kb", "genmc", "genmc_exec/s", "speedup"
         );
     }
+    let mut failed = 0;
     for f in families {
         let sizes = if args.sizes.is_empty() { f.default_sizes.to_vec() } else { args.sizes.clone() };
         for &n in &sizes {
@@ -116,7 +121,15 @@ pub fn run(args: &Args, quiet: bool) -> Result<ExitCode> {
                 reset_peak_rss();
                 let options = Options { max_executions: args.max_executions, ..Options::default() };
                 let start = Instant::now();
-                let verdict = check(&program, kind, &options).with_context(|| format!("family {} n={n} under {}", f.name, kind.name()))?;
+                let verdict = match check(&program, kind, &options) {
+                    Ok(v) => v,
+                    // One run beyond a limit does not stop the others; the exit code says it.
+                    Err(e) => {
+                        eprintln!("error: family {} n={n} under {}: {e}", f.name, kind.name());
+                        failed += 1;
+                        continue;
+                    }
+                };
                 let seconds = start.elapsed().as_secs_f64();
                 let execs = verdict.stats.complete + verdict.stats.blocked;
                 let reference = genmc.as_ref().and_then(|t| t.get(&(genmc_name(f.name).to_string(), n, genmc_model(kind).to_string())));
@@ -139,7 +152,7 @@ pub fn run(args: &Args, quiet: bool) -> Result<ExitCode> {
             }
         }
     }
-    Ok(ExitCode::SUCCESS)
+    Ok(exit::from_failures(failed))
 }
 
 fn print_row(r: &Row, json: bool) -> Result<()> {
