@@ -22,8 +22,9 @@ pub struct ExecutionGraph {
     pub co: Vec<Vec<EventId>>,
     /// Initial value of each location.
     pub init: Vec<i64>,
-    /// Per thread, its CTA's number: threads with the same number meet at barriers.
-    pub groups: Vec<u32>,
+    /// Per symmetric barrier id, the threads (bit `t`) that meet there
+    /// ([`crate::program::CompiledProgram::barrier_members`]).
+    pub barrier_members: Vec<u64>,
     next_stamp: u32,
 }
 
@@ -57,7 +58,7 @@ impl ExecutionGraph {
             threads: vec![Vec::new(); nthreads],
             co: vec![Vec::new(); nlocs],
             init,
-            groups: (0..nthreads as u32).collect(),
+            barrier_members: Vec::new(),
             next_stamp: 1,
         }
     }
@@ -69,13 +70,17 @@ impl ExecutionGraph {
         (id, k)
     }
 
-    /// The events of the other threads of `e`'s CTA that arrive at the same barrier instance.
+    /// Whether thread `u` is one of the threads that meet at symmetric barrier `id`.
+    fn meets_at(&self, u: usize, id: u32) -> bool {
+        self.barrier_members.get(id as usize).is_some_and(|m| m & (1 << u) != 0)
+    }
+
+    /// The events of the other members of `e`'s barrier that arrive at the same instance.
     pub fn barrier_partners(&self, e: EventId) -> Vec<EventId> {
         let (id, k) = self.barrier_instance(e);
-        let group = self.groups[e.thread as usize];
         let mut out = Vec::new();
         for (u, evs) in self.threads.iter().enumerate() {
-            if u == e.thread as usize || self.groups[u] != group {
+            if u == e.thread as usize || !self.meets_at(u, id) {
                 continue;
             }
             let found = evs.iter().enumerate().filter(|(_, x)| x.label.is_barrier() && x.label.loc == id).nth(k - 1);
@@ -87,15 +92,15 @@ impl ExecutionGraph {
     }
 
     /// Whether thread `t` is waiting at a barrier: its last barrier arrival `(id, k)` is not yet
-    /// matched by the `k`-th arrival at `id` of every other thread of its CTA.
+    /// matched by the `k`-th arrival at `id` of every other member of `id`.
     pub fn waiting_at_barrier(&self, t: usize) -> bool {
         let evs = &self.threads[t];
         let Some(i) = evs.iter().rposition(|x| x.label.is_barrier()) else { return false };
         let (id, k) = self.barrier_instance(EventId::new(t, i));
-        let group = self.groups[t];
-        self.threads.iter().enumerate().any(|(u, evs)| {
-            u != t && self.groups[u] == group && evs.iter().filter(|x| x.label.is_barrier() && x.label.loc == id).count() < k
-        })
+        self.threads
+            .iter()
+            .enumerate()
+            .any(|(u, evs)| u != t && self.meets_at(u, id) && evs.iter().filter(|x| x.label.is_barrier() && x.label.loc == id).count() < k)
     }
 
     /// Barrier synchronization: `(a, b)` for arrivals of two threads at the same barrier instance

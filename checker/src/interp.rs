@@ -58,6 +58,9 @@ pub struct Replay {
     /// `step` is `Blocked` because a blocking wait on a synchronization object failed (its read,
     /// the thread's last event, did not see the awaited state), not because of the loop bound.
     pub await_failed: bool,
+    /// When `step` is `Blocked` by the loop bound: the thread's events from this index on are its
+    /// last loop iteration (the events since its previous backward jump).
+    pub spin_from: usize,
 }
 
 /// Replays `code`. `performed[i]` is the value of the thread's `i`-th event already in the graph
@@ -69,6 +72,7 @@ pub fn replay(code: &ThreadCode, performed: &[i64], loop_bound: u32) -> Result<R
     let mut k = 0usize;
     let mut pc = 0usize;
     let mut back_jumps = 0u32;
+    let (mut spin_from, mut last_jump) = (0usize, 0usize);
     let val = |regs: &[i64], rdeps: &[u64], o: Opnd| match o {
         Opnd::Imm(v) => (v, 0),
         Opnd::Reg(r) => (regs[r], rdeps[r]),
@@ -78,13 +82,14 @@ pub fn replay(code: &ThreadCode, performed: &[i64], loop_bound: u32) -> Result<R
             return Err(CheckError::TooLarge(format!("thread {} performs more than {MAX_EVENTS_PER_THREAD} events", code.name)));
         }
         let Some(line) = code.code.get(pc) else {
-            return Ok(Replay { step: Step::Done, regs, await_failed: false });
+            return Ok(Replay { step: Step::Done, regs, await_failed: false, spin_from });
         };
         let ev_cas = |label: Label, value: i64, deps: u64, cas_expected: Option<i64>| {
             Ok(Replay {
                 step: Step::Event(NewEvent { label, value, deps, cas_expected, span: line.span }),
                 regs: Vec::new(),
                 await_failed: false,
+                spin_from,
             })
         };
         let ev = |label: Label, value: i64, deps: u64| ev_cas(label, value, deps, None);
@@ -166,7 +171,7 @@ pub fn replay(code: &ThreadCode, performed: &[i64], loop_bound: u32) -> Result<R
                     let ok = wait_succeeds(*mode, performed[k], phase);
                     k += 1;
                     if !ok {
-                        return Ok(Replay { step: Step::Blocked, regs, await_failed: true });
+                        return Ok(Replay { step: Step::Blocked, regs, await_failed: true, spin_from });
                     }
                 }
                 if let Some(d) = *dst {
@@ -182,7 +187,7 @@ pub fn replay(code: &ThreadCode, performed: &[i64], loop_bound: u32) -> Result<R
                 let (v, _) = val(&regs, &rdeps, *operand);
                 let ok = wait_succeeds(*mode, performed[k], v);
                 if *blocking && !ok {
-                    return Ok(Replay { step: Step::Blocked, regs, await_failed: true });
+                    return Ok(Replay { step: Step::Blocked, regs, await_failed: true, spin_from });
                 }
                 if let Some(d) = *dst {
                     regs[d] = i64::from(ok);
@@ -242,8 +247,9 @@ pub fn replay(code: &ThreadCode, performed: &[i64], loop_bound: u32) -> Result<R
                 if (av == bv) == *eq {
                     if *target <= pc {
                         back_jumps += 1;
+                        (spin_from, last_jump) = (last_jump, k);
                         if back_jumps > loop_bound {
-                            return Ok(Replay { step: Step::Blocked, regs, await_failed: false });
+                            return Ok(Replay { step: Step::Blocked, regs, await_failed: false, spin_from });
                         }
                     }
                     pc = *target;
@@ -254,8 +260,9 @@ pub fn replay(code: &ThreadCode, performed: &[i64], loop_bound: u32) -> Result<R
             Op::Goto { target } => {
                 if *target <= pc {
                     back_jumps += 1;
+                    (spin_from, last_jump) = (last_jump, k);
                     if back_jumps > loop_bound {
-                        return Ok(Replay { step: Step::Blocked, regs, await_failed: false });
+                        return Ok(Replay { step: Step::Blocked, regs, await_failed: false, spin_from });
                     }
                 }
                 pc = *target;

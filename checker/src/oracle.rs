@@ -141,11 +141,11 @@ impl Oracle<'_, '_> {
             .iter()
             .flat_map(|tr| tr.events.iter())
             .all(|(ev, v)| ev.label.kind != EventKind::Read || written[ev.label.loc as usize].contains(v));
-        if !readable || !barriers_agree(combo, &self.prog.groups) {
+        if !readable || !barriers_agree(combo, &self.prog.barrier_members) {
             return Ok(());
         }
         let mut base = ExecutionGraph::new(init.clone(), combo.len());
-        base.groups = self.prog.groups.clone();
+        base.barrier_members = self.prog.barrier_members.clone();
         let mut writes: Vec<Vec<EventId>> = vec![Vec::new(); init.len()];
         let mut reads = Vec::new();
         for (t, tr) in combo.iter().enumerate() {
@@ -247,10 +247,10 @@ fn permute(items: &mut Vec<EventId>, k: usize, f: &mut dyn FnMut(&[EventId]) -> 
     Ok(())
 }
 
-/// Barrier rules: a thread gets past its `k`-th arrival at barrier `id` only if every thread of its
-/// CTA arrives there `k` times; a thread stuck at its last arrival is stuck only if some thread of
-/// its CTA does not arrive (otherwise it would go on: the combination is not maximal).
-fn barriers_agree(combo: &[&Trace], groups: &[u32]) -> bool {
+/// Barrier rules: a thread gets past its `k`-th arrival at barrier `id` only if every other member
+/// of `id` arrives there `k` times; a thread stuck at its last arrival is stuck only if some member
+/// does not arrive (otherwise it would go on: the combination is not maximal).
+fn barriers_agree(combo: &[&Trace], members: &[u64]) -> bool {
     let arrivals = |t: usize, id: u32| combo[t].events.iter().filter(|(e, _)| e.label.is_barrier() && e.label.loc == id).count();
     for (t, tr) in combo.iter().enumerate() {
         let mut seen: Vec<(u32, usize)> = Vec::new();
@@ -261,7 +261,7 @@ fn barriers_agree(combo: &[&Trace], groups: &[u32]) -> bool {
             let id = ev.label.loc;
             let k = 1 + seen.iter().filter(|(x, _)| *x == id).count();
             seen.push((id, k));
-            let complete = (0..combo.len()).all(|u| u == t || groups[u] != groups[t] || arrivals(u, id) >= k);
+            let complete = (0..combo.len()).all(|u| u == t || members[id as usize] & (1 << u) == 0 || arrivals(u, id) >= k);
             let waits_here = tr.stuck && i + 1 == tr.events.len();
             if complete == waits_here {
                 return false;

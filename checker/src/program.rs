@@ -7,13 +7,11 @@
 //! strong `ld`/`st` that names no scope gets `.gpu` as well (the validator normally rejects it).
 //! `membar.{cta,gl,sys}` is `fence.sc` at that scope (§9.7.13.4).
 //!
-//! `bar.sync id` / `barrier.sync id` / `bar.cta.sync id` (no thread count): every thread of the CTA
-//! takes part (PTX ISA §9.7.13.1 `bar`: "If no thread count is specified, all threads in the CTA
-//! participate in the barrier" — also threads that use other barrier ids, so a CTA whose threads
-//! wait at different ids hangs; Dat3M instead lets the threads using an id meet among
-//! themselves). Barriers with a thread count, `bar.arrive`, Dat3M's three-operand quorum barrier,
-//! cluster barriers, mbarriers and `cp.async.bulk` become synchronization objects
-//! ([`crate::sync`], lowered by `sync_lower.rs`).
+//! `bar.sync a` / `bar.sync a, b` in a program without thread counts or `bar.arrive` are symmetric
+//! barrier events met by the threads that execute the same operands (see [`crate::sync`] for this
+//! reading of PTX ISA §9.7.13.1 and Dat3M's barrier ids). Barriers with a thread count,
+//! `bar.arrive`, Dat3M's three-operand quorum barrier, cluster barriers, mbarriers and
+//! `cp.async.bulk` become synchronization objects ([`crate::sync`], lowered by `sync_lower.rs`).
 //!
 //! Proxies (§8.6): `tld` / `suld` / `sust` / `cold` go through the texture / surface / constant
 //! proxy; `x @ generic aliases y` is a second virtual address of `y`'s physical location, and
@@ -22,13 +20,13 @@
 //!
 //! Not modelled yet (lowering returns [`CheckError::Unsupported`]): the async proxy
 //! (`fence.proxy.async`; `cp.async.bulk` is approximated, see [`crate::sync`]), barrier ids and
-//! thread counts in registers, `tcgen05`, tile values. A condition that
+//! thread counts in registers that are not constants, `tcgen05`, tile values. A condition that
 //! names an alias reads the physical location behind it.
 
 use std::collections::HashMap;
 
 use tcfuzz_litmus::{
-    AccessProxy, AliasProxy, Arch, AtomOp, Barrier, BranchCond, ClusterId, Fence, Instr, LocationKind, Operand, Placement, Program, Prop,
+    AccessProxy, AliasProxy, Arch, AtomOp, BranchCond, ClusterId, Fence, Instr, LocationKind, Operand, Placement, Program, Prop,
     Quantifier, Scope, Sem, Span, StmtKind, Term, Value,
 };
 
@@ -38,6 +36,9 @@ use crate::sync::{SyncOp, SyncPlan, WaitMode};
 
 /// The most events one thread may produce in one execution (dependency masks are 64 bits wide).
 pub const MAX_EVENTS_PER_THREAD: usize = 64;
+
+/// The most threads a program may have (barrier membership is a 64-bit mask).
+pub const MAX_THREADS: usize = 64;
 
 #[derive(Clone, Debug)]
 pub struct LocInfo {
@@ -210,8 +211,9 @@ pub struct CompiledProgram {
     pub locations: Vec<LocInfo>,
     pub threads: Vec<ThreadCode>,
     pub places: Vec<ThreadPlace>,
-    /// Per thread, a number shared exactly by the threads of the same CTA (who meet at barriers).
-    pub groups: Vec<u32>,
+    /// Per symmetric barrier id (the `loc` of barrier events), the threads (bit `t`) whose code
+    /// arrives there: an instance completes when each of them has arrived.
+    pub barrier_members: Vec<u64>,
     pub quantifier: Quantifier,
     pub condition: CProp,
     /// Slots of the final state the condition mentions (what herd7 prints).
@@ -351,6 +353,9 @@ impl CompiledProgram {
                 }
             }
         }
+        if p.threads.len() > MAX_THREADS {
+            return Err(CheckError::TooLarge(format!("{} threads (the checker handles at most {MAX_THREADS})", p.threads.len())));
+        }
         let sync = SyncPlan::new(p, &mut locations);
         let mut threads = Vec::new();
         let mut places = Vec::new();
@@ -367,13 +372,12 @@ impl CompiledProgram {
             threads.push(lower_thread(p, ti, &loc_ids, &sync)?);
         }
         let mut observed = Vec::new();
-        let groups = cta_groups(&places);
         let mut cp = CompiledProgram {
             name: p.name.clone(),
             locations,
             threads,
             places,
-            groups,
+            barrier_members: sync.barrier_members(),
             quantifier: p.condition.quantifier,
             condition: CProp::True,
             observed: Vec::new(),
@@ -665,13 +669,13 @@ fn lower_thread(p: &Program, ti: usize, loc_ids: &HashMap<&str, Name>, sync: &Sy
                     return Err(CheckError::unsupported("fence.proxy.async", span));
                 }
             },
-            Instr::Barrier(b @ Barrier::Sync { operands, .. }) if operands.len() == 1 && sync.object(ti, b).is_none() => {
-                match operands[0] {
-                    Operand::Imm(id) if (0..16).contains(&id) => Op::Barrier { label: barrier_label(id as u32) },
-                    _ => return Err(CheckError::unsupported("bar.sync with a register barrier id", span)),
-                }
+            Instr::Barrier(b) if sync.is_register_barrier(ti, b) => {
+                return Err(CheckError::unsupported("bar.sync with a barrier id or second operand in a register", span));
             }
-            Instr::Barrier(b) => crate::sync_lower::barrier(b, ti, sync, &mut regs, span)?,
+            Instr::Barrier(b) => match sync.symmetric(ti, b) {
+                Some(id) => Op::Barrier { label: barrier_label(id) },
+                None => crate::sync_lower::barrier(b, ti, sync, &mut regs, span)?,
+            },
             Instr::Mbarrier(m) => crate::sync_lower::mbarrier(m, &loc, &mut regs, span)?,
             Instr::CpAsyncBulk(c) => crate::sync_lower::bulk_copy(c, &loc, &mut regs, span)?,
             Instr::Tcgen05(_) => return Err(CheckError::unsupported("tcgen05", span)),
@@ -742,20 +746,4 @@ pub fn rmw_result(op: AtomOp, old: i64, a: i64, b: Option<i64>) -> Option<i64> {
             }
         }
     })
-}
-
-/// A dense id per CTA (per `(gpu, cta)`), in order of first appearance: the barrier groups.
-pub(crate) fn cta_groups(places: &[ThreadPlace]) -> Vec<u32> {
-    let mut ctas: Vec<(u32, u32)> = Vec::new();
-    places
-        .iter()
-        .map(|p| {
-            let key = (p.gpu, p.cta);
-            let pos = ctas.iter().position(|&k| k == key).unwrap_or_else(|| {
-                ctas.push(key);
-                ctas.len() - 1
-            });
-            pos as u32
-        })
-        .collect()
 }

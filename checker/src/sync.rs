@@ -24,6 +24,16 @@
 //!     operand, true iff the phase recorded in `state` has completed (current phase parity differs
 //!     from the state's: the ISA allows only the current or the immediately preceding phase).
 //!     `await` is the blocking loop-until-success.
+//! - **Which barriers are objects.** A program that uses `bar.arrive`, a thread count (`bar.sync a,
+//!   b` with `b` a positive multiple of the warp size, as §9.7.13.1 requires of a count) or Dat3M's
+//!   quorum form lowers every CTA barrier to an object. Otherwise `bar.sync a` and `bar.sync a, b`
+//!   stay symmetric barrier events ([`crate::graph`]) met by the litmus threads of the CTA that
+//!   execute the same `(a, b)`: the reading of Dat3M's corpus, where threads on different ids
+//!   do not wait for each other and a second operand that is not a thread count (`1, 1`, `1, 2`,
+//!   a register holding 0) names a different barrier. (The ISA says a `bar.sync a` without count
+//!   waits for "all threads in the CTA"; a litmus thread that never executes barrier `a` is read
+//!   as a thread outside the barrier's participants.) A register operand must be a constant of
+//!   its thread (initialised, never written); an id computed at run time is unsupported.
 //! - **CTA barrier with a thread count** (`bar.sync a, b`, `bar.arrive a, b`; §9.7.13.1): phase and
 //!   arrivals so far; an arrival completes the phase when the arrivals reach `b` (the barrier is
 //!   then reset for its next use), `bar.sync` then waits until the phase of its own
@@ -69,12 +79,11 @@
 //!   the thread's program order; the async proxy is not modelled separately.
 //! - Thread counts are static (the ISA waits for "non-exited" threads; a litmus thread that exits
 //!   without arriving is still counted).
-//! - `bar.sync a` without a count keeps the symmetric barrier events of [`crate::graph`] unless the
-//!   program also uses counted barriers or `bar.arrive`; then every CTA barrier is an object here.
+//! - Symmetric barriers (above) never hang on a thread that does not execute them.
 
 use std::collections::HashMap;
 
-use tcfuzz_litmus::{Barrier, ClusterId, Instr, LocationKind, Operand, Program, StmtKind};
+use tcfuzz_litmus::{Barrier, ClusterId, Instr, LocationKind, Operand, Program, StmtKind, Value};
 
 use crate::program::{LocInfo, Opnd};
 
@@ -202,6 +211,13 @@ pub struct SyncPlan {
     pub counted: bool,
     /// Hidden locations to append, with their keys.
     objects: HashMap<Key, u32>,
+    /// Barriers that stay symmetric barrier events ([`crate::graph`]): a dense id per
+    /// `(CTA group, id, second operand)`, and per id the threads whose code arrives there.
+    symmetric: HashMap<(u32, i64, Option<i64>), u32>,
+    members: Vec<u64>,
+    /// Per thread, the registers it never writes that have an initial value: constants, so a
+    /// barrier operand naming one is known statically.
+    constants: Vec<HashMap<String, i64>>,
     /// Per thread: its CTA group, its CTA's and its cluster's number of threads, its cluster.
     cta_group: Vec<u32>,
     cta_size: Vec<i64>,
@@ -231,14 +247,37 @@ impl SyncPlan {
             plan.cta_size.push(plan.cta_group.iter().filter(|&&g| g == plan.cta_group[t]).count() as i64);
             plan.cluster_size.push(plan.cluster.iter().filter(|&&c| c == plan.cluster[t]).count() as i64);
         }
+        for t in &p.threads {
+            let written: Vec<&str> = t
+                .body
+                .iter()
+                .filter_map(|s| if let StmtKind::Instr(i) = &s.kind { Some(i) } else { None })
+                .flat_map(tcfuzz_litmus::registers_written)
+                .collect();
+            let consts = p
+                .reg_inits
+                .iter()
+                .filter(|r| r.thread == t.name && !written.contains(&r.reg.as_str()))
+                .filter_map(|r| if let Value::Int(v) = r.value { Some((r.reg.clone(), v)) } else { None })
+                .collect();
+            plan.constants.push(consts);
+        }
         plan.counted = p.threads.iter().flat_map(|t| &t.body).any(|s| {
             matches!(&s.kind, StmtKind::Instr(Instr::Barrier(Barrier::Arrive { .. })))
-                || matches!(&s.kind, StmtKind::Instr(Instr::Barrier(Barrier::Sync { operands, .. })) if operands.len() >= 2)
+                || matches!(&s.kind, StmtKind::Instr(Instr::Barrier(Barrier::Sync { operands, .. }))
+                    if operands.len() >= 3 || matches!(operands.get(1), Some(Operand::Imm(b)) if *b > 0 && b % 32 == 0))
         });
         for (ti, t) in p.threads.iter().enumerate() {
             for s in &t.body {
                 let StmtKind::Instr(Instr::Barrier(b)) = &s.kind else { continue };
-                if let Some(key) = plan.key(ti, b) {
+                if let Some(key) = plan.symmetric_key(ti, b) {
+                    let next = plan.symmetric.len() as u32;
+                    let id = *plan.symmetric.entry(key).or_insert(next);
+                    if id as usize == plan.members.len() {
+                        plan.members.push(0);
+                    }
+                    plan.members[id as usize] |= 1 << ti;
+                } else if let Some(key) = plan.key(ti, b) {
                     let name = match &key {
                         Key::Cta(g, id) => format!("%bar{id}@cta{g}"),
                         Key::Quorum(g, a, b) => format!("%bar{a}.{b}@cta{g}"),
@@ -254,6 +293,40 @@ impl SyncPlan {
         plan
     }
 
+    /// The key of a barrier kept as symmetric barrier events: `bar.sync a` / `bar.sync a, b` with
+    /// immediate operands in a program without `bar.arrive` or quorum barriers.
+    fn symmetric_key(&self, t: usize, b: &Barrier) -> Option<(u32, i64, Option<i64>)> {
+        let Barrier::Sync { operands, .. } = b else { return None };
+        if self.counted || operands.len() > 2 {
+            return None;
+        }
+        let imm = |o: &Operand| match o {
+            Operand::Imm(v) => Some(*v),
+            Operand::Reg(r) => self.constants[t].get(r).copied(),
+        };
+        let second = match operands.get(1) {
+            Some(o) => Some(imm(o)?),
+            None => None,
+        };
+        Some((self.cta_group[t], imm(operands.first()?)?, second))
+    }
+
+    /// The id of the symmetric barrier `b` of thread `t` stands for, if it is one.
+    pub fn symmetric(&self, t: usize, b: &Barrier) -> Option<u32> {
+        self.symmetric.get(&self.symmetric_key(t, b)?).copied()
+    }
+
+    /// Per symmetric barrier id, the threads (bit `t`) that arrive there.
+    pub fn barrier_members(&self) -> Vec<u64> {
+        self.members.clone()
+    }
+
+    /// Whether `b` of thread `t` would be a symmetric barrier but an operand is a register whose
+    /// value is not known statically (not a constant of the thread).
+    pub fn is_register_barrier(&self, t: usize, b: &Barrier) -> bool {
+        matches!(b, Barrier::Sync { operands, .. } if operands.len() <= 2) && self.symmetric(t, b).is_none() && self.key(t, b).is_none()
+    }
+
     fn key(&self, t: usize, b: &Barrier) -> Option<Key> {
         let g = self.cta_group[t];
         let imm = |o: &Operand| match o {
@@ -262,7 +335,7 @@ impl SyncPlan {
         };
         match b {
             Barrier::Sync { operands, .. } if operands.len() == 3 => Some(Key::Quorum(g, imm(&operands[0])?, imm(&operands[1])?)),
-            Barrier::Sync { operands, .. } if operands.len() == 1 && !self.counted => None,
+            Barrier::Sync { operands, .. } if operands.len() <= 2 && !self.counted => None,
             Barrier::Sync { operands, .. } | Barrier::Arrive { operands, .. } => Some(Key::Cta(g, imm(operands.first()?)?)),
             Barrier::ClusterArrive { .. } | Barrier::ClusterWait { .. } => Some(Key::Cluster(self.cluster[t]?)),
         }

@@ -153,13 +153,12 @@ pub fn compile(p: &Program) -> Result<CompiledProgram, CheckError> {
         threads.push(code);
         waits_for.push(masks);
     }
-    let groups = crate::program::cta_groups(&places);
     let mut cp = CompiledProgram {
         name: p.name.clone(),
         locations: tiles.locations.clone(),
         threads,
         places,
-        groups,
+        barrier_members: Vec::new(),
         quantifier: p.condition.quantifier,
         condition: CProp::True,
         observed: Vec::new(),

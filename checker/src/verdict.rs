@@ -173,6 +173,20 @@ impl fmt::Display for Verdict {
     }
 }
 
+/// Why a thread of a blocked execution stopped.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Stop {
+    /// A blocking wait on the object at this location read its coherence-last write: it waits
+    /// forever.
+    AwaitHang(u32),
+    /// A blocking wait read an older state: not a real execution (the wait would retry).
+    StaleAwait,
+    /// A spin loop that reads only coherence-last writes (the last read's location named).
+    SpinHang(u32),
+    /// The loop bound, with a newer value still to be seen or a write in the loop.
+    LoopBound,
+}
+
 /// Accumulates executions into a [`Verdict`].
 pub(crate) struct Collector<'a> {
     prog: &'a CompiledProgram,
@@ -211,29 +225,40 @@ impl<'a> Collector<'a> {
         self.loop_bound = loop_bound;
     }
 
-    /// For a blocked thread `t`: `Some(true)` if it stopped at a failed blocking wait on a
-    /// synchronization object that read the coherence-last write of the object (a hang: nothing
-    /// can change the object any more), `Some(false)` if that wait read an older write (not a real
-    /// execution: the waiting loop would retry and see the newer state), `None` otherwise.
-    fn failed_await(&self, g: &ExecutionGraph, t: usize) -> Option<bool> {
+    /// Why blocked thread `t` stopped ([`Stop`]).
+    fn stop(&self, g: &ExecutionGraph, t: usize) -> Stop {
         let performed: Vec<i64> = g.threads[t].iter().map(|e| e.value).collect();
-        let r = crate::interp::replay(&self.prog.threads[t], &performed, self.loop_bound).ok()?;
-        if !r.await_failed {
-            return None;
+        let Ok(r) = crate::interp::replay(&self.prog.threads[t], &performed, self.loop_bound) else { return Stop::LoopBound };
+        let latest = |e: &crate::event::Event| e.rf == g.writes_to(e.label.loc).last();
+        if r.await_failed {
+            return match g.threads[t].last() {
+                Some(last) if latest(last) => Stop::AwaitHang(last.label.loc),
+                _ => Stop::StaleAwait,
+            };
         }
-        let last = g.threads[t].last()?;
-        let latest = g.writes_to(last.label.loc).last();
-        Some(last.rf == latest)
+        // A spin loop whose last iteration wrote nothing and read only coherence-last writes
+        // would read the same values forever: a hang. (Fairness lets every later iteration see
+        // any newer write; there is none.)
+        let iteration = g.threads[t].get(r.spin_from..).unwrap_or_default();
+        let reads: Vec<_> = iteration.iter().filter(|e| e.label.is_read()).collect();
+        let writes = iteration.iter().any(|e| e.label.is_write());
+        match reads.last() {
+            Some(last) if !writes && reads.iter().all(|e| latest(e)) => Stop::SpinHang(last.label.loc),
+            _ => Stop::LoopBound,
+        }
     }
 
     /// Records one consistent execution; `regs[t]` are thread `t`'s registers at its end, and
     /// `blocked` the threads that hit the loop bound or wait forever at a barrier.
     pub fn record(&mut self, g: &ExecutionGraph, regs: &[Vec<i64>], blocked: &[usize], model: &dyn MemoryModel) {
         // A blocking wait that read a stale state: not an execution (crate::sync, "Hangs").
-        let awaits: Vec<(usize, Option<bool>)> = blocked.iter().map(|&t| (t, self.failed_await(g, t))).collect();
-        if awaits.iter().any(|(_, a)| *a == Some(false)) {
+        let stops: Vec<(usize, Stop)> = blocked.iter().map(|&t| (t, self.stop(g, t))).collect();
+        if stops.iter().any(|(_, s)| *s == Stop::StaleAwait) {
             return;
         }
+        // A spinning thread hangs only if no other thread may still write: every other stopped
+        // thread is stuck for good too.
+        let all_stuck = stops.iter().all(|(t, s)| g.waiting_at_barrier(*t) || matches!(s, Stop::AwaitHang(_) | Stop::SpinHang(_)));
         if let Some(seen) = &mut self.seen {
             if !seen.insert(g.canonical()) {
                 *self.stats.duplicates.as_mut().expect("[tcfuzz internal bug] duplicates counter") += 1;
@@ -257,15 +282,23 @@ impl<'a> Collector<'a> {
         if !blocked.is_empty() {
             self.stats.blocked += 1;
             let mut hang = false;
-            for &(t, failed_await) in &awaits {
-                if g.waiting_at_barrier(t) {
-                    hang = true;
-                    self.hung_threads.insert((t, None));
-                } else if failed_await == Some(true) {
-                    hang = true;
-                    self.hung_threads.insert((t, g.threads[t].last().map(|e| e.label.loc)));
-                } else {
-                    self.blocked_threads.insert(t);
+            for &(t, stop) in &stops {
+                match stop {
+                    _ if g.waiting_at_barrier(t) => {
+                        hang = true;
+                        self.hung_threads.insert((t, None));
+                    }
+                    Stop::AwaitHang(loc) => {
+                        hang = true;
+                        self.hung_threads.insert((t, Some(loc)));
+                    }
+                    Stop::SpinHang(loc) if all_stuck => {
+                        hang = true;
+                        self.hung_threads.insert((t, Some(loc)));
+                    }
+                    _ => {
+                        self.blocked_threads.insert(t);
+                    }
                 }
             }
             self.stats.hangs += u64::from(hang);

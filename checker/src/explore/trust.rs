@@ -104,7 +104,7 @@ impl Explorer<'_, '_> {
     pub fn run(&mut self) -> Result<(), CheckError> {
         let init = self.prog.locations.iter().map(|l| l.init).collect();
         let mut g = ExecutionGraph::new(init, self.prog.threads.len());
-        g.groups = self.prog.groups.clone();
+        g.barrier_members = self.prog.barrier_members.clone();
         self.visit(g)
     }
 

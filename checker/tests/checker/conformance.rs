@@ -2,7 +2,8 @@
 //! for every test, our verdict (herd7's Ok/No for the test's quantifier) against the `expected`
 //! column (Dat3M's recorded result) and the `oracle` column (herd7 with a port of Dat3M's
 //! `ptx-v7.5.cat`). Prints `agree N / M` per column and per method, and the reasons for tests we
-//! cannot judge yet. Asserts only floors that pass today, so a regression fails the test.
+//! cannot judge yet. Asserts that every verdict we give agrees with both columns, and a floor on
+//! how many we judge, so a regression or a newly unsupported test fails.
 //! Skipped with a printed reason when `../shared` is absent.
 
 use std::collections::BTreeMap;
@@ -10,14 +11,20 @@ use std::path::PathBuf;
 
 use tcfuzz_checker::{CheckError, ModelKind, Options, Verdict, check, check_oracle};
 
-const FLOOR_EXPLORER_HERD: u32 = 211;
-const FLOOR_ORACLE_HERD: u32 = 206;
+/// Tests judged today (the rest are unsupported or too large for the oracle).
+const JUDGED_EXPLORER_CONFIRMED: u32 = 216;
+const JUDGED_EXPLORER_HERD: u32 = 219;
+const JUDGED_ORACLE_HERD: u32 = 215;
 const FLOOR_CADP: u32 = 378;
+const JUDGED_LIVENESS: u32 = 68;
 
 struct Row {
     path: String,
     expected: Option<bool>,
     oracle: Option<bool>,
+    confirmed: bool,
+    /// Dat3M's forward-progress verdict: `terminates` / `may-hang` (spin-loop and barrier tests).
+    liveness: String,
 }
 
 fn corpus() -> Option<(PathBuf, Vec<Row>)> {
@@ -33,7 +40,13 @@ fn corpus() -> Option<(PathBuf, Vec<Row>)> {
         .skip(1)
         .filter_map(|l| {
             let f: Vec<&str> = l.split(',').collect();
-            (f.len() >= 4).then(|| Row { path: f[0].to_string(), expected: verdict(f[2]), oracle: verdict(f[3]) })
+            (f.len() >= 7).then(|| Row {
+                path: f[0].to_string(),
+                expected: verdict(f[2]),
+                oracle: verdict(f[3]),
+                confirmed: f[6] == "yes",
+                liveness: f[5].to_string(),
+            })
         })
         .collect();
     Some((dir, rows))
@@ -43,11 +56,16 @@ fn corpus() -> Option<(PathBuf, Vec<Row>)> {
 struct Tally {
     expected: (u32, u32),
     oracle: (u32, u32),
+    confirmed: (u32, u32),
     disagreements: Vec<String>,
 }
 
 impl Tally {
     fn add(&mut self, row: &Row, ours: bool) {
+        if row.confirmed {
+            self.confirmed.1 += 1;
+            self.confirmed.0 += u32::from(row.expected == Some(ours));
+        }
         if let Some(e) = row.expected {
             self.expected.1 += 1;
             if e == ours {
@@ -84,6 +102,7 @@ fn conformance_ptx_dat3m() {
     let opts = Options { oracle_limit: 200_000, max_executions: 200_000, ..Options::default() };
     let (mut explorer, mut oracle) = (Tally::default(), Tally::default());
     let mut cadp = (0u32, 0u32);
+    let (mut live_agree, mut live_total, mut live_wrong) = (0u32, 0u32, Vec::new());
     let mut skipped: BTreeMap<String, u32> = BTreeMap::new();
     let mut parse_failures = 0;
     for row in &rows {
@@ -102,6 +121,15 @@ fn conformance_ptx_dat3m() {
         let e: Result<Verdict, CheckError> = check(&program, ModelKind::Ptx, &opts);
         if std::env::var("TCFUZZ_CONF_TIMES").is_ok() {
             eprintln!("{}: explorer {:?}", row.path, t0.elapsed());
+        }
+        if let (Ok(v), false) = (&e, row.liveness.is_empty()) {
+            live_total += 1;
+            let ours = if v.stats.hangs > 0 { "may-hang" } else { "terminates" };
+            if ours == row.liveness {
+                live_agree += 1;
+            } else {
+                live_wrong.push(format!("{} (expected {}, ours {ours})", row.path, row.liveness));
+            }
         }
         if row.path.starts_with("CADP/") {
             // Spin-loop forward-progress tests with the trivial condition `exists 0==0`. The herd
@@ -137,28 +165,37 @@ fn conformance_ptx_dat3m() {
     for (why, n) in &skipped {
         println!("  not judged ({n}): {why}");
     }
+    let confirmed = rows.iter().filter(|r| r.confirmed).count();
+    println!(
+        "explorer: liveness agree {live_agree} / {live_total} (of {} with a liveness verdict)",
+        rows.iter().filter(|r| !r.liveness.is_empty()).count()
+    );
+    for w in &live_wrong {
+        println!("  liveness disagrees: {w}");
+    }
     for (name, t) in [("explorer", &explorer), ("oracle", &oracle)] {
+        println!("{name}: confirmed verdicts agree {} / {} (of {confirmed} confirmed)", t.confirmed.0, t.confirmed.1);
         println!("{name}: expected column agree {} / {}", t.expected.0, t.expected.1);
         println!("{name}: herd oracle column agree {} / {}", t.oracle.0, t.oracle.1);
         for d in &t.disagreements {
             println!("  {name} disagrees: {d}");
         }
     }
-    // Floors: what passes today. Known disagreements: Co-Total-3-threads-scope-same,
-    // Co-Total-4-threads and Cause-base-weak need a partial coherence order (racy weak writes,
-    // see the crate docs). (LB-dlb-no-fence-1, MICRO24-Fig4b and SL-future-minus need load
-    // buffering: the explorer's dependency revisits find it.) SB+bar-const-diff, SB+twice-bars-diff and
-    // barrier-instance-id-exists put threads of one CTA on different barrier ids: per the PTX ISA
-    // (`bar`: without a thread count, all threads of the CTA participate) they hang, while Dat3M
-    // lets the threads that use an id synchronize among themselves. barrier-logical-id-exists
-    // writes `bar.cta.sync 1, 1` / `bar.cta.sync 1, 2`, which the ISA reads as barrier 1 with
-    // thread counts 1 and 2 (Dat3M: a second barrier name). Barrier/quorum* (Dat3M's three-operand
-    // quorum form) all agree, liveness included (checker/src/sync.rs); SB+named-bar-* put the
-    // thread count in a register (unsupported).
+    // Readings these verdicts rest on (crate docs of `tcfuzz-checker` and `sync.rs`): coherence
+    // order is partial — racing writes are unrelated in it (Co-Total-*, Cause-base-weak); a
+    // `bar.sync a{, b}` without `bar.arrive` in the program is met by the threads that execute
+    // the same `(a, b)` (Dat3M's barrier ids: SB+bar-const-diff, barrier-*-id-*); Barrier/quorum*
+    // is Dat3M's three-operand quorum form. Not judged: SB+named-bar-dyn-reg-const (a barrier id
+    // loaded at run time) and four tests too large for the oracle.
     assert_eq!(parse_failures, 0);
-    assert!(explorer.expected.0 >= 208, "explorer vs expected regressed");
-    assert!(oracle.expected.0 >= 203, "oracle vs expected regressed");
-    assert!(explorer.oracle.0 >= FLOOR_EXPLORER_HERD, "explorer vs herd regressed");
-    assert!(oracle.oracle.0 >= FLOOR_ORACLE_HERD, "oracle vs herd regressed");
+    for (name, t) in [("explorer", &explorer), ("oracle", &oracle)] {
+        assert!(t.disagreements.is_empty(), "{name} disagrees with the corpus: {:?}", t.disagreements);
+        assert_eq!(t.expected.0, t.expected.1, "{name} vs expected");
+    }
+    assert!(explorer.confirmed.1 >= JUDGED_EXPLORER_CONFIRMED, "fewer confirmed tests judged");
+    assert!(explorer.oracle.1 >= JUDGED_EXPLORER_HERD, "fewer tests judged by the explorer");
+    assert!(oracle.oracle.1 >= JUDGED_ORACLE_HERD, "fewer tests judged by the oracle");
     assert!(cadp.0 >= FLOOR_CADP, "CADP regressed");
+    assert!(live_wrong.is_empty(), "liveness disagrees: {live_wrong:?}");
+    assert!(live_total >= JUDGED_LIVENESS, "fewer liveness verdicts judged");
 }

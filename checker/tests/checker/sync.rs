@@ -196,11 +196,11 @@ fn verdict(src: &str) -> Verdict {
     check_oracle(&tcfuzz_litmus::parse(src).expect("parses"), ModelKind::Ptx, &Options::default()).expect("checks")
 }
 
-/// `bar.sync a, b` counts arrivals: with count 2 and three threads, one of them is left waiting.
+/// `bar.sync a, b` counts arrivals: with count 64 (two warps) and three warps, one is left waiting.
 #[test]
 fn counted_barrier_leaves_the_third_thread_waiting() {
     let v = verdict(
-        "PTX counted\n{ x = 0; }\n P0@cta 0,gpu 0 | P1@cta 0,gpu 0 | P2@cta 0,gpu 0 ;\n bar.sync 1, 2 | bar.sync 1, 2 | bar.sync 1, 2 ;\nexists (true)\n",
+        "PTX counted\n{ x = 0; }\n P0@cta 0,gpu 0 | P1@cta 0,gpu 0 | P2@cta 0,gpu 0 ;\n bar.sync 1, 64 | bar.sync 1, 64 | bar.sync 1, 64 ;\nexists (true)\n",
     );
     assert_eq!(v.stats.complete, 0);
     assert!(v.stats.hangs > 0 && v.stats.hangs == v.stats.blocked, "{:?}", v.stats);
