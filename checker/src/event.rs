@@ -48,13 +48,86 @@ pub enum EventKind {
 }
 
 /// The proxy an access or a proxy fence goes through (PTX ISA §8.6 "Proxies" — generic, texture,
-/// surface, constant).
+/// surface, constant; the async proxy of `tcgen05.mma` / `tcgen05.cp` shared-memory operands and
+/// `fence.proxy.async`, §9.7.16.6.5).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Proxy {
     Generic,
     Texture,
     Surface,
     Constant,
+    Async,
+}
+
+/// Which `tcgen05` instruction an event belongs to (PTX ISA §9.7.16.6.1 "Asynchronous
+/// Operations": the categories of [`TcOp::is_async`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum TcOp {
+    /// `tcgen05.mma` with its instruction descriptor (shape) and kind: an `mma→mma` pipelined
+    /// pair needs the same accumulator, shape and kind (§9.7.16.6.2).
+    Mma {
+        acc: LocId,
+        shape: i64,
+        kind: u8,
+    },
+    /// `tcgen05.cp`; `four_x256b` for the `.4x256b` shape (`shift→cp.4x256b` is pipelined).
+    Cp {
+        four_x256b: bool,
+    },
+    Shift,
+    Ld,
+    St,
+    /// The issue of a `tcgen05.commit` (synchronous; implies `fence::before_thread_sync`).
+    CommitIssue,
+    /// The mbarrier arrive a `tcgen05.commit` performs once the operations it tracks complete
+    /// (asynchronous, §9.7.16.6.2.1.1).
+    CommitArrive,
+    WaitLd,
+    WaitSt,
+    FenceBefore,
+    FenceAfter,
+    Alloc,
+    Dealloc,
+    Relinquish,
+}
+
+impl TcOp {
+    /// The instruction, as a report names it.
+    pub fn name(self) -> &'static str {
+        match self {
+            TcOp::Mma { .. } => "tcgen05.mma",
+            TcOp::Cp { .. } => "tcgen05.cp",
+            TcOp::Shift => "tcgen05.shift",
+            TcOp::Ld => "tcgen05.ld",
+            TcOp::St => "tcgen05.st",
+            TcOp::CommitIssue => "tcgen05.commit",
+            TcOp::CommitArrive => "tcgen05.commit arrive",
+            TcOp::WaitLd => "tcgen05.wait::ld",
+            TcOp::WaitSt => "tcgen05.wait::st",
+            TcOp::FenceBefore => "tcgen05.fence::before_thread_sync",
+            TcOp::FenceAfter => "tcgen05.fence::after_thread_sync",
+            TcOp::Alloc => "tcgen05.alloc",
+            TcOp::Dealloc => "tcgen05.dealloc",
+            TcOp::Relinquish => "tcgen05.relinquish_alloc_permit",
+        }
+    }
+
+    /// §9.7.16.6.1: `mma`, `cp`, `shift`, `ld`, `st` are asynchronous; the completion arrive of a
+    /// `commit` is performed asynchronously too.
+    pub fn is_async(self) -> bool {
+        matches!(self, TcOp::Mma { .. } | TcOp::Cp { .. } | TcOp::Shift | TcOp::Ld | TcOp::St | TcOp::CommitArrive)
+    }
+}
+
+/// The `tcgen05` part of an event's label.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct TcInfo {
+    pub op: TcOp,
+    /// `.cta_group::N` (1 or 2); 0 where the instruction has none (`ld`, `st`, `wait`, fences).
+    pub group: u8,
+    /// The first event of its instruction: the events of one instruction are consecutive in the
+    /// thread and start with the one marked `first`.
+    pub first: bool,
 }
 
 /// The label of an event: everything about it except its place in rf / co.
@@ -86,6 +159,8 @@ pub struct Label {
     pub atomic: bool,
     /// The write half of an rmw pair: its program-order predecessor is the read half.
     pub rmw_write: bool,
+    /// Events of `tcgen05` instructions ([`crate::model::tcgen05`]).
+    pub tc: Option<TcInfo>,
 }
 
 impl Label {
@@ -103,6 +178,11 @@ impl Label {
     }
     pub fn is_barrier(&self) -> bool {
         self.kind == EventKind::Barrier
+    }
+    /// An event of an asynchronous `tcgen05` operation: not ordered by program order
+    /// (§9.7.16.6.1) except as [`crate::model::tcgen05`] says.
+    pub fn is_async(&self) -> bool {
+        self.tc.is_some_and(|t| t.op.is_async())
     }
 }
 

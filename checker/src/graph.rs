@@ -5,6 +5,7 @@
 //! events.
 
 use crate::bitset::{BitSet, Relation};
+use crate::event::TcOp;
 use crate::event::{Event, EventId, Label, LocId};
 use crate::interp::NewEvent;
 
@@ -97,6 +98,9 @@ impl ExecutionGraph {
         let evs = &self.threads[t];
         let Some(i) = evs.iter().rposition(|x| x.label.is_barrier()) else { return false };
         let (id, k) = self.barrier_instance(EventId::new(t, i));
+        if self.barrier_members.get(id as usize).is_some_and(|m| m & crate::program::ABSENT_MEMBER != 0) {
+            return true;
+        }
         self.threads
             .iter()
             .enumerate()
@@ -273,7 +277,9 @@ impl ExecutionGraph {
 
     /// The set (over [`NodeIndex`] nodes) of events that reach `e` through `(po ∪ rf ∪ sb)*`,
     /// `e` included: its porf-prefix (barrier partners count as predecessors: what follows a
-    /// barrier needs every arrival at it).
+    /// barrier needs every arrival at it). Program order here leaves out what the thread does not
+    /// wait for: the perform of an asynchronous tcgen05 operation before a later synchronous event
+    /// ([`Self::issue_predecessors`]).
     pub fn porf_prefix(&self, idx: &NodeIndex, e: EventId) -> BitSet {
         let mut set = BitSet::new(idx.len());
         let mut stack = vec![e];
@@ -281,9 +287,7 @@ impl ExecutionGraph {
             if !set.insert(idx.node(x)) || x.is_init() {
                 continue;
             }
-            if x.index > 0 {
-                stack.push(EventId { thread: x.thread, index: x.index - 1 });
-            }
+            self.issue_predecessors(x, &mut stack);
             if let Some(w) = self.event(x).rf {
                 stack.push(w);
             }
@@ -292,6 +296,56 @@ impl ExecutionGraph {
             }
         }
         set
+    }
+
+    /// The events of `x`'s thread that must exist for `x` to be added — its immediate
+    /// predecessors in program order, transitively: the previous event, except that a
+    /// synchronous event does not wait for the perform of earlier asynchronous tcgen05
+    /// operations (PTX ISA §9.7.16.6.1), only a `wait::ld` / `wait::st` waits for the `ld` / `st`
+    /// before it (§9.7.16.6.2.1.2). So a later write of another thread may revisit such a
+    /// perform's read.
+    pub fn issue_predecessors(&self, x: EventId, out: &mut Vec<EventId>) {
+        if x.index == 0 {
+            return;
+        }
+        let evs = &self.threads[x.thread as usize];
+        let label = &evs[x.index as usize].label;
+        let same_instruction = label.tc.is_some_and(|t| !t.first);
+        if same_instruction || label.is_async() {
+            out.push(EventId { thread: x.thread, index: x.index - 1 });
+            return;
+        }
+        let waits_for = |l: &crate::event::Label| {
+            matches!(
+                (label.tc.map(|t| t.op), l.tc.map(|t| t.op)),
+                (Some(TcOp::WaitLd), Some(TcOp::Ld)) | (Some(TcOp::WaitSt), Some(TcOp::St))
+            )
+        };
+        for i in (0..x.index).rev() {
+            let l = &evs[i as usize].label;
+            if !l.is_async() {
+                out.push(EventId { thread: x.thread, index: i });
+                return;
+            }
+            if waits_for(l) {
+                out.push(EventId { thread: x.thread, index: i });
+            }
+        }
+    }
+
+    /// Program order as far as threads wait for it: the transitive closure of
+    /// [`Self::issue_predecessors`] (program order itself for programs without tcgen05).
+    pub fn issue_order(&self, idx: &NodeIndex) -> Relation {
+        let mut r = Relation::empty(idx.len());
+        let mut preds = Vec::new();
+        for e in self.event_ids() {
+            preds.clear();
+            self.issue_predecessors(e, &mut preds);
+            for &p in &preds {
+                r.add(idx.node(p), idx.node(e));
+            }
+        }
+        r.closure()
     }
 
     /// Program order (transitive), between events of the same thread.

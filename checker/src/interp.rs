@@ -23,8 +23,9 @@
 
 use crate::error::CheckError;
 use crate::event::Label;
-use crate::program::{MAX_EVENTS_PER_THREAD, Op, Opnd, ThreadCode, rmw_result};
+use crate::program::{AllocOp, MAX_EVENTS_PER_THREAD, Op, Opnd, ThreadCode, rmw_result};
 use crate::sync::{arrive, wait_succeeds};
+use crate::tmem::MisuseRule;
 use tcfuzz_litmus::{AtomOp, Span};
 
 /// The next event a thread wants to add.
@@ -61,6 +62,8 @@ pub struct Replay {
     /// When `step` is `Blocked` by the loop bound: the thread's events from this index on are its
     /// last loop iteration (the events since its previous backward jump).
     pub spin_from: usize,
+    /// Misuses of the Tensor Memory allocator so far: the event (the allocator read) and the rule.
+    pub misuse: Vec<(usize, MisuseRule)>,
 }
 
 /// Replays `code`. `performed[i]` is the value of the thread's `i`-th event already in the graph
@@ -73,6 +76,7 @@ pub fn replay(code: &ThreadCode, performed: &[i64], loop_bound: u32) -> Result<R
     let mut pc = 0usize;
     let mut back_jumps = 0u32;
     let (mut spin_from, mut last_jump) = (0usize, 0usize);
+    let mut misuse = Vec::new();
     let val = |regs: &[i64], rdeps: &[u64], o: Opnd| match o {
         Opnd::Imm(v) => (v, 0),
         Opnd::Reg(r) => (regs[r], rdeps[r]),
@@ -82,7 +86,7 @@ pub fn replay(code: &ThreadCode, performed: &[i64], loop_bound: u32) -> Result<R
             return Err(CheckError::TooLarge(format!("thread {} performs more than {MAX_EVENTS_PER_THREAD} events", code.name)));
         }
         let Some(line) = code.code.get(pc) else {
-            return Ok(Replay { step: Step::Done, regs, await_failed: false, spin_from });
+            return Ok(Replay { step: Step::Done, regs, await_failed: false, spin_from, misuse });
         };
         let ev_cas = |label: Label, value: i64, deps: u64, cas_expected: Option<i64>| {
             Ok(Replay {
@@ -90,6 +94,7 @@ pub fn replay(code: &ThreadCode, performed: &[i64], loop_bound: u32) -> Result<R
                 regs: Vec::new(),
                 await_failed: false,
                 spin_from,
+                misuse: Vec::new(),
             })
         };
         let ev = |label: Label, value: i64, deps: u64| ev_cas(label, value, deps, None);
@@ -171,7 +176,7 @@ pub fn replay(code: &ThreadCode, performed: &[i64], loop_bound: u32) -> Result<R
                     let ok = wait_succeeds(*mode, performed[k], phase);
                     k += 1;
                     if !ok {
-                        return Ok(Replay { step: Step::Blocked, regs, await_failed: true, spin_from });
+                        return Ok(Replay { step: Step::Blocked, regs, await_failed: true, spin_from, misuse });
                     }
                 }
                 if let Some(d) = *dst {
@@ -187,7 +192,7 @@ pub fn replay(code: &ThreadCode, performed: &[i64], loop_bound: u32) -> Result<R
                 let (v, _) = val(&regs, &rdeps, *operand);
                 let ok = wait_succeeds(*mode, performed[k], v);
                 if *blocking && !ok {
-                    return Ok(Replay { step: Step::Blocked, regs, await_failed: true, spin_from });
+                    return Ok(Replay { step: Step::Blocked, regs, await_failed: true, spin_from, misuse });
                 }
                 if let Some(d) = *dst {
                     regs[d] = i64::from(ok);
@@ -223,6 +228,100 @@ pub fn replay(code: &ThreadCode, performed: &[i64], loop_bound: u32) -> Result<R
                 k += 1;
                 pc += 1;
             }
+            Op::TcCompute { reads, acc, write, f } => {
+                let mut values = Vec::with_capacity(3);
+                let mut deps = 0;
+                for label in reads {
+                    if k == performed.len() {
+                        return ev(*label, 0, ctrl);
+                    }
+                    values.push(performed[k]);
+                    deps |= 1 << k;
+                    k += 1;
+                }
+                if let Some((o, label)) = acc {
+                    let (v, d) = val(&regs, &rdeps, *o);
+                    deps |= d;
+                    if v != 0 {
+                        if k == performed.len() {
+                            return ev(*label, 0, ctrl | d);
+                        }
+                        values.push(performed[k]);
+                        deps |= 1 << k;
+                        k += 1;
+                    }
+                }
+                if k == performed.len() {
+                    return ev(*write, f.apply(&values), deps | ctrl);
+                }
+                k += 1;
+                pc += 1;
+            }
+            Op::TcCommit { issue, op, read, write } => {
+                if k == performed.len() {
+                    return ev(*issue, 0, ctrl);
+                }
+                k += 1;
+                if k == performed.len() {
+                    return ev(*read, 0, ctrl);
+                }
+                let (old, read_index) = (performed[k], k);
+                k += 1;
+                let (new, _) = arrive(*op, old, &mut |o| val(&regs, &rdeps, o).0);
+                if k == performed.len() {
+                    return ev(*write, new, (1 << read_index) | ctrl);
+                }
+                k += 1;
+                pc += 1;
+            }
+            Op::TmemAlloc { op, rendezvous, read, write, slot } => {
+                if let Some(label) = rendezvous {
+                    if k == performed.len() {
+                        return ev(*label, 0, ctrl);
+                    }
+                    k += 1;
+                }
+                if k == performed.len() {
+                    return ev(*read, 0, ctrl);
+                }
+                let (old, read_index) = (performed[k], k);
+                k += 1;
+                let mut deps = (1 << read_index) | ctrl;
+                let (new, addr, rule) = match *op {
+                    AllocOp::Alloc { ncols } => {
+                        let a = crate::tmem::alloc(old, ncols);
+                        (a.state, a.addr, a.misuse)
+                    }
+                    AllocOp::Dealloc { ncols, addr: Some(o) } => {
+                        let (v, d) = val(&regs, &rdeps, o);
+                        deps |= d;
+                        let (state, rule) = crate::tmem::dealloc(old, v, ncols);
+                        (state, None, rule)
+                    }
+                    AllocOp::Dealloc { addr: None, .. } => (old, None, None),
+                    AllocOp::Relinquish => (crate::tmem::relinquish(old), None, None),
+                };
+                if let Some(rule) = rule {
+                    misuse.push((read_index, rule));
+                }
+                if k == performed.len() {
+                    return ev(*write, new, deps);
+                }
+                k += 1;
+                if matches!(op, AllocOp::Alloc { .. }) {
+                    // No room: the warp blocks until another warp deallocates (crate::tmem).
+                    let Some(addr) = addr else {
+                        return Ok(Replay { step: Step::Blocked, regs, await_failed: true, spin_from, misuse });
+                    };
+                    if let Some(label) = slot {
+                        if k == performed.len() {
+                            return ev(*label, addr, (1 << read_index) | ctrl);
+                        }
+                        k += 1;
+                    }
+                }
+                pc += 1;
+            }
             Op::Mov { dst, src } => {
                 let (v, d) = val(&regs, &rdeps, *src);
                 if let Some(r) = *dst {
@@ -249,7 +348,7 @@ pub fn replay(code: &ThreadCode, performed: &[i64], loop_bound: u32) -> Result<R
                         back_jumps += 1;
                         (spin_from, last_jump) = (last_jump, k);
                         if back_jumps > loop_bound {
-                            return Ok(Replay { step: Step::Blocked, regs, await_failed: false, spin_from });
+                            return Ok(Replay { step: Step::Blocked, regs, await_failed: false, spin_from, misuse });
                         }
                     }
                     pc = *target;
@@ -262,7 +361,7 @@ pub fn replay(code: &ThreadCode, performed: &[i64], loop_bound: u32) -> Result<R
                     back_jumps += 1;
                     (spin_from, last_jump) = (last_jump, k);
                     if back_jumps > loop_bound {
-                        return Ok(Replay { step: Step::Blocked, regs, await_failed: false, spin_from });
+                        return Ok(Replay { step: Step::Blocked, regs, await_failed: false, spin_from, misuse });
                     }
                 }
                 pc = *target;

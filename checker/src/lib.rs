@@ -11,10 +11,17 @@
 //! Pure: no I/O.
 //!
 //! # Limitations and caveats
-//! - Generic, texture, surface and constant proxies with aliases and proxy fences; not the async
-//!   proxy (`cp.async.bulk` is approximated by generic accesses, see [`sync`]). `fence.proxy.async`,
-//!   `tcgen05`, and barrier ids or thread counts in registers whose value is computed at run time
-//!   give [`CheckError::Unsupported`], never a verdict. `bar.sync a{, b}` without thread counts
+//! - Generic, texture, surface and constant proxies with aliases and proxy fences; the async
+//!   proxy for the shared-memory operands of `tcgen05.mma` / `tcgen05.cp` with
+//!   `fence.proxy.async` (`cp.async.bulk` is still approximated by generic accesses, see
+//!   [`sync`]). Barrier ids or thread counts in registers whose value is computed at run time,
+//!   and `tcgen05.commit .multicast::cluster`, give [`CheckError::Unsupported`], never a verdict.
+//! - `tcgen05` (PTX ISA §9.7.16.5–7): asynchronous operations as perform events that program
+//!   order does not order, the ordering rules of [`model::tcgen05`], Tensor Memory regions as
+//!   locations with abstract values (`tc_lower.rs`), the allocator ([`tmem`]) with its misuse
+//!   rules, and `cta_group::2` alloc/dealloc rendezvous explored both blocking and not
+//!   ([`program::CompiledProgram::rendezvous_variants`]). Races carry their kind (data, tmem,
+//!   proxy); [`Verdict::explanations`] keeps one execution per kind of problem. `bar.sync a{, b}` without thread counts
 //!   in the program: met by the threads of the CTA that execute the same operands ([`sync`]).
 //!   Barriers with thread counts, `bar.arrive`, cluster barriers and mbarriers are
 //!   synchronization objects ([`sync`]). A wait that can never succeed is a hang (counted as
@@ -67,13 +74,18 @@ mod oracle;
 pub mod program;
 pub mod sync;
 mod sync_lower;
+mod tc_lower;
 pub mod tile_program;
+pub mod tmem;
 pub mod verdict;
 mod witness;
 
 pub use error::CheckError;
 pub use model::{MemoryModel, ModelKind};
-pub use verdict::{ConditionResult, Method, Observation, ObservedWitness, Race, RaceEvent, StateCount, Stats, Verdict, Witness};
+pub use verdict::{
+    ConditionResult, Explanation, Method, Misuse, Observation, ObservedWitness, Race, RaceEvent, RaceKind, StateCount, Stats, Verdict,
+    Witness,
+};
 
 use tcfuzz_litmus::Program;
 
@@ -90,7 +102,8 @@ pub struct Options {
     pub oracle_limit: u64,
     /// Most distinct races reported.
     pub max_races: usize,
-    /// Only count executions whose `po ∪ rf` is acyclic — what the explorer covers today. For
+    /// Only count executions whose `po ∪ rf` is acyclic — what the explorer covers today (`po`
+    /// as far as threads wait for it: [`graph::ExecutionGraph::issue_order`]). For
     /// comparing the oracle with the explorer under models that allow load buffering.
     /// Also makes the explorer use TruSt's `po ∪ rf` revisits only, so that both cover exactly
     /// the `po ∪ rf`-acyclic executions.
@@ -128,23 +141,27 @@ pub fn check(program: &Program, model: ModelKind, options: &Options) -> Result<V
 pub fn check_compiled(prog: &program::CompiledProgram, model: ModelKind, options: &Options) -> Result<Verdict, CheckError> {
     model_applies(prog, model)?;
     let m = model::model_for(model, prog);
+    let variants = prog.rendezvous_variants()?;
+    let progs: Vec<&program::CompiledProgram> = if variants.is_empty() { vec![prog] } else { variants.iter().collect() };
     let mut out = verdict::Collector::new(prog, options.detect_duplicates, options.max_races, options.witnesses);
     out.set_loop_bound(options.loop_bound);
-    let mut explorer = explore::trust::Explorer {
-        prog,
-        model: &*m,
-        loop_bound: options.loop_bound,
-        out: &mut out,
-        max_executions: options.max_executions,
-        depth: 0,
-        max_depth: 0,
-        dependency_revisits: explore::trust::explores_porf_cycles(model)
-            && !options.exclude_porf_cycles
-            && !explore::trust::has_sync_objects(prog),
-    };
-    explorer.run()?;
-    let max_depth = explorer.max_depth;
-    let dependency = explorer.dependency_revisits;
+    let dependency = explore::trust::explores_porf_cycles(model) && !options.exclude_porf_cycles && !explore::trust::has_sync_objects(prog);
+    let mut max_depth = 0;
+    for p in progs {
+        out.set_program(p);
+        let mut explorer = explore::trust::Explorer {
+            prog: p,
+            model: &*m,
+            loop_bound: options.loop_bound,
+            out: &mut out,
+            max_executions: options.max_executions,
+            depth: 0,
+            max_depth: 0,
+            dependency_revisits: dependency,
+        };
+        explorer.run()?;
+        max_depth = max_depth.max(explorer.max_depth);
+    }
     out.set_max_depth(max_depth);
     let mut caveats = Vec::new();
     if m.allows_porf_cycles() && prog.may_have_porf_cycles() {
@@ -174,18 +191,23 @@ pub fn check_oracle(program: &Program, model: ModelKind, options: &Options) -> R
 pub fn check_oracle_compiled(prog: &program::CompiledProgram, model: ModelKind, options: &Options) -> Result<Verdict, CheckError> {
     model_applies(prog, model)?;
     let m = model::model_for(model, prog);
+    let variants = prog.rendezvous_variants()?;
+    let progs: Vec<&program::CompiledProgram> = if variants.is_empty() { vec![prog] } else { variants.iter().collect() };
     let mut out = verdict::Collector::new(prog, options.detect_duplicates, options.max_races, options.witnesses);
     out.set_loop_bound(options.loop_bound);
-    oracle::Oracle {
-        prog,
-        model: &*m,
-        loop_bound: options.loop_bound,
-        limit: options.oracle_limit,
-        exclude_porf_cycles: options.exclude_porf_cycles,
-        exclude_dependency_cycles: options.exclude_dependency_cycles,
-        out: &mut out,
+    for p in progs {
+        out.set_program(p);
+        oracle::Oracle {
+            prog: p,
+            model: &*m,
+            loop_bound: options.loop_bound,
+            limit: options.oracle_limit,
+            exclude_porf_cycles: options.exclude_porf_cycles,
+            exclude_dependency_cycles: options.exclude_dependency_cycles,
+            out: &mut out,
+        }
+        .run()?;
     }
-    .run()?;
     Ok(out.finish(model, Method::Oracle, Vec::new()))
 }
 

@@ -29,7 +29,7 @@ use crate::program::{CompiledProgram, Op, ThreadCode};
 use crate::verdict::Collector;
 
 /// Most values one location may take before the oracle gives up.
-const MAX_VALUES_PER_LOCATION: usize = 32;
+const MAX_VALUES_PER_LOCATION: usize = 128;
 
 #[derive(Clone, Debug)]
 struct Trace {
@@ -65,8 +65,8 @@ impl Oracle<'_, '_> {
                     .code
                     .iter()
                     .map(|l| match l.op {
-                        Op::Store { .. } | Op::Rmw { .. } | Op::SyncArrive { .. } => 1,
-                        Op::BulkCopy { .. } => 2,
+                        Op::Store { .. } | Op::Rmw { .. } | Op::SyncArrive { .. } | Op::TcCompute { .. } | Op::TcCommit { .. } => 1,
+                        Op::BulkCopy { .. } | Op::TmemAlloc { .. } => 2,
                         _ => 0,
                     })
                     .sum::<usize>();
@@ -216,7 +216,7 @@ impl Oracle<'_, '_> {
             if *work > self.limit {
                 return Err(CheckError::TooLarge(format!("oracle: more than {} candidates", self.limit)));
             }
-            if self.exclude_porf_cycles && !g.po(&g.node_index()).union(&g.rf(&g.node_index())).is_acyclic() {
+            if self.exclude_porf_cycles && !g.issue_order(&g.node_index()).union(&g.rf(&g.node_index())).is_acyclic() {
                 return Ok(());
             }
             if self.exclude_dependency_cycles && dependency_cycle(g) {
@@ -261,7 +261,8 @@ fn barriers_agree(combo: &[&Trace], members: &[u64]) -> bool {
             let id = ev.label.loc;
             let k = 1 + seen.iter().filter(|(x, _)| *x == id).count();
             seen.push((id, k));
-            let complete = (0..combo.len()).all(|u| u == t || members[id as usize] & (1 << u) == 0 || arrivals(u, id) >= k);
+            let complete = members[id as usize] & crate::program::ABSENT_MEMBER == 0
+                && (0..combo.len()).all(|u| u == t || members[id as usize] & (1 << u) == 0 || arrivals(u, id) >= k);
             let waits_here = tr.stuck && i + 1 == tr.events.len();
             if complete == waits_here {
                 return false;

@@ -37,13 +37,20 @@ use crate::sync::{SyncOp, SyncPlan, WaitMode};
 /// The most events one thread may produce in one execution (dependency masks are 64 bits wide).
 pub const MAX_EVENTS_PER_THREAD: usize = 64;
 
-/// The most threads a program may have (barrier membership is a 64-bit mask).
-pub const MAX_THREADS: usize = 64;
+/// The most threads a program may have (barrier membership is a 64-bit mask whose top bit is
+/// [`ABSENT_MEMBER`]).
+pub const MAX_THREADS: usize = 63;
+
+/// A member of a symmetric barrier that never arrives: the peer warp of a `cta_group::2`
+/// rendezvous whose peer CTA does not take part.
+pub const ABSENT_MEMBER: u64 = 1 << 63;
 
 #[derive(Clone, Debug)]
 pub struct LocInfo {
     pub name: String,
     pub init: i64,
+    /// A Tensor Memory region (`d @ tmem ...`): accessed only by `tcgen05` instructions.
+    pub tmem: bool,
 }
 
 /// A name accesses may use: a location or an alias of one (`y @ generic aliases x`).
@@ -154,6 +161,70 @@ pub enum Op {
     Goto {
         target: usize,
     },
+    /// A `tcgen05` data operation (`mma`, `cp`, `shift`; [`crate::tc_lower`]): `reads` in order,
+    /// then, when `acc` holds a non-zero operand, its read (an `mma`'s accumulator), then the
+    /// write of `f` of the values read.
+    TcCompute {
+        reads: Vec<Label>,
+        acc: Option<(Opnd, Label)>,
+        write: Label,
+        f: TcFn,
+    },
+    /// `tcgen05.commit`: the issue event, then the asynchronous arrive on the mbarrier.
+    TcCommit {
+        issue: Label,
+        op: SyncOp,
+        read: Label,
+        write: Label,
+    },
+    /// `tcgen05.alloc` / `dealloc` / `relinquish_alloc_permit` ([`crate::tmem`]): the optional
+    /// `cta_group::2` rendezvous (a barrier event), the allocator state's read and write, then for
+    /// `alloc` the column address written to the slot. An `alloc` that finds no room writes the
+    /// state unchanged and blocks.
+    TmemAlloc {
+        op: AllocOp,
+        rendezvous: Option<Label>,
+        read: Label,
+        write: Label,
+        slot: Option<Label>,
+    },
+}
+
+/// The value a [`Op::TcCompute`] writes (abstract; [`crate::tc_lower`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TcFn {
+    /// `mma`: `a·b`, plus the accumulator when it is read.
+    Mma,
+    /// `cp`: the value read.
+    Copy,
+    /// `shift`: the value read plus one.
+    Shift,
+}
+
+impl TcFn {
+    pub fn apply(self, values: &[i64]) -> i64 {
+        match (self, values) {
+            (TcFn::Mma, [a, b]) => a.wrapping_mul(*b),
+            (TcFn::Mma, [a, b, d]) => a.wrapping_mul(*b).wrapping_add(*d),
+            (TcFn::Shift, [v]) => v.wrapping_add(1),
+            (_, [v, ..]) => *v,
+            (_, []) => 0,
+        }
+    }
+}
+
+/// What a [`Op::TmemAlloc`] does to the allocator.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum AllocOp {
+    Alloc {
+        ncols: i64,
+    },
+    /// `addr`: the column address operand; `None` for a declared region (pre-allocated).
+    Dealloc {
+        ncols: i64,
+        addr: Option<Opnd>,
+    },
+    Relinquish,
 }
 
 #[derive(Clone, Debug)]
@@ -214,6 +285,10 @@ pub struct CompiledProgram {
     /// Per symmetric barrier id (the `loc` of barrier events), the threads (bit `t`) whose code
     /// arrives there: an instance completes when each of them has arrived.
     pub barrier_members: Vec<u64>,
+    /// The hidden locations of the CTAs' Tensor Memory allocators ([`crate::tmem`]).
+    pub tmem_allocators: Vec<LocId>,
+    /// In a variant of [`Self::rendezvous_variants`]: the rendezvous (barrier ids) that block.
+    pub blocking_rendezvous: Vec<u32>,
     pub quantifier: Quantifier,
     pub condition: CProp,
     /// Slots of the final state the condition mentions (what herd7 prints).
@@ -244,9 +319,30 @@ impl CompiledProgram {
         });
         let qualifying = self.threads.iter().filter(|t| {
             let reads = |op: &Op| {
-                matches!(op, Op::Load { .. } | Op::Rmw { .. } | Op::SyncArrive { .. } | Op::SyncWait { .. } | Op::BulkCopy { .. })
+                matches!(
+                    op,
+                    Op::Load { .. }
+                        | Op::Rmw { .. }
+                        | Op::SyncArrive { .. }
+                        | Op::SyncWait { .. }
+                        | Op::BulkCopy { .. }
+                        | Op::TcCompute { .. }
+                        | Op::TcCommit { .. }
+                        | Op::TmemAlloc { .. }
+                )
             };
-            let writes = |op: &Op| matches!(op, Op::Store { .. } | Op::Rmw { .. } | Op::SyncArrive { .. } | Op::BulkCopy { .. });
+            let writes = |op: &Op| {
+                matches!(
+                    op,
+                    Op::Store { .. }
+                        | Op::Rmw { .. }
+                        | Op::SyncArrive { .. }
+                        | Op::BulkCopy { .. }
+                        | Op::TcCompute { .. }
+                        | Op::TcCommit { .. }
+                        | Op::TmemAlloc { .. }
+                )
+            };
             let first_read = t.code.iter().position(|l| reads(&l.op));
             let last_write = t.code.iter().rposition(|l| writes(&l.op));
             let looping = t.code.iter().enumerate().any(|(pc, l)| match l.op {
@@ -259,8 +355,14 @@ impl CompiledProgram {
             }
         });
         // In a Tile IR thread program order orders nothing, so a read may read from a later write
-        // of its own thread (Tile IR spec §7.12.1).
-        qualifying.count() >= if aliased || self.tile.is_some() { 1 } else { 2 }
+        // of its own thread (Tile IR spec §7.12.1); nor does it order the perform of an
+        // asynchronous tcgen05 operation (PTX ISA §9.7.16.6.1).
+        let asynchronous = self.threads.iter().flat_map(|t| &t.code).any(|l| match &l.op {
+            Op::Load { label, .. } | Op::Store { label, .. } => label.is_async(),
+            Op::TcCompute { .. } => true,
+            _ => false,
+        });
+        qualifying.count() >= if aliased || asynchronous || self.tile.is_some() { 1 } else { 2 }
     }
 
     pub fn slot_name(&self, slot: usize) -> String {
@@ -272,6 +374,48 @@ impl CompiledProgram {
             s -= t.reg_names.len();
         }
         self.locations[s].name.clone()
+    }
+
+    /// For a program with `cta_group::2` allocator rendezvous (which "could block", PTX ISA
+    /// §9.7.16.5 Table 46): one program per choice of which rendezvous block — the executions
+    /// of the program are those of its variants. Empty when there is no rendezvous. An execution
+    /// that never reaches some rendezvous arises in several variants; it belongs to the one where
+    /// the rendezvous it does not reach do not block ([`crate::verdict`] skips it elsewhere).
+    pub fn rendezvous_variants(&self) -> Result<Vec<CompiledProgram>, CheckError> {
+        let mut ids: Vec<u32> = Vec::new();
+        for line in self.threads.iter().flat_map(|t| &t.code) {
+            if let Op::TmemAlloc { rendezvous: Some(l), .. } = &line.op
+                && !ids.contains(&l.loc)
+            {
+                ids.push(l.loc);
+            }
+        }
+        if ids.is_empty() {
+            return Ok(Vec::new());
+        }
+        if ids.len() > 6 {
+            return Err(CheckError::TooLarge(format!("{} cta_group::2 allocator rendezvous (at most 6)", ids.len())));
+        }
+        let variants = (0..1u32 << ids.len())
+            .map(|blocking| {
+                let mut v = self.clone();
+                v.blocking_rendezvous = ids.iter().enumerate().filter(|(i, _)| blocking & (1 << i) != 0).map(|(_, &id)| id).collect();
+                for line in v.threads.iter_mut().flat_map(|t| &mut t.code) {
+                    if let Op::TmemAlloc { rendezvous, read, .. } = &mut line.op
+                        && let Some(l) = *rendezvous
+                        && let Some(i) = ids.iter().position(|&id| id == l.loc)
+                        && blocking & (1 << i) == 0
+                    {
+                        *rendezvous = None;
+                        if let Some(tc) = &mut read.tc {
+                            tc.first = true;
+                        }
+                    }
+                }
+                v
+            })
+            .collect();
+        Ok(variants)
     }
 
     pub fn compile(p: &Program) -> Result<CompiledProgram, CheckError> {
@@ -288,10 +432,22 @@ impl CompiledProgram {
                     let id = locations.len() as LocId;
                     loc_ids.insert(&l.name, Name { loc: id, vloc: id });
                     let init = crate::sync::mbarrier_init(&l.kind).unwrap_or(crate::sync::MBAR_UNINIT);
-                    locations.push(LocInfo { name: l.name.clone(), init });
+                    locations.push(LocInfo { name: l.name.clone(), init, tmem: false });
                     continue;
                 }
-                LocationKind::Alias { .. } | LocationKind::Tmem { .. } => continue,
+                LocationKind::Tmem { .. } => {
+                    // A Tensor Memory region: one location with one abstract value (tc_lower.rs).
+                    let init = match &l.init {
+                        None => 0,
+                        Some(Value::Int(v)) => *v,
+                        Some(Value::Tile(_)) => return Err(CheckError::unsupported(format!("tile value of `{}`", l.name), l.span)),
+                    };
+                    let id = locations.len() as LocId;
+                    loc_ids.insert(&l.name, Name { loc: id, vloc: id });
+                    locations.push(LocInfo { name: l.name.clone(), init, tmem: true });
+                    continue;
+                }
+                LocationKind::Alias { .. } => continue,
             }
             let init = match &l.init {
                 None => 0,
@@ -302,7 +458,7 @@ impl CompiledProgram {
             };
             let id = locations.len() as LocId;
             loc_ids.insert(&l.name, Name { loc: id, vloc: id });
-            locations.push(LocInfo { name: l.name.clone(), init });
+            locations.push(LocInfo { name: l.name.clone(), init, tmem: false });
         }
         // Aliases (PTX ISA §8.6 "Proxies"; the mixedproxy / Dat3M `x @ proxy aliases y`): a
         // generic alias is another virtual address of the same physical location; a texture,
@@ -349,7 +505,7 @@ impl CompiledProgram {
                 if !p.locations.iter().any(|l| &l.name == name) && !loc_ids.contains_key(name.as_str()) {
                     let id = locations.len() as LocId;
                     loc_ids.insert(name, Name { loc: id, vloc: id });
-                    locations.push(LocInfo { name: name.clone(), init: 0 });
+                    locations.push(LocInfo { name: name.clone(), init: 0, tmem: false });
                 }
             }
         }
@@ -369,7 +525,7 @@ impl CompiledProgram {
                     return Err(CheckError::unsupported("Tile IR tile-block thread", t.span));
                 }
             }
-            threads.push(lower_thread(p, ti, &loc_ids, &sync)?);
+            threads.push(lower_thread(p, ti, &loc_ids, &locations, &sync)?);
         }
         let mut observed = Vec::new();
         let mut cp = CompiledProgram {
@@ -378,6 +534,8 @@ impl CompiledProgram {
             threads,
             places,
             barrier_members: sync.barrier_members(),
+            tmem_allocators: sync.tmem_allocators(),
+            blocking_rendezvous: Vec::new(),
             quantifier: p.condition.quantifier,
             condition: CProp::True,
             observed: Vec::new(),
@@ -528,6 +686,14 @@ fn access_proxy(p: AccessProxy) -> Proxy {
 
 /// `fence.proxy.alias` (generic, marked as the alias fence) and `fence.proxy.{texture,surface,
 /// constant}` (a fence of that proxy). Neither orders like `fence.acq_rel`.
+fn async_proxy_fence_label() -> Label {
+    let mut l = fence_label(Scope::Cta, false);
+    l.acquire = false;
+    l.release = false;
+    l.proxy = Proxy::Async;
+    l
+}
+
 fn proxy_fence_label(kind: AliasProxy) -> Label {
     let mut l = fence_label(Scope::Cta, false);
     l.acquire = false;
@@ -555,6 +721,7 @@ pub(crate) fn access(kind: EventKind, name: Name, sem: Option<Sem>, scope: Optio
         sc: false,
         atomic: false,
         rmw_write: false,
+        tc: None,
     };
     match sem {
         None | Some(Sem::Weak) => {
@@ -570,7 +737,7 @@ pub(crate) fn access(kind: EventKind, name: Name, sem: Option<Sem>, scope: Optio
     Ok(l)
 }
 
-fn fence_label(scope: Scope, sc: bool) -> Label {
+pub(crate) fn fence_label(scope: Scope, sc: bool) -> Label {
     Label {
         kind: EventKind::Fence,
         loc: 0,
@@ -584,10 +751,11 @@ fn fence_label(scope: Scope, sc: bool) -> Label {
         sc,
         atomic: false,
         rmw_write: false,
+        tc: None,
     }
 }
 
-fn barrier_label(id: u32) -> Label {
+pub(crate) fn barrier_label(id: u32) -> Label {
     Label {
         kind: EventKind::Barrier,
         loc: id,
@@ -601,10 +769,17 @@ fn barrier_label(id: u32) -> Label {
         sc: false,
         atomic: false,
         rmw_write: false,
+        tc: None,
     }
 }
 
-fn lower_thread(p: &Program, ti: usize, loc_ids: &HashMap<&str, Name>, sync: &SyncPlan) -> Result<ThreadCode, CheckError> {
+fn lower_thread(
+    p: &Program,
+    ti: usize,
+    loc_ids: &HashMap<&str, Name>,
+    locations: &[LocInfo],
+    sync: &SyncPlan,
+) -> Result<ThreadCode, CheckError> {
     let t = &p.threads[ti];
     let mut labels: HashMap<&str, usize> = HashMap::new();
     let mut n = 0;
@@ -665,9 +840,8 @@ fn lower_thread(p: &Program, ti: usize, loc_ids: &HashMap<&str, Name>, sync: &Sy
                 Fence::Sc(s) | Fence::Membar(s) => Op::Fence { label: fence_label(*s, true) },
                 Fence::AcqRel(s) => Op::Fence { label: fence_label(*s, false) },
                 Fence::Proxy(kind) => Op::Fence { label: proxy_fence_label(*kind) },
-                Fence::ProxyAsync(_) => {
-                    return Err(CheckError::unsupported("fence.proxy.async", span));
-                }
+                // §9.7.16.6.5: orders generic accesses with async-proxy ones (a proxy fence).
+                Fence::ProxyAsync(_) => Op::Fence { label: async_proxy_fence_label() },
             },
             Instr::Barrier(b) if sync.is_register_barrier(ti, b) => {
                 return Err(CheckError::unsupported("bar.sync with a barrier id or second operand in a register", span));
@@ -678,7 +852,11 @@ fn lower_thread(p: &Program, ti: usize, loc_ids: &HashMap<&str, Name>, sync: &Sy
             },
             Instr::Mbarrier(m) => crate::sync_lower::mbarrier(m, &loc, &mut regs, span)?,
             Instr::CpAsyncBulk(c) => crate::sync_lower::bulk_copy(c, &loc, &mut regs, span)?,
-            Instr::Tcgen05(_) => return Err(CheckError::unsupported("tcgen05", span)),
+            Instr::Tcgen05(op) => {
+                let is_tmem = |l: u32| locations.get(l as usize).is_some_and(|x| x.tmem);
+                let cx = crate::tc_lower::Context { loc: &loc, is_tmem: &is_tmem, sync, thread: ti };
+                crate::tc_lower::tcgen05(op, &cx, &mut regs, span)?
+            }
             Instr::Tile(_) => return Err(CheckError::unsupported("Tile IR operation", span)),
             Instr::Mov { dst, src, .. } => Op::Mov { src: regs.opnd(src)?, dst: regs.reg(dst)? },
             Instr::Add { dst, a, b } => Op::Add { a: regs.opnd(a)?, b: regs.opnd(b)?, dst: regs.reg(dst)? },

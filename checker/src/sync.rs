@@ -83,7 +83,7 @@
 
 use std::collections::HashMap;
 
-use tcfuzz_litmus::{Barrier, ClusterId, Instr, LocationKind, Operand, Program, StmtKind, Value};
+use tcfuzz_litmus::{Barrier, ClusterId, CtaGroup, Instr, LocationKind, Operand, Program, StmtKind, Tcgen05, Value};
 
 use crate::program::{LocInfo, Opnd};
 
@@ -194,6 +194,15 @@ pub fn wait_succeeds(mode: WaitMode, v: i64, operand: i64) -> bool {
 }
 
 /// Which object a barrier instruction of some thread uses.
+/// What a symmetric barrier id stands for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+enum SymKey {
+    /// `bar.sync a{, b}` of a CTA group.
+    Bar(u32, i64, Option<i64>),
+    /// The `cta_group::2` alloc (or dealloc) rendezvous of a CTA pair (PTX ISA §9.7.16.5).
+    Rendezvous { gpu: u32, pair: u32, dealloc: bool },
+}
+
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 enum Key {
     /// CTA barrier `id` of a CTA (the thread's group).
@@ -213,8 +222,12 @@ pub struct SyncPlan {
     objects: HashMap<Key, u32>,
     /// Barriers that stay symmetric barrier events ([`crate::graph`]): a dense id per
     /// `(CTA group, id, second operand)`, and per id the threads whose code arrives there.
-    symmetric: HashMap<(u32, i64, Option<i64>), u32>,
+    symmetric: HashMap<SymKey, u32>,
     members: Vec<u64>,
+    /// The symmetric barrier ids that are `cta_group::2` allocator rendezvous (in id order).
+    rendezvous_ids: Vec<u32>,
+    /// Per CTA group, the hidden location of its Tensor Memory allocator ([`crate::tmem`]).
+    tmem_allocators: HashMap<u32, u32>,
     /// Per thread, the registers it never writes that have an initial value: constants, so a
     /// barrier operand naming one is known statically.
     constants: Vec<HashMap<String, i64>>,
@@ -269,14 +282,12 @@ impl SyncPlan {
         });
         for (ti, t) in p.threads.iter().enumerate() {
             for s in &t.body {
+                if let StmtKind::Instr(Instr::Tcgen05(op)) = &s.kind {
+                    plan.add_allocator_use(p, ti, op, locations);
+                }
                 let StmtKind::Instr(Instr::Barrier(b)) = &s.kind else { continue };
                 if let Some(key) = plan.symmetric_key(ti, b) {
-                    let next = plan.symmetric.len() as u32;
-                    let id = *plan.symmetric.entry(key).or_insert(next);
-                    if id as usize == plan.members.len() {
-                        plan.members.push(0);
-                    }
-                    plan.members[id as usize] |= 1 << ti;
+                    plan.add_member(SymKey::Bar(key.0, key.1, key.2), ti);
                 } else if let Some(key) = plan.key(ti, b) {
                     let name = match &key {
                         Key::Cta(g, id) => format!("%bar{id}@cta{g}"),
@@ -284,10 +295,16 @@ impl SyncPlan {
                         Key::Cluster(c) => format!("%barrier.cluster@{c:?}"),
                     };
                     plan.objects.entry(key).or_insert_with(|| {
-                        locations.push(LocInfo { name, init: 0 });
+                        locations.push(LocInfo { name, init: 0, tmem: false });
                         locations.len() as u32 - 1
                     });
                 }
+            }
+        }
+        for &id in &plan.rendezvous_ids {
+            let m = &mut plan.members[id as usize];
+            if m.count_ones() < 2 {
+                *m |= crate::program::ABSENT_MEMBER;
             }
         }
         plan
@@ -313,7 +330,70 @@ impl SyncPlan {
 
     /// The id of the symmetric barrier `b` of thread `t` stands for, if it is one.
     pub fn symmetric(&self, t: usize, b: &Barrier) -> Option<u32> {
-        self.symmetric.get(&self.symmetric_key(t, b)?).copied()
+        let (g, id, second) = self.symmetric_key(t, b)?;
+        self.symmetric.get(&SymKey::Bar(g, id, second)).copied()
+    }
+
+    fn add_member(&mut self, key: SymKey, t: usize) -> u32 {
+        let next = self.symmetric.len() as u32;
+        let id = *self.symmetric.entry(key).or_insert(next);
+        if id as usize == self.members.len() {
+            self.members.push(0);
+        }
+        self.members[id as usize] |= 1 << t;
+        id
+    }
+
+    /// A `tcgen05.alloc` / `dealloc` / `relinquish_alloc_permit` of thread `t`: its CTA gets an
+    /// allocator; a `cta_group::2` alloc or dealloc joins the CTA pair's rendezvous.
+    fn add_allocator_use(&mut self, p: &Program, t: usize, op: &Tcgen05, locations: &mut Vec<LocInfo>) {
+        let (group, dealloc) = match op {
+            Tcgen05::Alloc { group, .. } => (*group, false),
+            Tcgen05::Dealloc { group, .. } => (*group, true),
+            Tcgen05::RelinquishAllocPermit { group } => (*group, false),
+            _ => return,
+        };
+        let g = self.cta_group[t];
+        self.tmem_allocators.entry(g).or_insert_with(|| {
+            locations.push(LocInfo { name: format!("%tmem.alloc@cta{g}"), init: 0, tmem: false });
+            locations.len() as u32 - 1
+        });
+        if group == CtaGroup::Two && !matches!(op, Tcgen05::RelinquishAllocPermit { .. }) {
+            if let tcfuzz_litmus::Placement::Ptx { gpu, cta, .. } = p.threads[t].placement {
+                let before = self.symmetric.len();
+                let id = self.add_member(SymKey::Rendezvous { gpu, pair: cta >> 1, dealloc }, t);
+                if self.symmetric.len() > before {
+                    self.rendezvous_ids.push(id);
+                }
+            }
+        }
+    }
+
+    /// The hidden location of thread `t`'s CTA's Tensor Memory allocator, if the CTA uses one.
+    pub fn tmem_allocator(&self, t: usize) -> Option<u32> {
+        self.tmem_allocators.get(&self.cta_group[t]).copied()
+    }
+
+    /// The symmetric barrier id of the `cta_group::2` alloc (or dealloc) rendezvous of thread
+    /// `t`'s CTA pair. Where no warp of the peer CTA takes part, the rendezvous waits for an
+    /// [`crate::program::ABSENT_MEMBER`].
+    pub fn rendezvous(&self, t: usize, dealloc: bool) -> Option<u32> {
+        self.symmetric.iter().find_map(|(k, &id)| match *k {
+            SymKey::Rendezvous { dealloc: d, .. } if d == dealloc && self.members[id as usize] & (1 << t) != 0 => Some(id),
+            _ => None,
+        })
+    }
+
+    /// The hidden locations of the Tensor Memory allocators, in order.
+    pub fn tmem_allocators(&self) -> Vec<u32> {
+        let mut v: Vec<u32> = self.tmem_allocators.values().copied().collect();
+        v.sort_unstable();
+        v
+    }
+
+    /// The symmetric barrier ids that are allocator rendezvous, in order.
+    pub fn rendezvous_ids(&self) -> Vec<u32> {
+        self.rendezvous_ids.clone()
     }
 
     /// Per symmetric barrier id, the threads (bit `t`) that arrive there.

@@ -15,7 +15,7 @@ use crate::program::{Name, Op, Opnd, Regs, access};
 use crate::sync::{Mbar, SyncOp, SyncPlan, WaitMode, arrivals_for_count};
 
 /// The read and the write of an arrive on `name` at `scope`; the write releases if `release`.
-fn arrive_labels(name: Name, scope: Scope, release: bool, span: Span) -> Result<(Label, Label), CheckError> {
+pub(crate) fn arrive_labels(name: Name, scope: Scope, release: bool, span: Span) -> Result<(Label, Label), CheckError> {
     let mut read = access(EventKind::Read, name, Some(Sem::Relaxed), Some(scope), span)?;
     read.atomic = true;
     let mut write = access(EventKind::Write, name, Some(Sem::Relaxed), Some(scope), span)?;

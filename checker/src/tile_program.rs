@@ -77,6 +77,7 @@ fn access_label(kind: EventKind, loc: LocId, ordering: TileOrdering, scope: Opti
         sc: false,
         atomic,
         rmw_write: atomic && kind == EventKind::Write,
+        tc: None,
     }
 }
 
@@ -100,7 +101,7 @@ fn tiles(p: &Program) -> Result<Tiles, CheckError> {
         let mut ids = Vec::new();
         for (i, v) in values.iter().enumerate() {
             ids.push(t.locations.len() as LocId);
-            t.locations.push(LocInfo { name: element(&l.name, i), init: *v });
+            t.locations.push(LocInfo { name: element(&l.name, i), init: *v, tmem: false });
         }
         t.elements.insert(l.name.clone(), ids);
     }
@@ -159,6 +160,8 @@ pub fn compile(p: &Program) -> Result<CompiledProgram, CheckError> {
         threads,
         places,
         barrier_members: Vec::new(),
+        tmem_allocators: Vec::new(),
+        blocking_rendezvous: Vec::new(),
         quantifier: p.condition.quantifier,
         condition: CProp::True,
         observed: Vec::new(),

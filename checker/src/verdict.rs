@@ -84,8 +84,75 @@ pub struct RaceEvent {
 /// (PTX ISA §8.10 "Data races"): the program's behaviour is undefined.
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
 pub struct Race {
+    pub kind: RaceKind,
     pub first: RaceEvent,
     pub second: RaceEvent,
+}
+
+/// Which rule would have ordered the two accesses of a race (DESIGN §3.3).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum RaceKind {
+    /// Generic memory: causality order (PTX ISA §8.10, Tile IR §7.10).
+    Data,
+    /// Tensor Memory: the tcgen05 ordering rules (§9.7.16.6).
+    Tmem,
+    /// Shared memory seen through the generic and the async proxy: `fence.proxy.async`
+    /// (§9.7.16.6.5).
+    Proxy,
+}
+
+impl RaceKind {
+    pub fn name(self) -> &'static str {
+        match self {
+            RaceKind::Data => "data",
+            RaceKind::Tmem => "tmem",
+            RaceKind::Proxy => "proxy",
+        }
+    }
+
+    /// The rule that would order the two accesses.
+    pub fn rule(self) -> &'static str {
+        match self {
+            RaceKind::Data => "causality order (PTX ISA §8.10)",
+            RaceKind::Tmem => {
+                "tcgen05 ordering: pipelined pair, wait::ld/st, commit, or fence::before/after_thread_sync around a thread synchronization (PTX ISA §9.7.16.6)"
+            }
+            RaceKind::Proxy => "fence.proxy.async between the generic and the async-proxy access (PTX ISA §9.7.16.6.5)",
+        }
+    }
+}
+
+/// One execution that shows what is wrong with a program (a race, a hang or a misuse), for
+/// `tcfuzz explain`: a per-thread timeline with the offending events marked.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Explanation {
+    /// `tmem race`, `proxy race`, `data race`, `hang`, or the misuse rule's name.
+    pub kind: String,
+    /// One line: the events and what they do.
+    pub headline: String,
+    /// What would have made the execution impossible: the missing ordering edge, or why a wait
+    /// never succeeds.
+    pub missing: String,
+    /// [`crate::witness::timeline`] of the execution.
+    pub timeline: String,
+}
+
+/// A rule of the Tensor Memory allocator broken by some execution.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub struct Misuse {
+    pub rule: crate::tmem::MisuseRule,
+    pub thread: String,
+    /// The instruction (the default span for a CTA exiting with live columns).
+    pub span: Span,
+}
+
+impl Misuse {
+    pub fn describe(&self) -> &'static str {
+        self.rule.describe()
+    }
+    pub fn section(&self) -> &'static str {
+        self.rule.section()
+    }
 }
 
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -120,6 +187,10 @@ pub struct Verdict {
     pub blocked_threads: Vec<String>,
     /// Threads that wait forever at a barrier in some execution (the program may hang).
     pub hung_threads: Vec<String>,
+    /// Misuses of the Tensor Memory allocator found in some execution.
+    pub misuse: Vec<Misuse>,
+    /// The first execution of each kind of problem found (with [`crate::Options::witnesses`]).
+    pub explanations: Vec<Explanation>,
     pub stats: Stats,
     /// Known ways in which this verdict may be incomplete (empty when it is exact).
     pub caveats: Vec<String>,
@@ -173,6 +244,33 @@ impl fmt::Display for Verdict {
     }
 }
 
+/// What would order the two events of a race, in the words of the spec's patterns (PTX ISA
+/// §9.7.16.6.4 for TMEM, §9.7.16.6.5 for the async proxy, §8.8 otherwise). `a` is taken as
+/// the earlier one when they share a thread.
+fn repair_hint(g: &ExecutionGraph, kind: RaceKind, a: EventId, b: EventId) -> String {
+    use crate::event::TcOp;
+    let (first, second) = if a.thread == b.thread && b.index < a.index { (b, a) } else { (a, b) };
+    let op = |e: EventId| g.label(e).tc.map(|t| t.op);
+    match kind {
+        RaceKind::Tmem => {
+            let completion = match op(first) {
+                Some(TcOp::Ld) => "tcgen05.wait::ld after the ld",
+                Some(TcOp::St) => "tcgen05.wait::st after the st",
+                _ => "a tcgen05.commit to an mbarrier, waited on (try_wait) and followed by tcgen05.fence::after_thread_sync",
+            };
+            if first.thread == second.thread {
+                format!("{completion} before the second operation (pattern §9.7.16.6.4.2), or a pipelined pair (§9.7.16.6.2)")
+            } else {
+                format!(
+                    "in the first thread {completion}, then tcgen05.fence::before_thread_sync and an execution-ordering operation (an mbarrier arrive, a barrier, a morally strong store) that the second thread observes before tcgen05.fence::after_thread_sync (§9.7.16.6.4.4; for a pipelined pair the fences and the synchronization suffice, §9.7.16.6.4.3)"
+                )
+            }
+        }
+        RaceKind::Proxy => "fence.proxy.async between the generic access and the async-proxy one — in the writing thread, before the release that the other thread acquires and follows with tcgen05.fence::after_thread_sync (§9.7.16.6.5)".to_string(),
+        RaceKind::Data => kind.rule().to_string(),
+    }
+}
+
 /// Why a thread of a blocked execution stopped.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Stop {
@@ -197,6 +295,8 @@ pub(crate) struct Collector<'a> {
     blocked_threads: BTreeSet<usize>,
     /// Hung threads, with the synchronization object a blocking wait of theirs waits on.
     hung_threads: BTreeSet<(usize, Option<u32>)>,
+    misuse: BTreeSet<Misuse>,
+    explanations: Vec<Explanation>,
     stats: Stats,
     seen: Option<HashSet<String>>,
     max_races: usize,
@@ -213,11 +313,19 @@ impl<'a> Collector<'a> {
             races: BTreeSet::new(),
             blocked_threads: BTreeSet::new(),
             hung_threads: BTreeSet::new(),
+            misuse: BTreeSet::new(),
+            explanations: Vec::new(),
             stats: Stats { duplicates: detect_duplicates.then_some(0), ..Stats::default() },
             seen: detect_duplicates.then(HashSet::new),
             max_races,
             loop_bound: u32::MAX,
         }
+    }
+
+    /// The program (variant, [`CompiledProgram::rendezvous_variants`]) whose executions come next;
+    /// it has the same threads, registers and locations as the one the collector started with.
+    pub fn set_program(&mut self, prog: &'a CompiledProgram) {
+        self.prog = prog;
     }
 
     /// The loop bound of the run (default: unbounded), needed to classify failed blocking waits.
@@ -231,8 +339,14 @@ impl<'a> Collector<'a> {
         let Ok(r) = crate::interp::replay(&self.prog.threads[t], &performed, self.loop_bound) else { return Stop::LoopBound };
         let latest = |e: &crate::event::Event| e.rf == g.writes_to(e.label.loc).last();
         if r.await_failed {
-            return match g.threads[t].last() {
-                Some(last) if latest(last) => Stop::AwaitHang(last.label.loc),
+            // The failed wait's read — or, for a `tcgen05.alloc` that found no room, the
+            // allocator write it made: nothing changed the object after it.
+            let last = g.threads[t].len().checked_sub(1);
+            return match last.map(|i| (i, &g.threads[t][i])) {
+                Some((_, e)) if e.label.is_read() && latest(e) => Stop::AwaitHang(e.label.loc),
+                Some((i, e)) if e.label.is_write() && g.writes_to(e.label.loc).last() == Some(EventId::new(t, i)) => {
+                    Stop::AwaitHang(e.label.loc)
+                }
                 _ => Stop::StaleAwait,
             };
         }
@@ -251,6 +365,12 @@ impl<'a> Collector<'a> {
     /// Records one consistent execution; `regs[t]` are thread `t`'s registers at its end, and
     /// `blocked` the threads that hit the loop bound or wait forever at a barrier.
     pub fn record(&mut self, g: &ExecutionGraph, regs: &[Vec<i64>], blocked: &[usize], model: &dyn MemoryModel) {
+        // An execution that does not reach a rendezvous this variant lets block is counted in the
+        // variant where it does not block (CompiledProgram::rendezvous_variants).
+        let reached = |id: u32| g.threads.iter().flatten().any(|e| e.label.is_barrier() && e.label.loc == id);
+        if !self.prog.blocking_rendezvous.iter().all(|&id| reached(id)) {
+            return;
+        }
         // A blocking wait that read a stale state: not an execution (crate::sync, "Hangs").
         let stops: Vec<(usize, Stop)> = blocked.iter().map(|&t| (t, self.stop(g, t))).collect();
         if stops.iter().any(|(_, s)| *s == Stop::StaleAwait) {
@@ -265,6 +385,9 @@ impl<'a> Collector<'a> {
             }
         }
         for (a, b) in model.races(g) {
+            if self.witnesses.is_some() {
+                self.explain_race(g, a, b);
+            }
             let info = |e: EventId| {
                 let ev = g.event(e);
                 RaceEvent {
@@ -276,8 +399,11 @@ impl<'a> Collector<'a> {
                 }
             };
             if self.races.len() < self.max_races {
-                self.races.insert(Race { first: info(a), second: info(b) });
+                self.races.insert(Race { kind: self.race_kind(g, a, b), first: info(a), second: info(b) });
             }
+        }
+        if !self.prog.tmem_allocators.is_empty() {
+            self.record_misuse(g, blocked.is_empty());
         }
         if !blocked.is_empty() {
             self.stats.blocked += 1;
@@ -302,6 +428,17 @@ impl<'a> Collector<'a> {
                 }
             }
             self.stats.hangs += u64::from(hang);
+            if hang && self.witnesses.is_some() {
+                let stuck: Vec<EventId> = stops
+                    .iter()
+                    .filter(|(t, s)| g.waiting_at_barrier(*t) || matches!(s, Stop::AwaitHang(_) | Stop::SpinHang(_)))
+                    .filter_map(|(t, _)| g.threads[*t].len().checked_sub(1).map(|i| EventId::new(*t, i)))
+                    .collect();
+                let names: Vec<String> = stuck.iter().map(|e| self.prog.threads[e.thread as usize].name.clone()).collect();
+                let headline = format!("hang: {} wait(s) forever at the marked events", names.join(", "));
+                let missing = "no later event of any thread can complete what they wait for (an arrival, a phase, a value or free Tensor Memory columns); every other thread has finished or is stuck too".to_string();
+                self.explain(g, "hang".into(), headline, missing, &stuck);
+            }
             return;
         }
         self.stats.complete += 1;
@@ -313,6 +450,77 @@ impl<'a> Collector<'a> {
             w.entry(observed).or_insert_with(|| Witness { text: crate::witness::text(prog, g), dot: crate::witness::dot(prog, g) });
         }
         *self.states.entry(state).or_insert(0) += 1;
+    }
+
+    fn race_kind(&self, g: &ExecutionGraph, a: EventId, b: EventId) -> RaceKind {
+        let (la, lb) = (g.label(a), g.label(b));
+        let tmem = |l: &crate::event::Label| self.prog.locations.get(l.loc as usize).is_some_and(|x| x.tmem);
+        if tmem(la) || tmem(lb) {
+            RaceKind::Tmem
+        } else if la.proxy != lb.proxy {
+            RaceKind::Proxy
+        } else {
+            RaceKind::Data
+        }
+    }
+
+    /// Keeps `g` as the explanation of its kind of problem unless one is kept already.
+    fn explain(&mut self, g: &ExecutionGraph, kind: String, headline: String, missing: String, marked: &[EventId]) {
+        if self.explanations.iter().any(|x| x.kind == kind) {
+            return;
+        }
+        let timeline = crate::witness::timeline(self.prog, g, marked);
+        self.explanations.push(Explanation { kind, headline, missing, timeline });
+    }
+
+    fn explain_race(&mut self, g: &ExecutionGraph, a: EventId, b: EventId) {
+        let kind = self.race_kind(g, a, b);
+        let ev = |e: EventId| {
+            let x = g.event(e);
+            let op = x.label.tc.map_or(String::new(), |t| format!("{} ", t.op.name()));
+            let access = if x.label.is_write() { "write" } else { "read" };
+            format!(
+                "{}#{} ({op}{access} of {} at {})",
+                self.prog.threads[e.thread as usize].name, e.index, self.prog.locations[x.label.loc as usize].name, x.span
+            )
+        };
+        let headline = format!("{} race between {} and {}", kind.name(), ev(a), ev(b));
+        let missing = format!("nothing orders them either way; what would: {}", repair_hint(g, kind, a, b));
+        self.explain(g, format!("{} race", kind.name()), headline, missing, &[a, b]);
+    }
+
+    /// The allocator rules broken in `g` ([`crate::tmem`]); `complete`: every thread exited.
+    fn record_misuse(&mut self, g: &ExecutionGraph, complete: bool) {
+        for (t, evs) in g.threads.iter().enumerate() {
+            let performed: Vec<i64> = evs.iter().map(|e| e.value).collect();
+            let Ok(r) = crate::interp::replay(&self.prog.threads[t], &performed, self.loop_bound) else { continue };
+            for (i, rule) in r.misuse {
+                if let Some(e) = evs.get(i) {
+                    self.misuse.insert(Misuse { rule, thread: self.prog.threads[t].name.clone(), span: e.span });
+                    if self.witnesses.is_some() {
+                        let headline = format!("{} by {} at {}", rule.describe(), self.prog.threads[t].name, e.span);
+                        self.explain(g, rule.name().into(), headline, format!("the rule: {}", rule.section()), &[EventId::new(t, i)]);
+                    }
+                }
+            }
+        }
+        if !complete {
+            return;
+        }
+        let memory = g.final_memory();
+        for &l in &self.prog.tmem_allocators {
+            if memory.get(l as usize).is_some_and(|&s| crate::tmem::live_columns(s)) {
+                // Name the thread that changed the allocator last.
+                let Some(w) = g.writes_to(l).last().filter(|w| !w.is_init()) else { continue };
+                let thread = self.prog.threads[w.thread as usize].name.clone();
+                let rule = crate::tmem::MisuseRule::ExitWithLiveColumns;
+                if self.witnesses.is_some() {
+                    let headline = format!("{} (the CTA of {thread}; the marked write left columns allocated)", rule.describe());
+                    self.explain(g, rule.name().into(), headline, format!("the rule: {}", rule.section()), &[w]);
+                }
+                self.misuse.insert(Misuse { rule, thread, span: Span::default() });
+            }
+        }
     }
 
     pub fn set_max_depth(&mut self, d: usize) {
@@ -375,6 +583,8 @@ impl<'a> Collector<'a> {
                     None => prog.threads[t].name.clone(),
                 })
                 .collect(),
+            misuse: self.misuse.into_iter().collect(),
+            explanations: self.explanations,
             stats: self.stats,
             caveats,
         }

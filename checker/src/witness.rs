@@ -2,7 +2,7 @@
 
 use std::fmt::Write;
 
-use crate::event::{Event, EventId, EventKind, Label};
+use crate::event::{Event, EventId, EventKind, Label, Proxy};
 use crate::graph::ExecutionGraph;
 use crate::program::CompiledProgram;
 
@@ -49,12 +49,60 @@ fn attrs(l: &Label, tile: bool) -> String {
 fn describe(prog: &CompiledProgram, e: &Event) -> String {
     let l = &e.label;
     let loc = || prog.locations[l.loc as usize].name.as_str();
-    match l.kind {
-        EventKind::Read => format!("R {} = {} [{}]", loc(), e.value, attrs(l, prog.tile.is_some())),
-        EventKind::Write => format!("W {} = {} [{}]", loc(), e.value, attrs(l, prog.tile.is_some())),
-        EventKind::Fence => format!("F [{}]", attrs(l, prog.tile.is_some())),
-        EventKind::Barrier => format!("B {}", l.loc),
+    let mut attrs = attrs(l, prog.tile.is_some());
+    if l.proxy == Proxy::Async {
+        attrs.push_str(" async-proxy");
     }
+    let plain = match l.kind {
+        EventKind::Read => format!("R {} = {} [{attrs}]", loc(), e.value),
+        EventKind::Write => format!("W {} = {} [{attrs}]", loc(), e.value),
+        EventKind::Fence if l.tc.is_some() => "F".to_string(),
+        EventKind::Fence if l.proxy == Proxy::Async => "F [fence.proxy.async]".to_string(),
+        EventKind::Fence => format!("F [{attrs}]"),
+        EventKind::Barrier => format!("B {}", l.loc),
+    };
+    match l.tc {
+        // The perform of an asynchronous tcgen05 operation, or a synchronous tcgen05 event.
+        Some(tc) if l.is_async() => format!("{plain} ({} perform)", tc.op.name()),
+        Some(tc) => format!("{plain} ({})", tc.op.name()),
+        None => plain,
+    }
+}
+
+/// A per-thread timeline of one execution for `tcfuzz explain`: a column per thread, its events
+/// in program order (each with what it reads from), the `marked` events flagged with `>>`.
+pub fn timeline(prog: &CompiledProgram, g: &ExecutionGraph, marked: &[EventId]) -> String {
+    let columns: Vec<Vec<String>> = g
+        .threads
+        .iter()
+        .enumerate()
+        .map(|(t, evs)| {
+            evs.iter()
+                .enumerate()
+                .map(|(i, ev)| {
+                    let e = EventId::new(t, i);
+                    let flag = if marked.contains(&e) { ">>" } else { "  " };
+                    let rf = ev.rf.map(|w| format!(" <- {}", name(prog, w))).unwrap_or_default();
+                    format!("{flag} #{i} {}{rf}", describe(prog, ev))
+                })
+                .collect()
+        })
+        .collect();
+    let widths: Vec<usize> = columns
+        .iter()
+        .enumerate()
+        .map(|(t, c)| c.iter().map(|x| x.chars().count()).chain([prog.threads[t].name.len()]).max().unwrap_or(0))
+        .collect();
+    let rows = columns.iter().map(Vec::len).max().unwrap_or(0);
+    let mut s = String::new();
+    let line = |cells: Vec<String>| cells.join(" | ").trim_end().to_string();
+    let _ = writeln!(s, "{}", line(prog.threads.iter().zip(&widths).map(|(t, w)| format!("{:w$}", t.name)).collect()));
+    let _ = writeln!(s, "{}", line(widths.iter().map(|w| "-".repeat(*w)).collect()));
+    for r in 0..rows {
+        let cells = columns.iter().zip(&widths).map(|(c, w)| format!("{:w$}", c.get(r).map_or("", String::as_str))).collect();
+        let _ = writeln!(s, "{}", line(cells));
+    }
+    s
 }
 
 /// One line per event (`P1#0 R flag = 1 [acquire gpu] <- P0#1`), then each location's `co`.

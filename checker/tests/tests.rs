@@ -14,5 +14,7 @@ mod property;
 mod ptx;
 #[path = "checker/sync.rs"]
 mod sync;
+#[path = "checker/tcgen05.rs"]
+mod tcgen05;
 #[path = "checker/tileir.rs"]
 mod tileir;

@@ -11,6 +11,7 @@ use crate::program::CompiledProgram;
 
 pub mod ptx;
 pub mod sc;
+pub mod tcgen05;
 pub mod tileir;
 
 /// The models the checker knows.

@@ -91,6 +91,10 @@ struct Nodes {
     idx: NodeIndex,
     /// `None` for initial writes.
     labels: Vec<Option<Label>>,
+    /// The graph has `tcgen05` events ([`super::tcgen05`]).
+    tc: bool,
+    /// With `tc`: per node, its instruction ([`super::tcgen05::instruction_ids`]).
+    instr: Vec<usize>,
 }
 
 impl Nodes {
@@ -100,7 +104,22 @@ impl Nodes {
             let e = idx.id(n);
             (!e.is_init()).then(|| *g.label(e))
         });
-        Nodes { labels: labels.collect(), idx }
+        let labels: Vec<Option<Label>> = labels.collect();
+        let tc = labels.iter().any(|l| l.is_some_and(|l| l.tc.is_some()));
+        let instr = if tc {
+            let threads: Vec<Option<usize>> = (0..idx.len()).map(|n| (!idx.id(n).is_init()).then(|| idx.id(n).thread as usize)).collect();
+            super::tcgen05::instruction_ids(&labels, &threads)
+        } else {
+            Vec::new()
+        };
+        Nodes { labels, idx, tc, instr }
+    }
+    /// Whether `a` and `b` are events of one asynchronous tcgen05 operation's perform, or one of
+    /// them is and they belong to different instructions (then program order does not relate
+    /// them, §9.7.16.6.1).
+    fn unordered_async(&self, a: usize, b: usize) -> bool {
+        let is_async = |n: usize| self.labels[n].is_some_and(|l| l.is_async());
+        self.tc && (is_async(a) || is_async(b)) && self.instr[a] != self.instr[b]
     }
     fn n(&self) -> usize {
         self.idx.len()
@@ -150,7 +169,13 @@ impl Nodes {
 /// The relations of one graph that do not depend on the Fence-SC order.
 struct Base {
     nodes: Nodes,
+    /// Program order; without the pairs of [`Nodes::unordered_async`] when there are tcgen05
+    /// events (those are ordered by `tc` instead).
     po: Relation,
+    /// Program order in full (for the tcgen05 rules that speak of issue order).
+    po_issue: Relation,
+    /// The tcgen05 ordering edges ([`super::tcgen05::ordering`]); empty without tcgen05 events.
+    tc: Relation,
     rf: Relation,
     co: Relation,
     fr: Relation,
@@ -176,7 +201,9 @@ impl Ptx {
         if la.proxy != lb.proxy || (la.is_access() && lb.is_access() && la.vloc != lb.vloc) {
             return false;
         }
-        if ta == tb {
+        // Program order makes two operations morally strong — not the perform of an asynchronous
+        // tcgen05 operation, which program order does not relate to the thread's other events.
+        if ta == tb && !nodes.unordered_async(a, b) {
             return true;
         }
         la.strong
@@ -189,7 +216,8 @@ impl Ptx {
         let nodes = Nodes::new(g);
         let n = nodes.n();
         let idx = &nodes.idx;
-        let po = g.po(idx);
+        let po_issue = g.po(idx);
+        let po = if nodes.tc { super::tcgen05::restrict_program_order(&po_issue, &nodes.labels, &nodes.instr) } else { po_issue.clone() };
         let rf = g.rf(idx);
         let co = g.co(idx);
         let fr = g.fr(idx);
@@ -205,7 +233,7 @@ impl Ptx {
         }
         let sc_fences = (0..n).filter(|&x| nodes.labels[x].is_some_and(|l| l.is_fence() && l.sc)).collect();
         let empty = Relation::empty(n);
-        Base { nodes, po, rf, co, fr, rmw, sb, ms, obs: empty.clone(), sw_ra: empty, sc_fences }
+        Base { nodes, po, po_issue, tc: empty.clone(), rf, co, fr, rmw, sb, ms, obs: empty.clone(), sw_ra: empty, sc_fences }
     }
 
     /// Adds observation order and release/acquire synchronization to `b`.
@@ -244,6 +272,12 @@ impl Ptx {
         }
         // §8.9.4 Synchronizes-with (release/acquire part).
         let sw_ra = rel.compose(&obs).compose(&acq).intersect(ms);
+        if nodes.tc {
+            // §9.7.16.6.3: execution order — program order, observation of morally strong
+            // writes (relaxed ones included), barriers and synchronizes-with.
+            let eo = po.union(&obs).union(&b.sb).union(&sw_ra).closure();
+            b.tc = super::tcgen05::ordering(&nodes.labels, &nodes.instr, &b.po_issue, &eo, &obs);
+        }
         b.obs = obs;
         b.sw_ra = sw_ra;
     }
@@ -282,7 +316,9 @@ impl Ptx {
     /// fences, earliest first); returns causality order when they hold.
     fn with_fence_order(&self, b: &Base, order: &[usize]) -> Option<Relation> {
         let n = b.nodes.n();
-        let mut sw = b.sw_ra.union(&b.sb);
+        // A cta_group::2 allocator rendezvous is a barrier event too: the two warps meet there
+        // (which also keeps a deadlock through it from looking consistent).
+        let mut sw = b.sw_ra.union(&b.sb).union(&b.tc);
         for i in 0..order.len() {
             for j in i + 1..order.len() {
                 if b.ms.contains(order[i], order[j]) {

@@ -317,7 +317,7 @@ pub(crate) fn text(file: &str, v: &Verdict, condition: &str, method: &str, elaps
         let _ = writeln!(s, "Races: none");
     } else {
         let _ = writeln!(s, "Races: {}", v.races.len());
-        for Race { first, second } in &v.races {
+        for Race { first, second, .. } in &v.races {
             let _ = writeln!(s, "  {} and {}", race_event(file, first), race_event(file, second));
         }
     }

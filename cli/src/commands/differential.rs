@@ -105,7 +105,7 @@ fn report_text(file: &str, r: &DifferentialReport) -> String {
             }
         }
     }
-    for Race { first, second } in r.violating_races() {
+    for Race { first, second, .. } in r.violating_races() {
         let _ = writeln!(s, "  Violating race of the lowering: {} and {}", race_event(file, first), race_event(file, second));
     }
     if !r.tileir_race_free && !r.extra_states.is_empty() {

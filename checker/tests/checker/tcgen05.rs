@@ -1,0 +1,291 @@
+//! tcgen05, TMEM and the async proxy (PTX ISA §9.7.16.5–6; DESIGN §3.3): the explorer against
+//! the oracle on every `examples/tcgen05` program, and the single-step mutant table — for every
+//! correct example, each program obtained by removing one synchronization step or weakening one,
+//! with the verdict the spec implies and the sentence that says so.
+
+use std::collections::BTreeSet;
+use std::path::PathBuf;
+
+use tcfuzz_checker::{ModelKind, Options, Verdict, check, check_oracle};
+use tcfuzz_litmus::{Barrier, Instr, Mbarrier, Program, Sem, StmtKind, Tcgen05};
+
+/// Programs on which the explorer's load-buffering caveat applied.
+static GAPS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+
+fn examples() -> Vec<(String, String)> {
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../examples/tcgen05");
+    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir).into_iter().flatten().flatten().map(|e| e.path()).collect();
+    files.retain(|p| p.extension().is_some_and(|e| e == "litmus"));
+    files.sort();
+    files
+        .into_iter()
+        .map(|p| {
+            let name = p.file_stem().unwrap_or_default().to_string_lossy().to_string();
+            (name, std::fs::read_to_string(&p).unwrap_or_default())
+        })
+        .collect()
+}
+
+/// What a verdict says about synchronization: the race kinds, whether it may hang, the misuse.
+fn summary(v: &Verdict) -> String {
+    let races: BTreeSet<&str> = v.races.iter().map(|r| r.kind.name()).collect();
+    let mut parts: Vec<String> = races.iter().map(|k| format!("{k} race")).collect();
+    if v.stats.hangs > 0 {
+        parts.push("hang".into());
+    }
+    parts.extend(v.misuse.iter().map(|m| m.rule.name().to_string()).collect::<BTreeSet<_>>());
+    if parts.is_empty() { "correct".into() } else { parts.join(", ") }
+}
+
+/// The explorer's verdict, after checking it against the oracle's. Where the explorer says it
+/// does not explore some load-buffering executions (its caveat), its executions must be a subset
+/// of the oracle's, with the same races and misuse, and [`GAPS`] counts the programs.
+fn agree(p: &Program, what: &str) -> Verdict {
+    let opts = Options { detect_duplicates: true, ..Options::default() };
+    let e = check(p, ModelKind::Ptx, &opts).unwrap_or_else(|e| panic!("{what}: explorer: {e}"));
+    let o = check_oracle(p, ModelKind::Ptx, &opts).unwrap_or_else(|e| panic!("{what}: oracle: {e}"));
+    assert_eq!(e.stats.duplicates, Some(0), "{what}: duplicates");
+    if e.states != o.states && !e.caveats.is_empty() {
+        let full = o.observed_states();
+        for (s, n) in e.observed_states() {
+            assert!(full.get(&s).is_some_and(|&m| m >= n), "{what}: explorer state {s:?} not in the oracle's\n{e}\n{o}");
+        }
+        assert_eq!(e.races, o.races, "{what}: races");
+        assert_eq!(e.misuse, o.misuse, "{what}: misuse");
+        println!("  {what}: load-buffering executions not explored (caveat): {} of {}", e.stats.complete, o.stats.complete);
+        GAPS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        return e;
+    }
+    assert_eq!(e.states, o.states, "{what}: final states\nexplorer:\n{e}\noracle:\n{o}");
+    assert_eq!((e.stats.complete, e.stats.blocked, e.stats.hangs), (o.stats.complete, o.stats.blocked, o.stats.hangs), "{what}: counts");
+    assert_eq!(e.races, o.races, "{what}: races");
+    assert_eq!(e.misuse, o.misuse, "{what}: misuse");
+    assert_eq!(e.hung_threads, o.hung_threads, "{what}: hangs");
+    e
+}
+
+#[test]
+fn explorer_matches_oracle_on_tcgen05_examples() {
+    let all = examples();
+    assert!(all.len() >= 26, "examples/tcgen05 not found or incomplete");
+    for (name, src) in &all {
+        let p = tcfuzz_litmus::parse(src).unwrap_or_else(|e| panic!("{name}: {e}"));
+        agree(&p, name);
+    }
+}
+
+/// A short name for a synchronization step: the operation and its object.
+fn short(i: &Instr) -> String {
+    match i {
+        Instr::Tcgen05(Tcgen05::Fence { after: false }) => "fence::before_thread_sync".into(),
+        Instr::Tcgen05(Tcgen05::Fence { after: true }) => "fence::after_thread_sync".into(),
+        Instr::Tcgen05(Tcgen05::Wait { st: false }) => "wait::ld".into(),
+        Instr::Tcgen05(Tcgen05::Wait { st: true }) => "wait::st".into(),
+        Instr::Tcgen05(Tcgen05::Commit { mbar, .. }) => format!("commit [{}]", mbar.name),
+        Instr::Tcgen05(Tcgen05::Dealloc { .. }) => "dealloc".into(),
+        Instr::Tcgen05(Tcgen05::RelinquishAllocPermit { .. }) => "relinquish_alloc_permit".into(),
+        Instr::Fence(tcfuzz_litmus::Fence::ProxyAsync(_)) => "fence.proxy.async".into(),
+        Instr::Mbarrier(Mbarrier::Arrive(a)) => format!("mbarrier.arrive [{}]", a.addr.name),
+        Instr::Mbarrier(Mbarrier::Wait(w)) => format!("mbarrier.try_wait [{}]", w.addr.name),
+        Instr::Barrier(Barrier::ClusterArrive { .. }) => "barrier.cluster.arrive".into(),
+        Instr::Barrier(Barrier::ClusterWait { .. }) => "barrier.cluster.wait".into(),
+        other => other.to_string(),
+    }
+}
+
+/// The synchronization steps of a program, and for each a mutant without it (or with it
+/// weakened): `(step, mutant)`, the step written `P1: remove fence::after_thread_sync #2` (the
+/// second such step of P1) or `P0: weaken mbarrier.arrive [bar]`.
+fn mutants(p: &Program) -> Vec<(String, Program)> {
+    let mut out = Vec::new();
+    for (ti, t) in p.threads.iter().enumerate() {
+        let mut seen: Vec<String> = Vec::new();
+        for (si, s) in t.body.iter().enumerate() {
+            let StmtKind::Instr(i) = &s.kind else { continue };
+            let step = matches!(
+                i,
+                Instr::Tcgen05(
+                    Tcgen05::Fence { .. }
+                        | Tcgen05::Wait { .. }
+                        | Tcgen05::Commit { .. }
+                        | Tcgen05::Dealloc { .. }
+                        | Tcgen05::RelinquishAllocPermit { .. }
+                ) | Instr::Fence(tcfuzz_litmus::Fence::ProxyAsync(_))
+                    | Instr::Mbarrier(Mbarrier::Arrive(_) | Mbarrier::Wait(_))
+                    | Instr::Barrier(Barrier::ClusterArrive { .. } | Barrier::ClusterWait { .. })
+            );
+            if !step {
+                continue;
+            }
+            let name = short(i);
+            seen.push(name.clone());
+            let n = seen.iter().filter(|x| **x == name).count();
+            let name = if n > 1 { format!("{name} #{n}") } else { name };
+            let mut m = p.clone();
+            m.threads[ti].body.remove(si);
+            out.push((format!("{}: remove {name}", t.name), m));
+            // Weaken a release arrive or an acquire wait to relaxed.
+            let mut weaker = i.clone();
+            let weakened = match &mut weaker {
+                Instr::Mbarrier(Mbarrier::Arrive(a)) if a.sem != Some(Sem::Relaxed) => {
+                    a.sem = Some(Sem::Relaxed);
+                    true
+                }
+                Instr::Mbarrier(Mbarrier::Wait(w)) if w.sem != Some(Sem::Relaxed) => {
+                    w.sem = Some(Sem::Relaxed);
+                    true
+                }
+                Instr::Barrier(Barrier::ClusterArrive { sem, .. }) if *sem != Some(Sem::Relaxed) => {
+                    *sem = Some(Sem::Relaxed);
+                    true
+                }
+                _ => false,
+            };
+            if weakened {
+                let mut m = p.clone();
+                m.threads[ti].body[si].kind = StmtKind::Instr(weaker);
+                out.push((format!("{}: weaken {name}", t.name), m));
+            }
+        }
+    }
+    out
+}
+
+// Why each mutant gets its verdict: the spec sentence (PTX ISA, `../shared/spec/000`–`002`;
+// DESIGN §3.3 where it makes the spec's rule precise).
+const COMMIT_ARRIVES: &str = "§9.7.16.6.2.1.1: 'tcgen05.commit is used to track the completion' — the mbarrier's phase completes only by the commit's arrive, so the try_wait loop never succeeds";
+const ARRIVE_COMPLETES: &str =
+    "§9.7.16.6.4.3/4: the consumer loops on try_wait 'till success'; without the producer's arrive the phase never completes";
+const CLUSTER_ARRIVE: &str = "§9.7.13.3 barrier.cluster: the wait needs every thread of the cluster to arrive";
+const RENDEZVOUS: &str = "§9.7.16.5 Table 46: a cta_group::2 dealloc is issued 'from two warps, one in each of the current CTA and its Peer CTA'; the first 'could block until the second warp in the Peer CTA also performs the operation' — without the peer's it may block forever";
+const WAIT_FOR_COMPLETION: &str = "§9.7.16.6.4.2/4: the consumer must observe the completion (the commit's or producer's arrive) before its tcgen05 operation; without the try_wait nothing orders the two TMEM accesses";
+const AFTER_FENCE: &str = "§9.7.16.6.3: 'An asynchronous tcgen05 operation subsequent to a tcgen05.fence::after_thread_sync is ordered after all the prior ... execution ordering operations'; without the fence the async operation is not ordered after the wait";
+const BEFORE_FENCE: &str = "§9.7.16.6.3: 'An asynchronous tcgen05 operation prior to a tcgen05.fence::before_thread_sync is ordered before all subsequent ... execution ordering operations'; without it the arrive carries no tcgen05 ordering (DESIGN §3.3 rule 3)";
+const WAIT_ST: &str =
+    "§9.7.16.6.4.2 example 1: 'tcgen05.wait::st is used to wait for the completion of the prior asynchronous instruction tcgen05.st'";
+const WAIT_LD: &str = "§9.7.16.6.4.4/5: 'the producer threads ... must explicitly wait for the instructions' completion'; 'avoiding anti-dependency hazards around tcgen05.ld, tcgen05.wait::ld must be used'";
+const PROXY_FENCE: &str = "§9.7.16.6.5: mma reads shared memory in the async proxy; 'fence.proxy.async should be used to synchronize memory between generic proxy and the async proxy'";
+const RELEASE_ARRIVE: &str = "§9.7.16.6.5 + PTX ISA §8.8: the generic store reaches the other thread's async read only through a release/acquire pattern; a relaxed arrive releases nothing";
+const ACQUIRE_WAIT: &str =
+    "§9.7.16.6.5 + PTX ISA §8.8: without an acquire wait observing the release arrive, the store and the mma's async read are unordered";
+const AFTER_FENCE_PROXY: &str = "§9.7.16.6.3: the mma is ordered after the acquire wait only through tcgen05.fence::after_thread_sync, so the generic store and its async read are unordered";
+const TRAILING_WAIT: &str =
+    "the removed wait was the thread's last step: no later access conflicts with the operation it waited for, so nothing is left unordered";
+const RELINQUISH_OPTIONAL: &str =
+    "§9.7.16.7.1: relinquish_alloc_permit only forbids later allocation; the program allocates nothing after it";
+const NO_TMEM_ACCESS: &str = "§9.7.16.5 Table 47: 'it suffices to ensure that there are no concurrent Tensor Memory accesses from the Peer CTA' — there are none, and both deallocs still meet";
+const DEALLOC_BEFORE_EXIT: &str = "§9.7.16.7.1 (DESIGN §3.3): 'exit with live columns is misuse'";
+
+/// `(example, mutation, verdict, why)` for every single-step mutant of every correct
+/// `examples/tcgen05` program (race-free, no hang, no misuse). Verdicts: `correct`, `tmem race`,
+/// `proxy race`, `hang` (possible), or a misuse rule.
+const MUTANTS: &[(&str, &str, &str, &str)] = &[
+    ("alloc-relinquish-dealloc", "P0: remove relinquish_alloc_permit", "correct", RELINQUISH_OPTIONAL),
+    ("alloc-relinquish-dealloc", "P0: remove dealloc", "exit-with-live-columns", DEALLOC_BEFORE_EXIT),
+    ("pattern1-mma-mma-pipelined", "P0: remove commit [done]", "hang", COMMIT_ARRIVES),
+    ("pattern1-mma-mma-pipelined", "P0: remove mbarrier.try_wait [done]", "tmem race", WAIT_FOR_COMPLETION),
+    ("pattern1-mma-mma-pipelined", "P0: remove fence::after_thread_sync", "tmem race", AFTER_FENCE),
+    ("pattern1-mma-mma-pipelined", "P0: remove wait::ld", "correct", TRAILING_WAIT),
+    ("pattern2-ex1-st-waitst-ld", "P0: remove wait::st", "tmem race", WAIT_ST),
+    ("pattern2-ex1-st-waitst-ld", "P0: remove wait::ld", "correct", TRAILING_WAIT),
+    ("pattern2-ex2-mma-commit-trywait-ld", "P0: remove commit [done]", "hang", COMMIT_ARRIVES),
+    ("pattern2-ex2-mma-commit-trywait-ld", "P0: remove mbarrier.try_wait [done]", "tmem race", WAIT_FOR_COMPLETION),
+    ("pattern2-ex2-mma-commit-trywait-ld", "P0: remove fence::after_thread_sync", "tmem race", AFTER_FENCE),
+    ("pattern2-ex2-mma-commit-trywait-ld", "P0: remove wait::ld", "correct", TRAILING_WAIT),
+    ("pattern2-ex2-variant-fence-arrive-mma", "P0: remove fence::before_thread_sync", "tmem race", BEFORE_FENCE),
+    ("pattern2-ex2-variant-fence-arrive-mma", "P0: remove mbarrier.arrive [bar]", "hang", ARRIVE_COMPLETES),
+    ("pattern2-ex2-variant-fence-arrive-mma", "P1: remove mbarrier.try_wait [bar]", "tmem race", WAIT_FOR_COMPLETION),
+    ("pattern2-ex2-variant-fence-arrive-mma", "P1: remove fence::after_thread_sync", "tmem race", AFTER_FENCE),
+    ("pattern2-ex2-variant-fence-arrive-mma", "P1: remove commit [done]", "hang", COMMIT_ARRIVES),
+    ("pattern2-ex2-variant-fence-arrive-mma", "P1: remove mbarrier.try_wait [done]", "tmem race", WAIT_FOR_COMPLETION),
+    ("pattern2-ex2-variant-fence-arrive-mma", "P1: remove fence::after_thread_sync #2", "tmem race", AFTER_FENCE),
+    ("pattern2-ex2-variant-fence-arrive-mma", "P1: remove wait::ld", "correct", TRAILING_WAIT),
+    ("pattern3-cp-fence-arrive-trywait-fence-mma", "P0: remove fence::before_thread_sync", "tmem race", BEFORE_FENCE),
+    ("pattern3-cp-fence-arrive-trywait-fence-mma", "P0: remove mbarrier.arrive [bar]", "hang", ARRIVE_COMPLETES),
+    ("pattern3-cp-fence-arrive-trywait-fence-mma", "P1: remove mbarrier.try_wait [bar]", "tmem race", WAIT_FOR_COMPLETION),
+    ("pattern3-cp-fence-arrive-trywait-fence-mma", "P1: remove fence::after_thread_sync", "tmem race", AFTER_FENCE),
+    ("pattern3-cp-fence-arrive-trywait-fence-mma", "P1: remove commit [done]", "hang", COMMIT_ARRIVES),
+    ("pattern3-cp-fence-arrive-trywait-fence-mma", "P1: remove mbarrier.try_wait [done]", "tmem race", WAIT_FOR_COMPLETION),
+    ("pattern3-cp-fence-arrive-trywait-fence-mma", "P1: remove fence::after_thread_sync #2", "tmem race", AFTER_FENCE),
+    ("pattern3-cp-fence-arrive-trywait-fence-mma", "P1: remove wait::ld", "correct", TRAILING_WAIT),
+    ("pattern4-composed-bar1-bar2", "P0: remove commit [bar1]", "hang", COMMIT_ARRIVES),
+    ("pattern4-composed-bar1-bar2", "P0: remove mbarrier.try_wait [bar1]", "tmem race", WAIT_FOR_COMPLETION),
+    ("pattern4-composed-bar1-bar2", "P0: remove fence::after_thread_sync", "tmem race", AFTER_FENCE),
+    ("pattern4-composed-bar1-bar2", "P0: remove fence::before_thread_sync", "tmem race", BEFORE_FENCE),
+    ("pattern4-composed-bar1-bar2", "P0: remove mbarrier.arrive [bar2]", "hang", ARRIVE_COMPLETES),
+    ("pattern4-composed-bar1-bar2", "P1: remove mbarrier.try_wait [bar2]", "tmem race", WAIT_FOR_COMPLETION),
+    ("pattern4-composed-bar1-bar2", "P1: remove fence::after_thread_sync", "tmem race", AFTER_FENCE),
+    ("pattern4-composed-bar1-bar2", "P1: remove wait::ld", "correct", TRAILING_WAIT),
+    ("pattern4-ex1-ld-waitld-fence-arrive-mma", "P0: remove wait::ld", "tmem race", WAIT_LD),
+    ("pattern4-ex1-ld-waitld-fence-arrive-mma", "P0: remove fence::before_thread_sync", "tmem race", BEFORE_FENCE),
+    ("pattern4-ex1-ld-waitld-fence-arrive-mma", "P0: remove mbarrier.arrive [bar]", "hang", ARRIVE_COMPLETES),
+    ("pattern4-ex1-ld-waitld-fence-arrive-mma", "P1: remove mbarrier.try_wait [bar]", "tmem race", WAIT_FOR_COMPLETION),
+    ("pattern4-ex1-ld-waitld-fence-arrive-mma", "P1: remove fence::after_thread_sync", "tmem race", AFTER_FENCE),
+    ("pattern4-ex2-mma-commit-trywait-fence-ld", "P0: remove commit [mbar]", "hang", COMMIT_ARRIVES),
+    ("pattern4-ex2-mma-commit-trywait-fence-ld", "P1: remove mbarrier.try_wait [mbar]", "tmem race", WAIT_FOR_COMPLETION),
+    ("pattern4-ex2-mma-commit-trywait-fence-ld", "P1: remove fence::after_thread_sync", "tmem race", AFTER_FENCE),
+    ("pattern4-ex2-mma-commit-trywait-fence-ld", "P1: remove wait::ld", "correct", TRAILING_WAIT),
+    ("pattern5-antidep-ld-waitld-st", "P0: remove wait::ld", "tmem race", WAIT_LD),
+    ("pattern5-antidep-ld-waitld-st", "P0: remove wait::st", "correct", TRAILING_WAIT),
+    ("pattern5-regdep-ld-st", "P0: remove wait::st", "tmem race", WAIT_ST),
+    ("pattern5-regdep-ld-st", "P0: remove wait::ld", "correct", TRAILING_WAIT),
+    ("smem-generic-st-proxy-fence-mma", "P0: remove fence.proxy.async", "proxy race", PROXY_FENCE),
+    ("smem-generic-st-proxy-fence-mma", "P0: remove commit [done]", "hang", COMMIT_ARRIVES),
+    ("smem-generic-st-proxy-fence-mma", "P0: remove mbarrier.try_wait [done]", "tmem race", WAIT_FOR_COMPLETION),
+    ("smem-generic-st-proxy-fence-mma", "P0: remove fence::after_thread_sync", "tmem race", AFTER_FENCE),
+    ("smem-generic-st-proxy-fence-mma", "P0: remove wait::ld", "correct", TRAILING_WAIT),
+    ("smem-generic-st-proxy-fence-other-thread-mma", "P0: remove fence.proxy.async", "proxy race", PROXY_FENCE),
+    ("smem-generic-st-proxy-fence-other-thread-mma", "P0: remove mbarrier.arrive [bar]", "hang", ARRIVE_COMPLETES),
+    ("smem-generic-st-proxy-fence-other-thread-mma", "P0: weaken mbarrier.arrive [bar]", "proxy race", RELEASE_ARRIVE),
+    ("smem-generic-st-proxy-fence-other-thread-mma", "P1: remove mbarrier.try_wait [bar]", "proxy race", ACQUIRE_WAIT),
+    ("smem-generic-st-proxy-fence-other-thread-mma", "P1: weaken mbarrier.try_wait [bar]", "proxy race", ACQUIRE_WAIT),
+    ("smem-generic-st-proxy-fence-other-thread-mma", "P1: remove fence::after_thread_sync", "proxy race", AFTER_FENCE_PROXY),
+    ("smem-generic-st-proxy-fence-other-thread-mma", "P1: remove commit [done]", "hang", COMMIT_ARRIVES),
+    ("smem-generic-st-proxy-fence-other-thread-mma", "P1: remove mbarrier.try_wait [done]", "tmem race", WAIT_FOR_COMPLETION),
+    ("smem-generic-st-proxy-fence-other-thread-mma", "P1: remove fence::after_thread_sync #2", "tmem race", AFTER_FENCE),
+    ("smem-generic-st-proxy-fence-other-thread-mma", "P1: remove wait::ld", "correct", TRAILING_WAIT),
+    ("table47-dealloc-cluster-barrier", "P0: remove barrier.cluster.arrive", "hang", CLUSTER_ARRIVE),
+    ("table47-dealloc-cluster-barrier", "P0: weaken barrier.cluster.arrive", "correct", NO_TMEM_ACCESS),
+    ("table47-dealloc-cluster-barrier", "P0: remove barrier.cluster.wait", "correct", NO_TMEM_ACCESS),
+    ("table47-dealloc-cluster-barrier", "P0: remove dealloc", "hang", RENDEZVOUS),
+    ("table47-dealloc-cluster-barrier", "P1: remove barrier.cluster.arrive", "hang", CLUSTER_ARRIVE),
+    ("table47-dealloc-cluster-barrier", "P1: weaken barrier.cluster.arrive", "correct", NO_TMEM_ACCESS),
+    ("table47-dealloc-cluster-barrier", "P1: remove barrier.cluster.wait", "correct", NO_TMEM_ACCESS),
+    ("table47-dealloc-cluster-barrier", "P1: remove dealloc", "hang", RENDEZVOUS),
+];
+
+#[test]
+fn mutant_table() {
+    let mut used = vec![false; MUTANTS.len()];
+    let mut missing = Vec::new();
+    let mut wrong = Vec::new();
+    for (name, src) in examples() {
+        if !(src.contains("expect races: none") && src.contains("expect hang: no") && src.contains("expect misuse: none")) {
+            continue;
+        }
+        let p = tcfuzz_litmus::parse(&src).unwrap_or_else(|e| panic!("{name}: {e}"));
+        for (step, m) in mutants(&p) {
+            let ours = summary(&agree(&m, &format!("{name} / {step}")));
+            match MUTANTS.iter().position(|(ex, st, _, _)| *ex == name && *st == step) {
+                Some(i) => {
+                    used[i] = true;
+                    let (_, _, expected, why) = MUTANTS[i];
+                    println!("{name} | {step} | {expected} | {why}");
+                    if ours != expected {
+                        wrong.push(format!("{name} / {step}: {ours}, expected {expected} ({why})"));
+                    }
+                }
+                None => missing.push(format!("(\"{name}\", \"{step}\", \"{ours}\", ?)")),
+            }
+        }
+    }
+    assert!(missing.is_empty(), "mutants without a row in MUTANTS:\n{}", missing.join("\n"));
+    assert!(wrong.is_empty(), "mutants with another verdict than the table's:\n{}", wrong.join("\n"));
+    let stale: Vec<_> = MUTANTS.iter().zip(&used).filter(|(_, u)| !**u).map(|(m, _)| format!("{} / {}", m.0, m.1)).collect();
+    assert!(stale.is_empty(), "rows for mutants that no longer exist: {stale:?}");
+    println!(
+        "tcgen05 mutants: {} judged, {} explored with the load-buffering caveat",
+        MUTANTS.len(),
+        GAPS.load(std::sync::atomic::Ordering::Relaxed)
+    );
+}
