@@ -303,7 +303,7 @@ impl ExecutionGraph {
     /// synchronous event does not wait for the perform of earlier asynchronous tcgen05
     /// operations (PTX ISA §9.7.16.6.1), only a `wait::ld` / `wait::st` waits for the `ld` / `st`
     /// before it (§9.7.16.6.2.1.2). So a later write of another thread may revisit such a
-    /// perform's read.
+    /// perform's read. (A `commit`'s arrive is kept in place.)
     pub fn issue_predecessors(&self, x: EventId, out: &mut Vec<EventId>) {
         if x.index == 0 {
             return;
@@ -321,9 +321,13 @@ impl ExecutionGraph {
                 (Some(TcOp::WaitLd), Some(TcOp::Ld)) | (Some(TcOp::WaitSt), Some(TcOp::St))
             )
         };
+        // The arrive of a `commit` counts as issued in place: the explorer does not delay it past
+        // later events of its thread (the model does; such executions carry the explorer's
+        // load-buffering caveat).
+        let in_place = |l: &crate::event::Label| !l.is_async() || l.tc.is_some_and(|t| t.op == TcOp::CommitArrive);
         for i in (0..x.index).rev() {
             let l = &evs[i as usize].label;
-            if !l.is_async() {
+            if in_place(l) {
                 out.push(EventId { thread: x.thread, index: i });
                 return;
             }

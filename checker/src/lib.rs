@@ -170,9 +170,9 @@ pub fn check_compiled(prog: &program::CompiledProgram, model: ModelKind, options
                 "the explorer does not explore executions with a cyclic po ∪ rf (load buffering), which the {} model allows; use the oracle for those",
                 model.name()
             ));
-        } else if explore::trust::may_have_pinned_cycles(prog) {
+        } else if explore::trust::may_have_pinned_cycles(prog) || prog.has_async_operations() {
             caveats.push(format!(
-                "the explorer does not explore load-buffering executions whose cycle goes through a barrier, a cas, or program order between two accesses of one location, which the {} model allows; use the oracle for those",
+                "the explorer does not explore load-buffering executions whose cycle goes through a barrier, a cas, program order between two accesses of one location, or an asynchronous tcgen05 operation, which the {} model allows; use the oracle for those",
                 model.name()
             ));
         }

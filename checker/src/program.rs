@@ -312,6 +312,16 @@ impl CompiledProgram {
     /// addresses of one location (aliases) let a read take its value from a later write of its own
     /// thread. A conservative syntactic test: a thread qualifies if a read instruction comes before
     /// a write instruction, or it has a loop and both.
+    /// Whether some thread issues an asynchronous tcgen05 operation (whose perform program order
+    /// does not order, PTX ISA §9.7.16.6.1).
+    pub fn has_async_operations(&self) -> bool {
+        self.threads.iter().flat_map(|t| &t.code).any(|l| match &l.op {
+            Op::Load { label, .. } | Op::Store { label, .. } => label.is_async(),
+            Op::TcCompute { .. } | Op::TcCommit { .. } => true,
+            _ => false,
+        })
+    }
+
     pub fn may_have_porf_cycles(&self) -> bool {
         let aliased = self.threads.iter().flat_map(|t| &t.code).any(|l| match &l.op {
             Op::Load { label, .. } | Op::Store { label, .. } => label.vloc != label.loc,
@@ -357,12 +367,7 @@ impl CompiledProgram {
         // In a Tile IR thread program order orders nothing, so a read may read from a later write
         // of its own thread (Tile IR spec §7.12.1); nor does it order the perform of an
         // asynchronous tcgen05 operation (PTX ISA §9.7.16.6.1).
-        let asynchronous = self.threads.iter().flat_map(|t| &t.code).any(|l| match &l.op {
-            Op::Load { label, .. } | Op::Store { label, .. } => label.is_async(),
-            Op::TcCompute { .. } => true,
-            _ => false,
-        });
-        qualifying.count() >= if aliased || asynchronous || self.tile.is_some() { 1 } else { 2 }
+        qualifying.count() >= if aliased || self.has_async_operations() || self.tile.is_some() { 1 } else { 2 }
     }
 
     pub fn slot_name(&self, slot: usize) -> String {

@@ -292,7 +292,8 @@ impl SyncPlan {
                     let name = match &key {
                         Key::Cta(g, id) => format!("%bar{id}@cta{g}"),
                         Key::Quorum(g, a, b) => format!("%bar{a}.{b}@cta{g}"),
-                        Key::Cluster(c) => format!("%barrier.cluster@{c:?}"),
+                        Key::Cluster(ClusterId::Declared { gpu, cluster }) => format!("%barrier.cluster@gpu{gpu}.cluster{cluster}"),
+                        Key::Cluster(ClusterId::OwnCta { gpu, cta }) => format!("%barrier.cluster@gpu{gpu}.cta{cta}"),
                     };
                     plan.objects.entry(key).or_insert_with(|| {
                         locations.push(LocInfo { name, init: 0, tmem: false });

@@ -1,20 +1,26 @@
 //! Exit codes of `tcfuzz`, documented in its `--help` and in the README.
 //!
 //! 0 success; 1 input errors (reported per file, and every other runtime error); 2 usage errors
-//! (clap's own); 3 a command that is not implemented yet, or (`check`) an instruction the checker
-//! does not support yet; 4 (`check --differential`) a tileir-weaker-than-ptx violation.
+//! (clap's own, and [`UsageError`]); 3 a command that is not implemented yet, or (`check`) an
+//! instruction the checker does not support yet; 4 (`check --differential`) a
+//! tileir-weaker-than-ptx violation; 5 (`selftest`) the explorer and the oracle disagree.
 
 use std::fmt;
 use std::process::ExitCode;
 
 /// Some input could not be read, parsed or validated, or `fmt --check` found a file to reformat.
 pub const INPUT_ERRORS: u8 = 1;
+/// Options that cannot go together (clap reports its own usage errors with the same code).
+pub const USAGE: u8 = 2;
 /// The command exists in the interface but not yet in the code.
 pub const NOT_IMPLEMENTED: u8 = 3;
 /// `check`: some program uses an instruction the checker does not model yet (and no input error).
 pub const UNSUPPORTED: u8 = 3;
 /// `check --differential`: the tileir-weaker-than-ptx check found a violation (and nothing worse).
 pub const DIFFERENTIAL_VIOLATION: u8 = 4;
+/// `selftest`: on some generated program the DPOR explorer and the exhaustive oracle disagree (a
+/// bug in tcfuzz: DESIGN §4, `explorer-vs-oracle`).
+pub const EXPLORER_ORACLE_DISAGREE: u8 = 5;
 
 /// The error a placeholder command returns; `main` maps it to [`NOT_IMPLEMENTED`].
 #[derive(Debug)]
@@ -32,9 +38,28 @@ impl fmt::Display for NotImplemented {
 
 impl std::error::Error for NotImplemented {}
 
+/// Arguments that clap accepts one by one but that make no sense together; `main` maps it to
+/// [`USAGE`].
+#[derive(Debug)]
+pub struct UsageError(pub String);
+
+impl fmt::Display for UsageError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for UsageError {}
+
 /// The exit code for an error that reached `main`.
 pub fn code_for(err: &anyhow::Error) -> ExitCode {
-    if err.is::<NotImplemented>() { ExitCode::from(NOT_IMPLEMENTED) } else { ExitCode::from(INPUT_ERRORS) }
+    if err.is::<NotImplemented>() {
+        ExitCode::from(NOT_IMPLEMENTED)
+    } else if err.is::<UsageError>() {
+        ExitCode::from(USAGE)
+    } else {
+        ExitCode::from(INPUT_ERRORS)
+    }
 }
 
 /// 0 when nothing failed, otherwise [`INPUT_ERRORS`].

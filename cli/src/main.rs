@@ -4,6 +4,7 @@
 mod commands;
 mod exit;
 mod inputs;
+mod outputs;
 
 use clap::{ArgAction, Parser, Subcommand};
 use std::process::ExitCode;
@@ -23,11 +24,12 @@ Exit codes:
   0  success
   1  input errors: a file that does not parse or validate, cannot be read, or (fmt --check) is not
      canonically formatted, or (check) is too large to check
-  2  usage errors: unknown command or option, missing argument
+  2  usage errors: unknown command or option, missing argument, options that do not go together
   3  not supported yet: the command is not implemented, or (check) a program uses an instruction
      the checker does not model yet
   4  (check --differential) a lowered Tile IR program allows a state or race its Tile IR program
      does not
+  5  (selftest) the DPOR explorer and the exhaustive oracle disagree on some generated program
 
 The litmus format is documented in litmus/FORMAT.md."
 )]
@@ -68,9 +70,8 @@ enum Command {
     Emit(Pending),
     Bench(commands::bench::Args),
     Lower(commands::lower::Args),
-    /// Cross-check the explorer against the exhaustive oracle and the examples (not implemented
-    /// yet).
-    Selftest(Pending),
+    Explain(commands::explain::Args),
+    Selftest(commands::selftest::Args),
 }
 
 fn main() -> ExitCode {
@@ -90,7 +91,8 @@ fn main() -> ExitCode {
         Command::Emit(args) => pending::run("emit", "gpu", &args),
         Command::Bench(args) => commands::bench::run(&args, quiet),
         Command::Lower(args) => commands::lower::run(&args),
-        Command::Selftest(args) => pending::run("selftest", "checker", &args),
+        Command::Explain(args) => commands::explain::run(&args),
+        Command::Selftest(args) => commands::selftest::run(&args, quiet),
     };
     match result {
         Ok(code) => code,

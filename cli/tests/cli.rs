@@ -311,12 +311,13 @@ mod check {
     use super::*;
     use serde_json::Value;
 
-    /// A tcgen05 store then load: valid, but beyond what the checker models (line 4).
-    const UNSUPPORTED: &str = "PTX tcgen05-st-ld
-{ d @ tmem cta 0 lanes 0-31 cols 0-31 = 0; }
+    /// A barrier whose second operand is computed at run time: valid, but beyond what the
+    /// checker models (line 4).
+    const UNSUPPORTED: &str = "PTX dynamic-barrier
+{ x = 0; P0:r0 = 0; }
  P0@cta 0,gpu 0 ;
- tcgen05.st.sync.aligned.32x32b.x1.b32 [d], 1 ;
- tcgen05.ld.sync.aligned.32x32b.x1.b32 r0, [d] ;
+ bar.cta.sync 1, r0 ;
+ ld.weak r0, x ;
 exists (P0:r0 == 0)
 ";
 
@@ -374,7 +375,10 @@ exists (P1:r0 == 1 /\\ P1:r1 == 0)
         assert_eq!(code(&out), 0, "a race is a verdict, not an error: {}", stderr(&out));
         let text = stdout(&out);
         assert_eq!(observation(&text), "Never", "{text}");
-        assert!(text.contains("Races: 1\n  thread P0 #0 (write x) at mp.litmus:4:2 and thread P1 #1 (read x) at mp.litmus:5:"), "{text}");
+        assert!(
+            text.contains("Races: 1\n  data race: thread P0 #0 (write x) at mp.litmus:4:2 and thread P1 #1 (read x) at mp.litmus:5:"),
+            "{text}"
+        );
 
         let line = check_json(&dir, &["mp.litmus"]);
         let races = line["races"].as_array().unwrap();
@@ -474,17 +478,17 @@ exists (P1:r0 == 1 /\\ P1:r1 == 0)
         let dir = TempDir::new("check-bad");
         dir.write("bad.litmus", BAD);
         dir.write("garbage.litmus", GARBAGE);
-        dir.write("tcgen05.litmus", UNSUPPORTED);
+        dir.write("unsupported.litmus", UNSUPPORTED);
         let out = tcfuzz(&["check", "bad.litmus"], dir.path());
         assert_eq!(code(&out), 1);
         assert!(has_position(&stderr(&out), "bad.litmus", Some(4)), "{}", stderr(&out));
 
-        let out = tcfuzz(&["check", "--json", "garbage.litmus", "tcgen05.litmus", "missing.litmus"], dir.path());
+        let out = tcfuzz(&["check", "--json", "garbage.litmus", "unsupported.litmus", "missing.litmus"], dir.path());
         assert_eq!(code(&out), 1, "stderr: {}", stderr(&out));
         assert_eq!(stdout(&out), "", "no JSON line for a file that was not checked");
         let err = stderr(&out);
         assert!(has_position(&err, "garbage.litmus", None), "{err}");
-        assert!(has_position(&err, "tcgen05.litmus", Some(4)), "{err}");
+        assert!(has_position(&err, "unsupported.litmus", Some(4)), "{err}");
         assert!(err.contains("missing.litmus"), "{err}");
         assert!(err.contains("checked 3 files, 2 with errors, 1 unsupported"), "{err}");
     }
@@ -567,7 +571,10 @@ mod check_tileir {
         let out = tcfuzz(&["check", "overlap.litmus"], dir.path());
         assert_eq!(code(&out), 0, "{}", stderr(&out));
         let text = stdout(&out);
-        assert!(text.contains("Races: 1\n  thread P0 #0 (write x[0]) at overlap.litmus:4:3 and thread P0 #1 (write x[0])"), "{text}");
+        assert!(
+            text.contains("Races: 1\n  data race: thread P0 #0 (write x[0]) at overlap.litmus:4:3 and thread P0 #1 (write x[0])"),
+            "{text}"
+        );
     }
 
     #[test]
@@ -648,7 +655,7 @@ mod differential {
 mod placeholders {
     use super::*;
 
-    const COMMANDS: [&str; 8] = ["campaign", "coordinator", "worker", "minimize", "report", "corpus", "emit", "selftest"];
+    const COMMANDS: [&str; 7] = ["campaign", "coordinator", "worker", "minimize", "report", "corpus", "emit"];
 
     #[test]
     fn exit_3_with_message() {
@@ -659,8 +666,8 @@ mod placeholders {
             let expected = format!("error: 'tcfuzz {command}' is not implemented yet (see the ");
             assert!(stderr(&out).contains(&expected), "{command}: {}", stderr(&out));
         }
-        let out = tcfuzz(&["selftest"], dir.path());
-        assert_eq!(stderr(&out).trim_end(), "error: 'tcfuzz selftest' is not implemented yet (see the checker issue)");
+        let out = tcfuzz(&["minimize"], dir.path());
+        assert_eq!(stderr(&out).trim_end(), "error: 'tcfuzz minimize' is not implemented yet (see the minimization issue)");
     }
 
     #[test]
@@ -669,7 +676,7 @@ mod placeholders {
         let out = tcfuzz(&["--help"], dir.path());
         assert_eq!(code(&out), 0);
         let help = stdout(&out);
-        for command in COMMANDS.iter().chain(&["parse", "fmt", "check"]) {
+        for command in COMMANDS.iter().chain(&["parse", "fmt", "check", "selftest"]) {
             assert!(help.contains(&format!("  {command} ")), "{command} missing from:\n{help}");
         }
         assert!(help.contains("Exit codes"), "{help}");
@@ -784,5 +791,223 @@ exists (P1:r0 == 1)
         let out = tcfuzz(&["check", "--json", "hang.litmus"], dir.path());
         let line: serde_json::Value = serde_json::from_str(stdout(&out).trim()).expect("one JSON line");
         assert_eq!(line["hangs"], serde_json::json!(["P1 (on bar)"]));
+    }
+}
+
+mod selftest {
+    use super::*;
+    use serde_json::Value;
+
+    /// `selftest: N programs, A agree, D disagree, S skipped (seed S)`: (N, A, D, S, seed).
+    fn summary(text: &str) -> (u64, u64, u64, u64, u64) {
+        let line = text.lines().last().unwrap_or_else(|| panic!("no output"));
+        let numbers: Vec<u64> = line.split(|c: char| !c.is_ascii_digit()).filter(|w| !w.is_empty()).map(|w| w.parse().unwrap()).collect();
+        assert!(line.starts_with("selftest: ") && numbers.len() == 5, "not a summary line: {line}");
+        (numbers[0], numbers[1], numbers[2], numbers[3], numbers[4])
+    }
+
+    /// Explorer = oracle on random programs with tcgen05, TMEM and mbarrier events (issue: the
+    /// tcgen05 checker), duplicates 0: 300 programs, a few seconds in a debug build.
+    #[test]
+    fn tcgen05_programs_agree() {
+        let dir = TempDir::new("selftest-tcgen05");
+        let out = tcfuzz(&["selftest", "--family", "tcgen05", "--programs", "300", "--seed", "5"], dir.path());
+        assert_eq!(code(&out), 0, "stdout: {}\nstderr: {}", stdout(&out), stderr(&out));
+        let (n, agree, disagree, _, _) = summary(&stdout(&out));
+        assert_eq!((n, disagree), (300, 0), "{}", stdout(&out));
+        assert!(agree >= 270, "most programs are small enough for the oracle: {}", stdout(&out));
+    }
+
+    #[test]
+    fn thirty_programs_agree() {
+        let dir = TempDir::new("selftest");
+        let out = tcfuzz(&["selftest", "--programs", "30", "--seed", "1"], dir.path());
+        assert_eq!(code(&out), 0, "stdout: {}\nstderr: {}", stdout(&out), stderr(&out));
+        let text = stdout(&out);
+        assert!(text.starts_with("selftest: 30 programs, "), "{text}");
+        let (n, agree, disagree, skipped, seed) = summary(&text);
+        assert_eq!((n, disagree, seed), (30, 0, 1), "{text}");
+        assert_eq!(agree + skipped, 30, "{text}");
+        assert!(agree >= 25, "most programs are small enough for the oracle: {text}");
+    }
+
+    #[test]
+    fn json_ends_with_the_summary_object() {
+        let dir = TempDir::new("selftest-json");
+        let out = tcfuzz(&["selftest", "--programs", "6", "--seed", "2", "--json"], dir.path());
+        assert_eq!(code(&out), 0, "stdout: {}\nstderr: {}", stdout(&out), stderr(&out));
+        let text = stdout(&out);
+        let last: Value = serde_json::from_str(text.lines().last().unwrap_or_default()).unwrap_or_else(|e| panic!("{e}: {text}"));
+        assert_eq!(last["kind"], "summary", "{last}");
+        assert_eq!((&last["programs"], &last["seed"], &last["disagree"]), (&6.into(), &2.into(), &0.into()), "{last}");
+        let counted = last["agree"].as_u64().unwrap() + last["skipped"].as_u64().unwrap();
+        assert_eq!(counted, 6, "{last}");
+        assert_eq!(last["families"], serde_json::json!(["ptx", "sync", "tileir", "tcgen05"]));
+        for model in ["sc", "ptx", "tileir"] {
+            assert!(last["models"][model]["agree"].is_u64(), "{model} in {last}");
+        }
+        assert!(last["seconds"].as_f64().is_some_and(|s| s >= 0.0), "{last}");
+    }
+
+    #[test]
+    fn one_family_under_one_model() {
+        let dir = TempDir::new("selftest-family");
+        let out = tcfuzz(&["selftest", "--programs", "4", "--seed", "7", "--family", "sync", "--model", "sc", "--json"], dir.path());
+        assert_eq!(code(&out), 0, "stdout: {}\nstderr: {}", stdout(&out), stderr(&out));
+        let last: Value = serde_json::from_str(stdout(&out).lines().last().unwrap_or_default()).unwrap();
+        assert_eq!(last["families"], serde_json::json!(["sync"]));
+        let models: Vec<&String> = last["models"].as_object().unwrap().keys().collect();
+        assert_eq!(models, ["sc"], "{last}");
+    }
+
+    #[test]
+    fn a_family_and_a_model_that_do_not_meet_are_a_usage_error() {
+        let dir = TempDir::new("selftest-usage");
+        let out = tcfuzz(&["selftest", "--family", "tileir", "--model", "sc"], dir.path());
+        assert_eq!(code(&out), 2, "{}", stderr(&out));
+        assert!(stderr(&out).contains("the tileir family is not checked under sc"), "{}", stderr(&out));
+        assert_eq!(code(&tcfuzz(&["selftest", "--family", "tso"], dir.path())), 2);
+    }
+
+    #[test]
+    fn out_onto_a_regular_file_fails() {
+        let dir = TempDir::new("selftest-out");
+        dir.write("taken", "a file");
+        let out = tcfuzz(&["selftest", "--programs", "1", "--out", "taken"], dir.path());
+        assert_eq!(code(&out), 1, "{}", stderr(&out));
+        assert!(stderr(&out).contains("--out taken: exists and is not a directory"), "{}", stderr(&out));
+    }
+
+    #[test]
+    fn exit_code_5_is_documented() {
+        let dir = TempDir::new("selftest-help");
+        let help = stdout(&tcfuzz(&["--help"], dir.path()));
+        assert!(help.contains("  5  (selftest) the DPOR explorer and the exhaustive oracle disagree"), "{help}");
+        let help = stdout(&tcfuzz(&["selftest", "--help"], dir.path()));
+        assert!(help.contains("5 they disagree on some"), "{help}");
+        assert!(help.contains("JSON output (--json)"), "{help}");
+    }
+}
+
+mod dot {
+    use super::*;
+    use serde_json::Value;
+
+    /// An example with four outcomes, one witness each.
+    fn example() -> String {
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples/ptx/MP+relaxed-gpu-diffcta.litmus").display().to_string()
+    }
+
+    /// The `.dot` files in `dir`, sorted.
+    fn dot_files(dir: &Path) -> Vec<PathBuf> {
+        let mut files: Vec<PathBuf> =
+            std::fs::read_dir(dir).unwrap().flatten().map(|e| e.path()).filter(|p| p.extension().is_some_and(|e| e == "dot")).collect();
+        files.sort();
+        files
+    }
+
+    #[test]
+    fn one_graph_per_printed_state() {
+        let dir = TempDir::new("dot");
+        let out = tcfuzz(&["check", "--dot", "graphs", &example()], dir.path());
+        assert_eq!(code(&out), 0, "stderr: {}", stderr(&out));
+        let text = stdout(&out);
+        let states: usize = text.lines().find_map(|l| l.strip_prefix("States ")).and_then(|n| n.parse().ok()).unwrap();
+        assert_eq!(states, 4, "{text}");
+        let files = dot_files(&dir.path().join("graphs"));
+        assert_eq!(files.len(), states, "{files:?}");
+        for (k, f) in files.iter().enumerate() {
+            assert_eq!(f.file_name().unwrap().to_string_lossy(), format!("MP+relaxed-gpu-diffcta-{}.dot", k + 1));
+            let dot = std::fs::read_to_string(f).unwrap();
+            assert!(dot.starts_with("digraph"), "{}: {dot}", f.display());
+            assert!(dot.contains("[label=rf, color=red]"), "{dot}");
+        }
+        assert!(text.contains(&format!("Witness graphs: 4 files in {}", Path::new("graphs").display())), "{text}");
+        // The first state printed is the first graph's: P1 read 0 from both.
+        let first = std::fs::read_to_string(&files[0]).unwrap();
+        assert!(first.contains("R flag = 0") && first.contains("R x = 0"), "{first}");
+    }
+
+    #[test]
+    fn json_lists_the_files_only_with_dot() {
+        let dir = TempDir::new("dot-json");
+        let out = tcfuzz(&["check", "--json", "--dot", "graphs", &example()], dir.path());
+        assert_eq!(code(&out), 0, "stderr: {}", stderr(&out));
+        let line: Value = serde_json::from_str(stdout(&out).trim()).unwrap();
+        let files = line["dot_files"].as_array().unwrap();
+        assert_eq!(files.len(), line["states"].as_array().unwrap().len(), "{line}");
+        for f in files {
+            assert!(dir.path().join(f.as_str().unwrap()).is_file(), "{f}");
+        }
+        let out = tcfuzz(&["check", "--json", &example()], dir.path());
+        let line: Value = serde_json::from_str(stdout(&out).trim()).unwrap();
+        assert!(line.get("dot_files").is_none(), "{line}");
+    }
+
+    #[test]
+    fn onto_a_regular_file_fails() {
+        let dir = TempDir::new("dot-file");
+        dir.write("graphs", "not a directory");
+        let out = tcfuzz(&["check", "--dot", "graphs", &example()], dir.path());
+        assert_eq!(code(&out), 1, "{}", stderr(&out));
+        assert_eq!(stderr(&out).trim_end(), "error: --dot graphs: exists and is not a directory");
+        assert_eq!(stdout(&out), "", "nothing is checked");
+    }
+
+    #[test]
+    fn conflicts_with_differential() {
+        let dir = TempDir::new("dot-differential");
+        assert_eq!(code(&tcfuzz(&["check", "--differential", "--dot", "graphs", &example()], dir.path())), 2);
+    }
+}
+
+mod tcgen05 {
+    use super::*;
+
+    fn example(name: &str) -> String {
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples/tcgen05").join(name).display().to_string()
+    }
+
+    #[test]
+    fn explain_shows_the_racing_performs_and_what_would_order_them() {
+        let dir = TempDir::new("explain-race");
+        let out = tcfuzz(&["explain", &example("pattern3-broken-no-before-thread-sync.litmus")], dir.path());
+        assert_eq!(code(&out), 0, "stderr: {}", stderr(&out));
+        let text = stdout(&out);
+        assert!(text.contains("tmem race between P0#1 (tcgen05.cp write of sf"), "{text}");
+        assert!(text.contains(">> #1 W sf = 3 [weak] (tcgen05.cp perform)"), "{text}");
+        assert!(text.contains("(tcgen05.mma perform)") && text.contains("Missing: nothing orders them"), "{text}");
+    }
+
+    #[test]
+    fn explain_shows_the_table_48_hang_and_has_nothing_to_say_about_table_47() {
+        let dir = TempDir::new("explain-hang");
+        let out = tcfuzz(&["explain", &example("table48-dealloc-nondet-hang.litmus")], dir.path());
+        assert_eq!(code(&out), 0, "stderr: {}", stderr(&out));
+        assert!(stdout(&out).contains("hang: P0, P1 wait(s) forever"), "{}", stdout(&out));
+        let out = tcfuzz(&["explain", &example("table47-dealloc-cluster-barrier.litmus")], dir.path());
+        assert_eq!(code(&out), 0);
+        assert!(stdout(&out).contains("nothing to explain"), "{}", stdout(&out));
+    }
+
+    #[test]
+    fn json_gives_race_kinds_and_misuse() {
+        let dir = TempDir::new("tc-json");
+        let out = tcfuzz(&["check", "--json", &example("smem-generic-st-mma-no-proxy-fence.litmus")], dir.path());
+        assert_eq!(code(&out), 0, "stderr: {}", stderr(&out));
+        let v: serde_json::Value = serde_json::from_str(stdout(&out).trim()).expect("one JSON line");
+        assert_eq!(v["races"][0]["kind"], "proxy");
+        assert!(v["races"][0]["rule"].as_str().is_some_and(|r| r.contains("fence.proxy.async")));
+        let out = tcfuzz(&["check", "--json", &example("alloc-after-relinquish-misuse.litmus")], dir.path());
+        let v: serde_json::Value = serde_json::from_str(stdout(&out).trim()).expect("one JSON line");
+        assert_eq!(v["misuse"][0]["rule"], "alloc-after-relinquish");
+        assert_eq!(v["misuse"][0]["section"], "PTX ISA §9.7.16.7.1");
+        assert_eq!(v["misuse"][0]["thread"], "P0");
+        let out = tcfuzz(&["check", &example("alloc-no-dealloc-exit-misuse.litmus")], dir.path());
+        assert!(
+            stdout(&out).contains("Misuse: 1\n  exit-with-live-columns: CTA exits with Tensor Memory still allocated"),
+            "{}",
+            stdout(&out)
+        );
     }
 }

@@ -66,6 +66,13 @@ pub const FAMILIES: &[Family] = &[
     Family { name: "sb", param: "threads in the store-buffering ring", default_sizes: &[3, 4, 5], min_n: 2, build: sb },
     Family { name: "iriw", param: "reader threads (two writers)", default_sizes: &[2, 3, 4], min_n: 1, build: iriw },
     Family { name: "mp-chain", param: "hops in the message-passing chain", default_sizes: &[3, 5, 7], min_n: 1, build: mp_chain },
+    Family {
+        name: "tc-pipeline",
+        param: "stages through a 2-deep tcgen05 producer/consumer pipeline",
+        default_sizes: &[2, 4, 6],
+        min_n: 1,
+        build: tc_pipeline,
+    },
 ];
 
 /// The family called `name`.
@@ -204,6 +211,66 @@ fn mp_chain(n: u32) -> String {
     }
     threads.push(vec![format!("ld.acquire.gpu r0, f{n}"), "ld.weak r1, d".to_string()]);
     program("mp-chain", n, &init, &threads, &format!("exists (P{n}:r0 == 1 /\\ P{n}:r1 == 0)"))
+}
+
+/// Buffers of [`tc_pipeline`]: how many stages are in flight at once.
+const TC_IN_FLIGHT: u32 = 2;
+
+/// A tcgen05 producer/consumer pipeline (PTX ISA §9.7.16.6.4): for each of `n` stages the
+/// producer writes the stage's shared-memory tile, fences it into the async proxy, copies it
+/// into TMEM buffer `t<i % K>` (`tcgen05.cp`) and commits to `full<b>`; the consumer waits on
+/// `full<b>`, accumulates the buffer into `d` (`tcgen05.mma`) and commits to `empty<b>`, which the
+/// producer waits on before reusing the buffer. `K` = [`TC_IN_FLIGHT`] stages are in flight. At
+/// the end the consumer waits for its last mma and reads `d`. Race-free and hang-free; both
+/// threads also count their stages on a shared progress counter (`atom.add`), so the executions
+/// are the interleavings of the two threads' counter updates that the pipeline allows.
+fn tc_pipeline(n: u32) -> String {
+    let k = TC_IN_FLIGHT;
+    let mut s = format!("PTX tc-pipeline-{n}\n{{\n  d @ tmem cta 0 gpu 0 lanes 0-31 cols 0-31 = 0;\n");
+    for b in 0..k.min(n) {
+        let _ = writeln!(s, "  t{b} @ tmem cta 0 gpu 0 lanes 0-127 cols {}-{} = 0;", 32 * (b + 1), 32 * (b + 2) - 1);
+        let _ = writeln!(s, "  full{b} @ mbarrier cta 0 gpu 0 count 1;\n  empty{b} @ mbarrier cta 0 gpu 0 count 1;");
+    }
+    for i in 0..n {
+        let _ = writeln!(s, "  s{i} @ shared cta 0 gpu 0 = 0;");
+    }
+    s.push_str("  w @ shared cta 0 gpu 0 = 1;\n  cnt = 0;\n  done @ mbarrier cta 0 gpu 0 count 1;\n  P1:r0 = 0;\n}\n");
+    let wait = |bar: String, parity: u32| format!("await mbarrier.try_wait.parity.relaxed.cluster.shared::cta.b64 p, [{bar}], {parity}");
+    let commit = |bar: String| format!("tcgen05.commit.cta_group::1.mbarrier::arrive::one.shared::cluster.b64 [{bar}]");
+    let mut producer = Vec::new();
+    let mut consumer = Vec::new();
+    for i in 0..n {
+        let (b, round) = (i % k, i / k);
+        if round > 0 {
+            producer.push(wait(format!("empty{b}"), (round - 1) % 2));
+            producer.push("tcgen05.fence::after_thread_sync".to_string());
+        }
+        producer.push(format!("st.shared::cta.b32 [s{i}], {}", i + 2));
+        producer.push("fence.proxy.async.shared::cta".to_string());
+        producer.push(format!("tcgen05.cp.cta_group::1.128x256b [t{b}], [s{i}]"));
+        producer.push(commit(format!("full{b}")));
+        producer.push("atom.relaxed.gpu.add r1, cnt, 1".to_string());
+        consumer.push(wait(format!("full{b}"), round % 2));
+        consumer.push("tcgen05.fence::after_thread_sync".to_string());
+        consumer.push(format!("tcgen05.mma.cta_group::1.kind::f16 [d], [t{b}], [w], 1, {}", u32::from(i > 0)));
+        consumer.push(commit(format!("empty{b}")));
+        consumer.push("atom.relaxed.gpu.add r1, cnt, 1".to_string());
+    }
+    consumer.push(commit("done".to_string()));
+    consumer.push(wait("done".to_string(), 0));
+    consumer.push("tcgen05.fence::after_thread_sync".to_string());
+    consumer.push("tcgen05.ld.sync.aligned.32x32b.x1.b32 r0, [d]".to_string());
+    consumer.push("tcgen05.wait::ld.sync.aligned".to_string());
+    for (name, body) in [("P0@warp 1,cta 0,gpu 0", &producer), ("P1@warp 0,cta 0,gpu 0", &consumer)] {
+        let _ = writeln!(s, "{name} {{");
+        for line in body {
+            let _ = writeln!(s, "  {line};");
+        }
+        s.push_str("}\n");
+    }
+    // Every stage's value reaches the accumulator: d = 2 + 3 + ... + (n + 1).
+    let _ = writeln!(s, "forall (P1:r0 == {})", (2..n + 2).sum::<u32>());
+    s
 }
 
 #[cfg(test)]

@@ -373,6 +373,11 @@ impl Ptx {
     /// `fence.proxy.alias` on the way.
     fn proxy_preserved(&self, b: &Base, cb: &Relation) -> Relation {
         let nodes = &b.nodes;
+        // Generic proxy only, no alias fence: every other disjunct below goes through a generic
+        // fence and is implied, by transitivity of `cb`, by the first.
+        if nodes.labels.iter().flatten().all(|l| l.proxy == Proxy::Generic && !l.alias_fence) {
+            return cb.filter(|x, y| nodes.is_mem(x) && nodes.is_mem(y) && nodes.same_vloc(x, y));
+        }
         let same_cta = |x: usize, y: usize| match (nodes.thread(x), nodes.thread(y)) {
             (Some(tx), Some(ty)) => {
                 let (px, py) = (&self.places[tx], &self.places[ty]);

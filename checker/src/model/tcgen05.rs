@@ -31,6 +31,10 @@
 //!    establishment precedes a `fence::before_thread_sync` that is before, in execution order,
 //!    a `fence::after_thread_sync` before Y (the composed example of §9.7.16.6.4.4).
 //!
+//! 6. **Commits in order**: the arrives of two `commit`s of one thread happen in issue order (a
+//!    later commit tracks everything an earlier one does, and completion is monotonic —
+//!    §9.7.16.6.2.1.1 read as a per-thread FIFO of completion arrives).
+//!
 //! A register dependency from `tcgen05.ld` carries the value but orders nothing
 //! (§9.7.16.6.4.5): the dependent instruction's perform is not ordered after the load's.
 //! Two conflicting TMEM accesses not ordered by causality with these edges are a TMEM race.
@@ -177,6 +181,17 @@ pub fn ordering(labels: &[Option<Label>], instr: &[usize], po: &Relation, eo: &R
             });
             if ordered {
                 add(&x.nodes, &y.nodes);
+            }
+        }
+    }
+    // Rule 6: commit arrives in issue order.
+    let commits: Vec<&Instr> = ins.iter().filter(|c| c.op == TcOp::CommitIssue).collect();
+    for a in &commits {
+        for b in &commits {
+            if po.contains(a.first(), b.first()) {
+                let arrive =
+                    |c: &Instr| -> Vec<usize> { c.nodes.iter().copied().filter(|&x| op_of(x) == Some(TcOp::CommitArrive)).collect() };
+                add(&arrive(a), &arrive(b));
             }
         }
     }

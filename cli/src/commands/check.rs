@@ -1,6 +1,7 @@
 //! `tcfuzz check`: explore every execution of litmus programs under a memory model and print the
 //! verdicts, herd7-style or as JSON lines.
 
+use crate::commands::dot::DotWriter;
 use crate::commands::parse::read;
 use crate::exit;
 use crate::inputs::{self, Input};
@@ -25,12 +26,15 @@ JSON output (--json): one object per checked file per line, keys in this order:
   condition  {\"text\": \"exists (P1:r0 == 1 /\\\\ P1:r1 == 0)\", \"result\": \"Never\" | \"Sometimes\" |
              \"Always\", \"holds\": herd7's Ok (true) or No (false)}
   executions {\"complete\": N, \"blocked\": N, \"duplicates\": N, or null without --duplicates}
-  races      [{\"first\": EVENT, \"second\": EVENT}], EVENT = {\"thread\": \"P0\", \"index\": position in
+  races      [{\"kind\": \"data\" | \"tmem\" | \"proxy\", \"rule\": the rule that would order them,
+             \"first\": EVENT, \"second\": EVENT}], EVENT = {\"thread\": \"P0\", \"index\": position in
              program order, \"line\", \"col\", \"access\": \"read\" | \"write\", \"location\": \"x\"}
   hangs      threads that wait forever in some execution (a barrier or mbarrier that never
              completes), e.g. \"P1 (on bar)\"
   loop_bound threads that hit the loop bound in some execution (those executions count as blocked)
-  misuse     [] (rule violations are not detected yet)
+  misuse     [{\"rule\": \"alloc-after-relinquish\" | \"dealloc-not-allocated\" | \"exit-with-live-columns\",
+             \"description\", \"section\": the PTX ISA section, \"thread\", \"line\", \"col\" (0 when
+             the rule is about the whole CTA)}]: Tensor Memory allocator rules broken in some execution
   caveats    ways in which the verdict may be incomplete (strings; [] when it is exact)
   time_ms    time to check the file, in milliseconds (a float)
   differential  only with --differential: {\"check\": \"tileir-weaker-than-ptx\", \"holds\": bool,
@@ -39,6 +43,8 @@ JSON output (--json): one object per checked file per line, keys in this order:
              {\"state\": {...}, \"witness\": TEXT} or null}], \"race_violations\": [{\"first\", \"second\"}],
              \"extra_states\": N (states of the lowering the Tile IR program does not allow, violating
              or not), \"caveats\": [...]}; the other keys then describe the Tile IR side
+  dot_files  only with --dot: the Graphviz files written for this file, in the order of the
+             states (paths as strings)
 Files that cannot be read, parsed, validated or checked get no line: their errors go to stderr, as
 in text mode. The summary line goes to stderr.";
 
@@ -48,8 +54,10 @@ in text mode. The summary line goes to stderr.";
 /// glob pattern, as for `tcfuzz parse`. Every execution of each program is explored under the model
 /// (by default with the DPOR explorer; with --oracle by the exhaustive herd-style oracle) and the
 /// verdict is printed herd7-style: the final states with their execution counts, Ok/No, the
-/// condition and its observation (Never, Sometimes or Always), the execution counts, data races,
-/// threads that hit the loop bound, caveats and the time taken. As in the checker, Positive and
+/// condition and its observation (Never, Sometimes or Always), the execution counts, races (data,
+/// tmem or proxy, with the rule that would order them), hangs, Tensor Memory allocator misuse,
+/// threads that hit the loop bound, caveats and the time taken. `tcfuzz explain` shows one
+/// execution per problem as a per-thread timeline. As in the checker, Positive and
 /// Negative count the final states (not executions) that satisfy and falsify the condition. A
 /// summary line `checked N files, M with errors, K unsupported` ends the output.
 ///
@@ -63,6 +71,12 @@ in text mode. The summary line goes to stderr.";
 /// lowering L allows under ptx must be allowed by P under tileir, and L must be race-free. Both
 /// sides use the exhaustive oracle (the explorer where a side is too large for it); the verdicts
 /// of both sides are printed, then every violating state with a witness execution from each side.
+///
+/// With --dot DIR, the witness execution of each distinct outcome (the final state restricted to
+/// what the condition mentions) is written as a Graphviz file DIR/NAME-K.dot, NAME the test name
+/// (characters other than letters, digits and +-._ replaced by _) and K = 1, 2, ... in the order
+/// of the printed states; `Witness graphs: N files in DIR` follows the verdict, with one line per
+/// file. Render one with `dot -Tsvg DIR/NAME-1.dot > w.svg`.
 ///
 /// Exit codes: 0 every program was checked, whatever its verdict; 1 some file cannot be read,
 /// parsed or validated, or is too large to check (this wins over 3 and 4); 3 some program uses an
@@ -95,6 +109,11 @@ pub struct Args {
     /// must report 0).
     #[arg(long)]
     pub duplicates: bool,
+
+    /// Write the witness execution of each outcome as a Graphviz file DIR/NAME-K.dot (DIR is
+    /// created if missing; see above).
+    #[arg(long, value_name = "DIR", conflicts_with = "differential")]
+    pub dot: Option<PathBuf>,
 }
 
 /// The `--model` values.
@@ -110,7 +129,7 @@ pub enum Model {
 }
 
 impl Model {
-    fn kind(self) -> ModelKind {
+    pub(crate) fn kind(self) -> ModelKind {
         match self {
             Model::Sc => ModelKind::Sc,
             Model::Ptx => ModelKind::Ptx,
@@ -141,7 +160,10 @@ pub(crate) enum Outcome {
 
 pub fn run(args: &Args, quiet: bool) -> anyhow::Result<ExitCode> {
     let mut stdout = std::io::stdout().lock();
-    let options = Options { detect_duplicates: args.duplicates, ..Options::default() };
+    let mut options = Options { detect_duplicates: args.duplicates, ..Options::default() };
+    // --dot needs the witness executions.
+    options.witnesses |= args.dot.is_some();
+    let mut dot = args.dot.as_deref().map(DotWriter::new).transpose()?;
     let (mut total, mut failed, mut unsupported, mut violations) = (0, 0, 0, 0);
     let mut printed = 0;
     for input in inputs::expand(&args.paths) {
@@ -149,7 +171,7 @@ pub fn run(args: &Args, quiet: bool) -> anyhow::Result<ExitCode> {
         let outcome = match input {
             Input::File(path) => {
                 let file = path.display().to_string();
-                check_file(&file, &path, args, &options, &mut stdout, &mut printed)?
+                check_file(&file, &path, args, &options, dot.as_mut(), &mut stdout, &mut printed)?
             }
             Input::Error(_, err) => {
                 eprintln!("error: {err:#}");
@@ -195,6 +217,7 @@ fn check_file(
     path: &std::path::Path,
     args: &Args,
     options: &Options,
+    dot: Option<&mut DotWriter>,
     out: &mut impl Write,
     printed: &mut usize,
 ) -> anyhow::Result<Outcome> {
@@ -228,14 +251,25 @@ fn check_file(
         Err(err) => return Ok(report_error(file, &err)),
     };
     let condition = condition_text(&program);
+    let dot_files = match dot {
+        Some(writer) => Some((writer.dir().to_path_buf(), writer.write(&verdict)?)),
+        None => None,
+    };
     if args.json {
-        let line = serde_json::to_string(&JsonVerdict::new(file, &verdict, &condition, elapsed))?;
-        writeln!(out, "{line}")?;
+        let mut json = JsonVerdict::new(file, &verdict, &condition, elapsed);
+        json.dot_files = dot_files.as_ref().map(|(_, files)| files.iter().map(|f| f.path.display().to_string()).collect());
+        writeln!(out, "{}", serde_json::to_string(&json)?)?;
     } else {
         if *printed > 0 {
             writeln!(out)?;
         }
         write!(out, "{}", text(file, &verdict, &condition, method, elapsed))?;
+        if let Some((dir, files)) = &dot_files {
+            writeln!(out, "Witness graphs: {} files in {}", files.len(), dir.display())?;
+            for f in files {
+                writeln!(out, "  {}  {}", f.path.display(), f.state)?;
+            }
+        }
     }
     *printed += 1;
     Ok(Outcome::Checked)
@@ -317,8 +351,21 @@ pub(crate) fn text(file: &str, v: &Verdict, condition: &str, method: &str, elaps
         let _ = writeln!(s, "Races: none");
     } else {
         let _ = writeln!(s, "Races: {}", v.races.len());
-        for Race { first, second, .. } in &v.races {
-            let _ = writeln!(s, "  {} and {}", race_event(file, first), race_event(file, second));
+        for Race { kind, first, second } in &v.races {
+            let _ = writeln!(s, "  {} race: {} and {}", kind.name(), race_event(file, first), race_event(file, second));
+        }
+        let kinds: std::collections::BTreeSet<_> = v.races.iter().map(|r| r.kind).collect();
+        for kind in kinds {
+            let _ = writeln!(s, "  ({} races would be ordered by {})", kind.name(), kind.rule());
+        }
+    }
+    if v.misuse.is_empty() {
+        let _ = writeln!(s, "Misuse: none");
+    } else {
+        let _ = writeln!(s, "Misuse: {}", v.misuse.len());
+        for m in &v.misuse {
+            let at = if m.span == Span::default() { String::new() } else { format!(" at {file}:{}", m.span) };
+            let _ = writeln!(s, "  {}: {} ({}), thread {}{at}", m.rule.name(), m.describe(), m.section(), m.thread);
         }
     }
     if v.hung_threads.is_empty() {
@@ -360,11 +407,13 @@ pub(crate) struct JsonVerdict<'a> {
     races: Vec<JsonRace<'a>>,
     hangs: &'a [String],
     loop_bound: &'a [String],
-    misuse: [(); 0],
+    misuse: Vec<JsonMisuse<'a>>,
     caveats: &'a [String],
     time_ms: f64,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub(crate) differential: Option<serde_json::Value>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) dot_files: Option<Vec<String>>,
 }
 
 #[derive(Serialize)]
@@ -402,8 +451,26 @@ struct JsonExecutions {
 
 #[derive(Serialize)]
 pub(crate) struct JsonRace<'a> {
-    pub(crate) first: JsonRaceEvent<'a>,
-    pub(crate) second: JsonRaceEvent<'a>,
+    kind: &'static str,
+    rule: &'static str,
+    first: JsonRaceEvent<'a>,
+    second: JsonRaceEvent<'a>,
+}
+
+impl<'a> JsonRace<'a> {
+    pub(crate) fn new(r: &'a Race) -> Self {
+        JsonRace { kind: r.kind.name(), rule: r.kind.rule(), first: JsonRaceEvent::new(&r.first), second: JsonRaceEvent::new(&r.second) }
+    }
+}
+
+#[derive(Serialize)]
+struct JsonMisuse<'a> {
+    rule: &'static str,
+    description: &'static str,
+    section: &'static str,
+    thread: &'a str,
+    line: u32,
+    col: u32,
 }
 
 #[derive(Serialize)]
@@ -431,17 +498,25 @@ impl<'a> JsonVerdict<'a> {
             states: v.states.iter().map(|s| JsonState { state: StateMap(&s.values), executions: s.executions }).collect(),
             condition: JsonCondition { text: condition, result: observation_name(v.condition.observation), holds: v.condition.validated },
             executions: JsonExecutions { complete: v.stats.complete, blocked: v.stats.blocked, duplicates: v.stats.duplicates },
-            races: v
-                .races
-                .iter()
-                .map(|r| JsonRace { first: JsonRaceEvent::new(&r.first), second: JsonRaceEvent::new(&r.second) })
-                .collect(),
+            races: v.races.iter().map(JsonRace::new).collect(),
             hangs: &v.hung_threads,
             loop_bound: &v.blocked_threads,
-            misuse: [],
+            misuse: v
+                .misuse
+                .iter()
+                .map(|m| JsonMisuse {
+                    rule: m.rule.name(),
+                    description: m.describe(),
+                    section: m.section(),
+                    thread: &m.thread,
+                    line: m.span.line,
+                    col: m.span.col,
+                })
+                .collect(),
             caveats: &v.caveats,
             time_ms: millis(elapsed),
             differential: None,
+            dot_files: None,
         }
     }
 }

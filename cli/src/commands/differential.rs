@@ -9,9 +9,7 @@ use tcfuzz_checker::differential::{DifferentialReport, ExtraState, tileir_weaker
 use tcfuzz_checker::{Method, Options, Race, Witness};
 use tcfuzz_litmus::Program;
 
-use super::check::{
-    JsonRace, JsonRaceEvent, JsonVerdict, Outcome, StateMap, condition_text, observation_name, race_event, report_error, text,
-};
+use super::check::{JsonRace, JsonVerdict, Outcome, StateMap, condition_text, observation_name, race_event, report_error, text};
 
 /// Runs the check on one parsed program and prints it; errors go to stderr.
 pub(crate) fn check_file(
@@ -118,7 +116,7 @@ fn report_text(file: &str, r: &DifferentialReport) -> String {
 }
 
 fn json_race(r: &Race) -> Value {
-    serde_json::to_value(JsonRace { first: JsonRaceEvent::new(&r.first), second: JsonRaceEvent::new(&r.second) }).unwrap_or(Value::Null)
+    serde_json::to_value(JsonRace::new(r)).unwrap_or(Value::Null)
 }
 
 fn json_state(state: &[(String, i64)]) -> Value {

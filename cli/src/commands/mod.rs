@@ -3,7 +3,10 @@
 pub mod bench;
 pub mod check;
 pub mod differential;
+pub mod dot;
+pub mod explain;
 pub mod fmt;
 pub mod lower;
 pub mod parse;
 pub mod pending;
+pub mod selftest;

@@ -1,0 +1,284 @@
+//! `tcfuzz selftest`: the DPOR explorer against the exhaustive oracle on generated programs
+//! (DESIGN §3.1: "outcome sets and execution counts must agree on every program small enough for
+//! the oracle"; a difference is an `explorer-vs-oracle` discrepancy, §4).
+
+mod compare;
+mod report;
+
+use std::io::{IsTerminal, Write};
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::mpsc;
+use std::time::Instant;
+
+use anyhow::Result;
+use indicatif::{ProgressBar, ProgressStyle};
+use tcfuzz_checker::ModelKind;
+use tcfuzz_generator::random::Family;
+
+use crate::commands::check::Model;
+use crate::exit::{self, UsageError};
+use crate::outputs;
+use compare::ProgramReport;
+use report::Summary;
+
+/// The `--json` schema, shown by `tcfuzz selftest --help`.
+const JSON_SCHEMA: &str = "\
+JSON output (--json): one object per line; first one per disagreement (a program and a model),
+in the order of the programs:
+  kind         \"disagreement\"
+  seed         the program's seed (regenerate it with --programs 1 --seed SEED --family FAMILY)
+  family       \"ptx\", \"sync\" or \"tileir\"
+  model        \"sc\", \"ptx\" or \"tileir\"
+  program      the program's name
+  difference   the first difference, as in text mode
+  differences  every difference, one string each
+  file         the path written with --out, or null
+then one summary object:
+  kind         \"summary\"
+  programs, agree, disagree, skipped   the counts of the summary line
+  seed         the seed of the first program
+  families     the families run, in round-robin order
+  models       {\"sc\": {\"agree\": N, \"agree_unrestricted\": N, \"disagree\": N, \"skipped\": N}, ...}:
+               the counts per model (a program counts once per model it is checked under);
+               agree_unrestricted counts the verdicts with a caveat that agree with the unrestricted
+               oracle (see above)
+  seconds      wall time of the run";
+
+/// Cross-check the DPOR explorer against the exhaustive oracle on generated programs.
+///
+/// Generates N random programs (program i from seed S+i; with --family all the families take
+/// turns: ptx, sync, tileir), checks each under its family's models (ptx and sync programs under sc
+/// and ptx, tileir programs under tileir; --model keeps only the models named) with the explorer
+/// and with the oracle, and compares the two verdicts: the final states with their execution
+/// counts, the numbers of complete, blocked and hanging executions, the races, the hung threads
+/// and the threads that hit the loop bound; the explorer must also report 0 duplicate executions.
+/// Both run with loop bound 1. An explorer verdict without caveats claims to be exact and is
+/// compared with the unrestricted oracle. One with a caveat (load buffering it may not explore) is
+/// compared with the oracle restricted to the executions the explorer covers: under ptx those
+/// without an rf ∪ ppo cycle (without a po ∪ rf cycle for programs with mbarriers, counted
+/// barriers or bulk copies), under tileir those without a po ∪ rf cycle; if they differ, it still
+/// agrees when it equals the unrestricted oracle (it found what its caveat says it may miss).
+///
+/// A program the oracle cannot judge (more than 200000 candidate executions, or an instruction it
+/// does not model) is skipped. A program counts as disagreeing if the two disagree under some
+/// model, as skipped if it was skipped under every model, and as agreeing otherwise. Each
+/// disagreement gets a line `disagree: seed SEED, family FAMILY, model MODEL: FIRST DIFFERENCE`;
+/// with --out DIR its program is also written to DIR/selftest-FAMILY-SEED.litmus, with `//`
+/// lines saying what differed (`tcfuzz check --oracle` re-checks it). The summary line
+/// `selftest: N programs, A agree, D disagree, S skipped (seed S)` ends the output. A progress
+/// bar goes to stderr when it is a terminal (not with --json or -q).
+///
+/// Exit codes: 0 the explorer and the oracle agree on every program checked; 5 they disagree on
+/// some program; 1 an output file cannot be written, or a generated program does not parse back
+/// (a bug); 2 usage error (e.g. --family tileir --model sc).
+#[derive(Debug, clap::Args)]
+#[command(after_long_help = JSON_SCHEMA)]
+pub struct Args {
+    /// How many programs to generate and check.
+    #[arg(long, value_name = "N", default_value_t = 1000)]
+    pub programs: u64,
+
+    /// The seed of the first program (program i has seed S+i) [default: a random one, printed in
+    /// the summary].
+    #[arg(long, value_name = "S")]
+    pub seed: Option<u64>,
+
+    /// The program family; `all` takes the families in turn.
+    #[arg(long, value_enum, default_value_t = FamilyArg::All)]
+    pub family: FamilyArg,
+
+    /// Only this memory model (repeatable) [default: every model of each family].
+    #[arg(long = "model", value_enum, value_name = "MODEL")]
+    pub models: Vec<Model>,
+
+    /// Write each disagreeing program to DIR/selftest-FAMILY-SEED.litmus (DIR is created if
+    /// missing).
+    #[arg(long, value_name = "DIR")]
+    pub out: Option<PathBuf>,
+
+    /// Print one JSON object per disagreement and a summary object instead of text (schema below,
+    /// in --help).
+    #[arg(long)]
+    pub json: bool,
+
+    /// Programs checked at once [default: the number of CPUs].
+    #[arg(long, short = 'j', value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
+    pub jobs: Option<u64>,
+}
+
+/// The `--family` values.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum FamilyArg {
+    /// PTX accesses: mixed orderings and scopes, fences, atomics, branches.
+    Ptx,
+    /// Barriers with thread counts, cluster barriers, mbarriers, bulk copies.
+    Sync,
+    /// Tile IR tile blocks, and message-passing variants.
+    #[value(name = "tileir")]
+    TileIr,
+    /// Two warps with tcgen05 operations on Tensor Memory, the async proxy and an mbarrier.
+    Tcgen05,
+    /// Every family, in turn.
+    All,
+}
+
+/// One family of the run and the models its programs are checked under.
+struct Plan {
+    family: Family,
+    models: Vec<ModelKind>,
+}
+
+/// Runs `tcfuzz selftest`; the exit code says whether the explorer and the oracle agreed.
+pub fn run(args: &Args, quiet: bool) -> Result<ExitCode> {
+    let plans = plans(args)?;
+    let seed = args.seed.unwrap_or_else(random_seed);
+    if let Some(dir) = &args.out {
+        outputs::ensure_dir(dir, "--out")?;
+    }
+    let jobs = args.jobs.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get() as u64)).min(args.programs.max(1));
+    let families: Vec<&'static str> = plans.iter().map(|p| p.family.name()).collect();
+    tracing::info!(programs = args.programs, seed, jobs, families = ?families, "selftest");
+    let start = Instant::now();
+    let hidden = args.json || quiet || !std::io::stderr().is_terminal();
+    let bar = progress_bar(args.programs, hidden);
+    let reports = check_all(&plans, args.programs, seed, jobs, &bar)?;
+    bar.finish_and_clear();
+    let seconds = start.elapsed().as_secs_f64();
+
+    let mut stdout = std::io::stdout().lock();
+    let mut summary = Summary::default();
+    for r in &reports {
+        for (model, c) in &r.checks {
+            if let compare::Comparison::Skipped(why) = c {
+                tracing::debug!(seed = r.seed, family = r.family.name(), model = model.name(), why, "skipped");
+            }
+        }
+        summary.add(r);
+        report::disagreements(r, args.out.as_deref(), args.json, &mut stdout)?;
+    }
+    tracing::info!(seconds, models = ?summary.models, "selftest done");
+    if args.json || !quiet {
+        report::summary(&summary, seed, &families, seconds, args.json, &mut stdout)?;
+    }
+    stdout.flush()?;
+    Ok(if summary.programs.disagree > 0 { ExitCode::from(exit::EXPLORER_ORACLE_DISAGREE) } else { ExitCode::SUCCESS })
+}
+
+/// The families of the run with their models; a usage error if `--model` leaves a family named
+/// by `--family` nothing to check under.
+fn plans(args: &Args) -> Result<Vec<Plan>> {
+    let wanted: Vec<ModelKind> = args.models.iter().map(|m| m.kind()).collect();
+    let families: Vec<Family> = match args.family {
+        FamilyArg::Ptx => vec![Family::Ptx],
+        FamilyArg::Sync => vec![Family::Sync],
+        FamilyArg::TileIr => vec![Family::TileIr],
+        FamilyArg::Tcgen05 => vec![Family::Tcgen05],
+        FamilyArg::All => Family::ALL.to_vec(),
+    };
+    let plans: Vec<Plan> = families
+        .into_iter()
+        .map(|family| {
+            let models = family.models().iter().copied().filter(|m| wanted.is_empty() || wanted.contains(m)).collect();
+            Plan { family, models }
+        })
+        .filter(|p: &Plan| !p.models.is_empty())
+        .collect();
+    if plans.is_empty() {
+        let names: Vec<&str> = wanted.iter().map(|m| m.name()).collect();
+        return Err(UsageError(format!(
+            "the {} family is not checked under {} (ptx and sync programs are checked under sc and ptx, tileir programs under tileir)",
+            args.family.name(),
+            names.join(" or ")
+        ))
+        .into());
+    }
+    Ok(plans)
+}
+
+impl FamilyArg {
+    fn name(self) -> &'static str {
+        match self {
+            FamilyArg::Ptx => "ptx",
+            FamilyArg::Sync => "sync",
+            FamilyArg::TileIr => "tileir",
+            FamilyArg::Tcgen05 => "tcgen05",
+            FamilyArg::All => "all",
+        }
+    }
+}
+
+/// Checks programs `0..n` on `jobs` threads; the reports come back in program order.
+fn check_all(plans: &[Plan], n: u64, seed: u64, jobs: u64, bar: &ProgressBar) -> Result<Vec<ProgramReport>> {
+    let next = AtomicU64::new(0);
+    let (tx, rx) = mpsc::channel::<Result<ProgramReport>>();
+    let mut reports = Vec::with_capacity(usize::try_from(n).unwrap_or(0));
+    let mut first_error = None;
+    let mut disagree = 0;
+    std::thread::scope(|s| {
+        for _ in 0..jobs {
+            let (tx, next) = (tx.clone(), &next);
+            s.spawn(move || {
+                loop {
+                    let i = next.fetch_add(1, Ordering::Relaxed);
+                    if i >= n {
+                        break;
+                    }
+                    // Round-robin over the families; the plans are never empty.
+                    let plan = &plans[(i % plans.len() as u64) as usize];
+                    let program_seed = seed.wrapping_add(i);
+                    tracing::debug!(index = i, seed = program_seed, family = plan.family.name(), "checking");
+                    let report = compare::check_program(i, plan.family, program_seed, &plan.models);
+                    if tx.send(report).is_err() {
+                        break;
+                    }
+                }
+            });
+        }
+        drop(tx);
+        for result in rx {
+            bar.inc(1);
+            match result {
+                Ok(r) => {
+                    if r.outcome() == compare::Outcome::Disagree {
+                        disagree += 1;
+                        bar.set_message(format!("{disagree} disagree"));
+                    }
+                    reports.push(r);
+                }
+                Err(e) => {
+                    // Stop handing out programs: the run is void.
+                    next.store(n, Ordering::Relaxed);
+                    first_error.get_or_insert(e);
+                }
+            }
+        }
+    });
+    if let Some(e) = first_error {
+        return Err(e);
+    }
+    reports.sort_by_key(|r| r.index);
+    Ok(reports)
+}
+
+/// A progress bar on stderr, or a hidden one.
+fn progress_bar(n: u64, hidden: bool) -> ProgressBar {
+    if hidden {
+        return ProgressBar::hidden();
+    }
+    let bar = ProgressBar::new(n);
+    let style = ProgressStyle::with_template("selftest [{elapsed_precise}] {wide_bar} {pos}/{len} programs, {msg} (eta {eta})")
+        .map(|s| s.progress_chars("=> "))
+        .unwrap_or_else(|_| ProgressStyle::default_bar());
+    bar.set_style(style);
+    bar.set_message("0 disagree");
+    bar
+}
+
+/// A seed for a run without `--seed`: from the clock and the process id, below 10^9 so that it
+/// is easy to type back.
+fn random_seed() -> u64 {
+    let nanos = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_nanos() as u64);
+    (nanos ^ (u64::from(std::process::id()) << 20)) % 1_000_000_000
+}

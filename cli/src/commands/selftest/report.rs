@@ -1,0 +1,185 @@
+//! What `tcfuzz selftest` prints and writes: a line (or JSON object) per disagreement, the
+//! disagreeing programs as litmus files, and the summary.
+
+use std::collections::BTreeMap;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use anyhow::Context;
+use serde::Serialize;
+use tcfuzz_checker::ModelKind;
+
+use super::compare::{Comparison, Disagreement, LOOP_BOUND, Outcome, ProgramReport};
+
+/// Counts of programs over a run.
+#[derive(Clone, Debug, Default)]
+pub struct Counts {
+    pub agree: u64,
+    pub disagree: u64,
+    pub skipped: u64,
+}
+
+/// Counts over a run under one model.
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct ModelCounts {
+    pub agree: u64,
+    /// Of `agree`, those where the explorer matched the unrestricted oracle (it also found the
+    /// executions its caveat says it may miss).
+    pub agree_unrestricted: u64,
+    pub disagree: u64,
+    pub skipped: u64,
+}
+
+/// The whole run's numbers: per program, and per program and model.
+#[derive(Debug, Default)]
+pub struct Summary {
+    pub programs: Counts,
+    pub models: BTreeMap<&'static str, ModelCounts>,
+}
+
+impl Summary {
+    pub fn add(&mut self, r: &ProgramReport) {
+        match r.outcome() {
+            Outcome::Agree => self.programs.agree += 1,
+            Outcome::Disagree => self.programs.disagree += 1,
+            Outcome::Skipped => self.programs.skipped += 1,
+        }
+        for (model, c) in &r.checks {
+            let counts = self.models.entry(model.name()).or_default();
+            match c {
+                Comparison::Agree => counts.agree += 1,
+                Comparison::AgreeUnrestricted => {
+                    counts.agree += 1;
+                    counts.agree_unrestricted += 1;
+                }
+                Comparison::Disagree(_) => counts.disagree += 1,
+                Comparison::Skipped(_) => counts.skipped += 1,
+            }
+        }
+    }
+
+    /// `selftest: N programs, A agree, D disagree, S skipped (seed S)`.
+    pub fn line(&self, seed: u64) -> String {
+        let c = &self.programs;
+        format!(
+            "selftest: {} programs, {} agree, {} disagree, {} skipped (seed {seed})",
+            c.agree + c.disagree + c.skipped,
+            c.agree,
+            c.disagree,
+            c.skipped
+        )
+    }
+}
+
+/// The `--json` line of one disagreement.
+#[derive(Serialize)]
+struct JsonDisagreement<'a> {
+    kind: &'static str,
+    seed: u64,
+    family: &'static str,
+    model: &'static str,
+    program: &'a str,
+    difference: &'a str,
+    differences: &'a [String],
+    file: Option<String>,
+}
+
+/// The last `--json` line.
+#[derive(Serialize)]
+struct JsonSummary<'a> {
+    kind: &'static str,
+    programs: u64,
+    agree: u64,
+    disagree: u64,
+    skipped: u64,
+    seed: u64,
+    families: &'a [&'static str],
+    models: &'a BTreeMap<&'static str, ModelCounts>,
+    seconds: f64,
+}
+
+/// Prints each disagreement of `r` (and writes its program into `out_dir`).
+pub fn disagreements(r: &ProgramReport, out_dir: Option<&Path>, json: bool, out: &mut impl Write) -> anyhow::Result<()> {
+    let disagreeing: Vec<(ModelKind, &Disagreement)> = r
+        .checks
+        .iter()
+        .filter_map(|(m, c)| match c {
+            Comparison::Disagree(d) => Some((*m, d)),
+            _ => None,
+        })
+        .collect();
+    if disagreeing.is_empty() {
+        return Ok(());
+    }
+    let file = match out_dir {
+        Some(dir) => Some(write_program(dir, r, &disagreeing)?),
+        None => None,
+    };
+    for (model, d) in disagreeing {
+        let first = d.differences.first().map_or("", String::as_str);
+        if json {
+            let line = JsonDisagreement {
+                kind: "disagreement",
+                seed: r.seed,
+                family: r.family.name(),
+                model: model.name(),
+                program: &r.program.name,
+                difference: first,
+                differences: &d.differences,
+                file: file.as_ref().map(|f| f.display().to_string()),
+            };
+            writeln!(out, "{}", serde_json::to_string(&line)?)?;
+        } else {
+            writeln!(out, "disagree: seed {}, family {}, model {}: {first}", r.seed, r.family, model.name())?;
+        }
+    }
+    if let (Some(f), false) = (&file, json) {
+        writeln!(out, "  written to {}", f.display())?;
+    }
+    Ok(())
+}
+
+/// Prints the summary: its line, or with `json` its object.
+pub fn summary(s: &Summary, seed: u64, families: &[&'static str], seconds: f64, json: bool, out: &mut impl Write) -> anyhow::Result<()> {
+    if json {
+        let c = &s.programs;
+        let line = JsonSummary {
+            kind: "summary",
+            programs: c.agree + c.disagree + c.skipped,
+            agree: c.agree,
+            disagree: c.disagree,
+            skipped: c.skipped,
+            seed,
+            families,
+            models: &s.models,
+            seconds: (seconds * 1e3).round() / 1e3,
+        };
+        writeln!(out, "{}", serde_json::to_string(&line)?)?;
+    } else {
+        writeln!(out, "{}", s.line(seed))?;
+    }
+    Ok(())
+}
+
+/// Writes the program as `DIR/selftest-<family>-<seed>.litmus`, with `//` lines saying what
+/// differed and how to reproduce it.
+fn write_program(dir: &Path, r: &ProgramReport, disagreeing: &[(ModelKind, &Disagreement)]) -> anyhow::Result<PathBuf> {
+    let path = dir.join(format!("selftest-{}-{}.litmus", r.family, r.seed));
+    let mut program = r.program.clone();
+    let mut header = vec![format!(
+        " tcfuzz selftest: the explorer and the exhaustive oracle disagree on this program (family {}, seed {})",
+        r.family, r.seed
+    )];
+    for (model, d) in disagreeing {
+        for line in &d.differences {
+            header.push(format!(" {}: {line}", model.name()));
+        }
+        header.push(format!(" {}: compared with loop bound {LOOP_BOUND}, {}", model.name(), d.oracle));
+    }
+    let models: Vec<String> = disagreeing.iter().map(|(m, _)| format!(" --model {}", m.name())).collect();
+    header.push(format!(" regenerate: tcfuzz selftest --programs 1 --seed {} --family {}{}", r.seed, r.family, models.concat()));
+    header.push(" re-check: tcfuzz check --duplicates --model M FILE, and with --oracle (loop bound 2, oracle unrestricted)".to_string());
+    program.comments = header;
+    std::fs::write(&path, tcfuzz_litmus::print(&program)).with_context(|| format!("cannot write {}", path.display()))?;
+    Ok(path)
+}

@@ -1,0 +1,115 @@
+//! The `tcgen05` family: two warps of one CTA that use Tensor Memory and the tcgen05 ordering
+//! mechanisms (PTX ISA §9.7.16.6), small enough for the exhaustive oracle.
+//!
+//! Warp 0 and warp 1 each own a TMEM region of their lane quarter (`d0`, lanes 0–31; `d1`, lanes
+//! 32–63: `tcgen05.ld/st` of a warp reach only its quarter, §9.7.16.5 Table 46), and share a
+//! region `t` (all lanes: `mma`, `cp` and `shift` are issued by one thread and are not
+//! lane-restricted), a shared-memory tile `s`, a matrix operand `w` and an mbarrier `bar` with an
+//! expected arrival count of 1. Each warp runs 2–4 instructions drawn from `tcgen05.ld`, `.st`,
+//! `.mma` (into its own region or `t`, reading `t` or `s`), `.cp [t], [s]`, `.shift [t]`,
+//! `.wait::ld/st`, `.fence::before/after_thread_sync`, `.commit [bar]`, `mbarrier.arrive.relaxed`
+//! / a blocking `try_wait` on `bar`, a generic store to `s` and `fence.proxy.async` — so races of
+//! every kind (tmem, proxy), correct patterns and hangs all come up. At most three operations per
+//! program touch `bar` (the oracle permutes its writes). The condition is `exists (true)`.
+
+use arbitrary::Unstructured;
+use std::fmt::Write;
+use tcfuzz_litmus::Program;
+
+use super::weighted;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Op {
+    Ld,
+    St,
+    MmaOwn,
+    MmaShared,
+    Cp,
+    Shift,
+    WaitLd,
+    WaitSt,
+    FenceBefore,
+    FenceAfter,
+    Commit,
+    Arrive,
+    Await,
+    GenericStore,
+    ProxyFence,
+}
+
+const OPS: [(u32, Op); 15] = [
+    (8, Op::Ld),
+    (8, Op::St),
+    (6, Op::MmaOwn),
+    (5, Op::MmaShared),
+    (5, Op::Cp),
+    (3, Op::Shift),
+    (6, Op::WaitLd),
+    (6, Op::WaitSt),
+    (7, Op::FenceBefore),
+    (7, Op::FenceAfter),
+    (5, Op::Commit),
+    (6, Op::Arrive),
+    (6, Op::Await),
+    (4, Op::GenericStore),
+    (4, Op::ProxyFence),
+];
+
+/// Most operations on `bar` in one program.
+const MAX_BAR_OPS: usize = 3;
+
+/// A program of the family from the choices in `u`.
+pub fn program(u: &mut Unstructured<'_>) -> arbitrary::Result<Program> {
+    let mut bar_ops = 0;
+    let mut threads: Vec<Vec<String>> = Vec::new();
+    for warp in 0..2u32 {
+        let own = format!("d{warp}");
+        let len = u.int_in_range(2..=4usize)?;
+        let mut body = Vec::new();
+        let mut value = 10 * (warp as i64 + 1);
+        for _ in 0..len {
+            let mut op = weighted(u, &OPS)?;
+            if matches!(op, Op::Commit | Op::Arrive | Op::Await) {
+                if bar_ops == MAX_BAR_OPS {
+                    op = Op::FenceAfter;
+                } else {
+                    bar_ops += 1;
+                }
+            }
+            value += 1;
+            body.push(match op {
+                Op::Ld => format!("tcgen05.ld.sync.aligned.32x32b.x1.b32 r{}, [{own}]", body.len()),
+                Op::St => format!("tcgen05.st.sync.aligned.32x32b.x1.b32 [{own}], {value}"),
+                Op::MmaOwn => format!("tcgen05.mma.cta_group::1.kind::f16 [{own}], [t], [w], 1, {}", u.int_in_range(0..=1u8)?),
+                Op::MmaShared => format!("tcgen05.mma.cta_group::1.kind::f16 [t], [s], [w], 1, {}", u.int_in_range(0..=1u8)?),
+                Op::Cp => "tcgen05.cp.cta_group::1.128x256b [t], [s]".to_string(),
+                Op::Shift => "tcgen05.shift.cta_group::1.down [t]".to_string(),
+                Op::WaitLd => "tcgen05.wait::ld.sync.aligned".to_string(),
+                Op::WaitSt => "tcgen05.wait::st.sync.aligned".to_string(),
+                Op::FenceBefore => "tcgen05.fence::before_thread_sync".to_string(),
+                Op::FenceAfter => "tcgen05.fence::after_thread_sync".to_string(),
+                Op::Commit => "tcgen05.commit.cta_group::1.mbarrier::arrive::one.shared::cluster.b64 [bar]".to_string(),
+                Op::Arrive => "mbarrier.arrive.relaxed.cluster.shared::cta.b64 st, [bar]".to_string(),
+                Op::Await => "await mbarrier.try_wait.parity.relaxed.cluster.shared::cta.b64 p, [bar], 0".to_string(),
+                Op::GenericStore => format!("st.shared::cta.b32 [s], {value}"),
+                Op::ProxyFence => "fence.proxy.async.shared::cta".to_string(),
+            });
+        }
+        threads.push(body);
+    }
+    let mut text = String::from(
+        "PTX random-tcgen05\n{\n  d0 @ tmem cta 0 gpu 0 lanes 0-31 cols 0-31 = 1;\n  d1 @ tmem cta 0 gpu 0 lanes 32-63 cols 0-31 = 2;\n  t @ tmem cta 0 gpu 0 lanes 0-127 cols 32-63 = 3;\n  s @ shared cta 0 gpu 0 = 4;\n  w @ shared cta 0 gpu 0 = 5;\n  bar @ mbarrier cta 0 gpu 0 count 1;\n}\n",
+    );
+    for (warp, body) in threads.iter().enumerate() {
+        let _ = writeln!(text, "P{warp}@warp {warp},cta 0,gpu 0 {{");
+        for line in body {
+            let _ = writeln!(text, "  {line};");
+        }
+        text.push_str("}\n");
+    }
+    text.push_str("exists (true)\n");
+    match tcfuzz_litmus::parse(&text) {
+        Ok(p) => Ok(p),
+        Err(e) => panic!("[tcfuzz internal bug] the tcgen05 generator wrote an invalid program:\n{}\n{text}", e.render("random-tcgen05")),
+    }
+}
