@@ -68,8 +68,8 @@ pub const FAMILIES: &[Family] = &[
     Family { name: "mp-chain", param: "hops in the message-passing chain", default_sizes: &[3, 5, 7], min_n: 1, build: mp_chain },
     Family {
         name: "tc-pipeline",
-        param: "stages through a 2-deep tcgen05 producer/consumer pipeline",
-        default_sizes: &[2, 4, 6],
+        param: "stages through a 2-deep tcgen05 producer/consumer pipeline (at most 5: 64 events per thread)",
+        default_sizes: &[2, 3, 4],
         min_n: 1,
         build: tc_pipeline,
     },
