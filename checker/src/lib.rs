@@ -163,20 +163,7 @@ pub fn check_compiled(prog: &program::CompiledProgram, model: ModelKind, options
         max_depth = max_depth.max(explorer.max_depth);
     }
     out.set_max_depth(max_depth);
-    let mut caveats = Vec::new();
-    if m.allows_porf_cycles() && prog.may_have_porf_cycles() {
-        if !dependency {
-            caveats.push(format!(
-                "the explorer does not explore executions with a cyclic po ∪ rf (load buffering), which the {} model allows; use the oracle for those",
-                model.name()
-            ));
-        } else if explore::trust::may_have_pinned_cycles(prog) || prog.has_async_operations() {
-            caveats.push(format!(
-                "the explorer does not explore load-buffering executions whose cycle goes through a barrier, a cas, program order between two accesses of one location, or an asynchronous tcgen05 operation, which the {} model allows; use the oracle for those",
-                model.name()
-            ));
-        }
-    }
+    let caveats = explore::trust::caveats(prog, model, m.allows_porf_cycles(), dependency);
     Ok(out.finish(model, Method::Explorer, caveats))
 }
 

@@ -1,10 +1,10 @@
 //! Graphs with holes: what HMC's dependency-based revisits need (see the module docs of
 //! [`super`]). A hole ([`HOLE`]) is a position of a thread whose event a revisit removed while a
 //! program-order-later event of the thread stayed; the explorer fills it again when the thread's
-//! turn comes. The models never see holes: [`compact`] removes them first.
+//! turn comes. The models never see holes: [`judged`] removes them first.
 
 use crate::bitset::BitSet;
-use crate::event::{Event, EventId, EventKind};
+use crate::event::{EventId, EventKind, Label, TcOp};
 use crate::graph::{ExecutionGraph, HOLE, NodeIndex};
 
 /// The events of `g` that are not holes.
@@ -17,17 +17,27 @@ pub(crate) fn frontier(g: &ExecutionGraph, t: usize) -> usize {
     g.threads[t].iter().position(|e| e.stamp == HOLE).unwrap_or(g.threads[t].len())
 }
 
-/// The dependency prefix of `e` (HMC's `(ppo ∪ rf)`-prefix, for PTX), `e` included, over
-/// [`NodeIndex`] nodes: closed under
+/// The dependency prefix of `e` (HMC's `(ppo ∪ rf)`-prefix), `e` included, over [`NodeIndex`]
+/// nodes: closed under
 /// - `rf`: a read needs the write it reads from;
 /// - dependencies: the thread's reads an event's value or execution depends on (data and
 ///   control, [`crate::event::Event::deps`], which also links an rmw's write to its read);
-/// - *pinned* program order: an event needs the earlier events of its thread that are barrier
-///   arrivals, accesses of its own location (`po-loc`: SC per location, always morally strong
-///   within a thread, ties them), and reads of a `cas` that may or may not write (its outcome
-///   moves the positions of every later event);
-/// - barrier partners (an arrival needs the other arrivals at its instance), and an rmw's write
-///   with its read (rmws stay whole).
+/// - what decides whether the thread goes on: an event needs the earlier barrier arrivals of its
+///   thread, and an arrival the other arrivals at its instance (a thread goes past a barrier only
+///   once every member has arrived, so an event after it cannot stay without them); likewise the
+///   read of a `tcgen05.alloc`, which blocks the thread when it finds no room;
+/// - instructions whole where that costs nothing: an rmw's read needs its write when the write
+///   depends on nothing the read does not (the write needs its read through its dependencies);
+///   each event of a `tcgen05` instruction after the first needs the one before it (the model
+///   groups them by adjacency). Where the write depends on more (`atom.add x, r` with `r` loaded
+///   earlier), a revisit may keep the read and delete the write — which must stay revisitable
+///   through `r` — and the write comes back right after the read, before anything else
+///   ([`super::trust`]'s `next`).
+///
+/// Program order is not in it: neither between accesses of one location (PTX orders those only
+/// for morally strong pairs, and a weak write may be read against program order) nor after a
+/// `cas` (whether it writes moves the positions of later events, which
+/// [`fix_cas_layout`] follows, but decides nothing about them).
 pub(crate) fn dep_prefix(g: &ExecutionGraph, idx: &NodeIndex, e: EventId) -> BitSet {
     let mut set = BitSet::new(idx.len());
     let mut stack = vec![e];
@@ -50,17 +60,21 @@ pub(crate) fn dep_prefix(g: &ExecutionGraph, idx: &NodeIndex, e: EventId) -> Bit
         }
         let evs = &g.threads[x.thread as usize];
         for (j, p) in evs[..x.index as usize].iter().enumerate() {
-            if p.stamp != HOLE && pinned(p, ev) {
+            if p.stamp != HOLE && decides_continuation(&p.label) {
                 stack.push(EventId::new(x.thread as usize, j));
             }
+        }
+        if ev.label.tc.is_some_and(|t| !t.first) && x.index > 0 {
+            stack.push(EventId { thread: x.thread, index: x.index - 1 });
         }
         if ev.label.is_barrier() {
             stack.extend(g.barrier_partners(x));
         }
-        // An rmw stays whole: its write half comes with its read.
+        // An rmw's read brings its write when the write needs nothing more than the read does.
         if ev.label.is_read() && ev.label.atomic {
             let next = EventId { thread: x.thread, index: x.index + 1 };
-            if g.threads[x.thread as usize].get(next.index as usize).is_some_and(|n| n.stamp != HOLE && n.label.rmw_write) {
+            let write = g.threads[x.thread as usize].get(next.index as usize).filter(|n| n.stamp != HOLE && n.label.rmw_write);
+            if write.is_some_and(|w| w.deps & !(ev.deps | 1 << x.index) == 0) {
                 stack.push(next);
             }
         }
@@ -68,15 +82,16 @@ pub(crate) fn dep_prefix(g: &ExecutionGraph, idx: &NodeIndex, e: EventId) -> Bit
     set
 }
 
-/// Whether `later` needs the earlier event `p` of its thread although it does not depend on it:
-/// the *pinned* program order of [`dep_prefix`].
-pub(crate) fn pinned(p: &Event, later: &Event) -> bool {
-    let same_loc = p.label.is_access() && later.label.is_access() && p.label.loc == later.label.loc;
-    p.label.is_barrier() || same_loc || (p.label.is_read() && p.label.atomic && p.cas_expected.is_some())
+/// Whether the thread goes on past event `l` depends on it (other than through the
+/// dependencies the interpreter records): a barrier arrival, or the read of a `tcgen05.alloc`.
+fn decides_continuation(l: &Label) -> bool {
+    l.is_barrier() || (l.is_read() && l.tc.is_some_and(|t| t.op == TcOp::Alloc))
 }
 
 /// Keeps the events `keep` accepts: a removed event becomes a hole when a later event of its
-/// thread stays, and goes otherwise (as do holes with nothing kept after them).
+/// thread stays, and goes otherwise (as do holes with nothing kept after them). A hole keeps the
+/// label and dependencies of the event it replaces (what the maximality test needs where it
+/// cannot replay the thread), but no `rf`, value or place in `co`.
 pub(crate) fn cut(g: &mut ExecutionGraph, keep: &dyn Fn(EventId) -> bool) {
     for t in 0..g.threads.len() {
         let kept = |i: usize| {
@@ -92,7 +107,6 @@ pub(crate) fn cut(g: &mut ExecutionGraph, keep: &dyn Fn(EventId) -> bool) {
             ev.stamp = HOLE;
             ev.rf = None;
             ev.value = 0;
-            ev.deps = 0;
         }
     }
     let present = |g: &ExecutionGraph, w: EventId| {
@@ -104,6 +118,41 @@ pub(crate) fn cut(g: &mut ExecutionGraph, keep: &dyn Fn(EventId) -> bool) {
         g.event_ids().all(|e| g.event(e).rf.is_none_or(|w| w.is_init() || present(g, w))),
         "[tcfuzz internal bug] a cut leaves a dangling rf"
     );
+}
+
+/// The graph a model judges for `g`: `g` itself when it has no holes; otherwise `g` without its
+/// holes ([`compact`]), or, where `positional` (the model gives meaning to an event's index:
+/// Tile IR's token order is a table per event index, [`crate::tile_program::TileInfo`]), `g` with
+/// each hole turned into an event no axiom looks at (a plain fence with no semantics; Tile IR has
+/// no fences). The models the explorer revisits with holes are monotone (removing events, with
+/// the reads of removed writes, keeps a graph consistent), so either way a graph with holes is
+/// judged as the consistent execution it may still become.
+pub(crate) fn judged(g: &ExecutionGraph, positional: bool) -> std::borrow::Cow<'_, ExecutionGraph> {
+    use std::borrow::Cow;
+    if !g.has_holes() {
+        return Cow::Borrowed(g);
+    }
+    if !positional {
+        return Cow::Owned(compact(g));
+    }
+    let mut out = g.clone();
+    for ev in out.threads.iter_mut().flatten().filter(|e| e.stamp == HOLE) {
+        ev.label.kind = EventKind::Fence;
+        ev.label.loc = 0;
+        ev.label.vloc = 0;
+        ev.label.strong = false;
+        ev.label.acquire = false;
+        ev.label.release = false;
+        ev.label.sc = false;
+        ev.label.atomic = false;
+        ev.label.rmw_write = false;
+        ev.label.alias_fence = false;
+        ev.deps = 0;
+        ev.cas_expected = None;
+        // A stamp other than HOLE: no longer a hole to the graph's helpers.
+        ev.stamp = 0;
+    }
+    Cow::Owned(out)
 }
 
 /// `g` without its holes (events renumbered, `rf`, `co` and dependencies remapped): what the
@@ -157,24 +206,25 @@ pub(crate) fn compact(g: &ExecutionGraph) -> ExecutionGraph {
 /// After read `r` got a new value: where `r` is the read of a `cas` whose write half now appears or
 /// disappears and later events of its thread stay (after holes), moves them one position so that
 /// each keeps the position the interpreter gives it (a hole for the new write half, or the old
-/// write half's hole dropped).
-pub(crate) fn fix_cas_layout(g: &mut ExecutionGraph, r: EventId) {
+/// write half's hole dropped). Returns how far the later events of `r`'s thread moved (-1, 0, 1).
+pub(crate) fn fix_cas_layout(g: &mut ExecutionGraph, r: EventId) -> i32 {
     let ev = g.event(r);
-    let Some(expected) = ev.cas_expected else { return };
+    let Some(expected) = ev.cas_expected else { return 0 };
     let want = ev.value == expected;
     let (t, p) = (r.thread as usize, r.index as usize);
     if p + 1 >= g.threads[t].len() {
-        return;
+        return 0;
     }
     let next = &g.threads[t][p + 1];
     let have = next.label.rmw_write;
     if want == have {
-        return;
+        return 0;
     }
     if have {
         debug_assert!(next.stamp == HOLE, "[tcfuzz internal bug] cas write half kept while its read changes");
         g.threads[t].remove(p + 1);
         renumber(g, t, p + 2, -1);
+        -1
     } else {
         renumber(g, t, p + 1, 1);
         let mut hole = g.threads[t][p].clone();
@@ -185,6 +235,7 @@ pub(crate) fn fix_cas_layout(g: &mut ExecutionGraph, r: EventId) {
         hole.deps = 0;
         hole.cas_expected = None;
         g.threads[t].insert(p + 1, hole);
+        1
     }
 }
 

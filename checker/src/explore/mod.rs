@@ -47,4 +47,5 @@
 //! carries a caveat ([`trust::may_have_pinned_cycles`]).
 
 mod holes;
+mod maximal;
 pub(crate) mod trust;

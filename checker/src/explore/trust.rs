@@ -19,21 +19,18 @@
 //! VisitCOs(G, a): for each position p of co(loc(a)): Visit(G with a at p)
 //! ```
 //!
-//! `prefix(a)` is the `po ∪ rf`-prefix (TruSt) or the dependency prefix (HMC); `Cut` turns a
-//! deleted event into a hole where a later event of its thread stays. `<_G` is the order in which
-//! events were added (their stamps). *Maximally added* (TruSt §5): with
-//! `Previous(e) = {x | x ≤_G e} ∪ prefix(a)`, the write `e` is (or, for a read, the write it reads
-//! from is) in `Previous(e)` and `co`-maximal among the writes of its location in `Previous(e)`
-//! (with dependency revisits, among those `e` could take consistently with `Previous(e)` where
-//! kept events follow `e` in its thread); and no read in `Previous(e)` reads from a deleted write.
-//! This picks, among all graphs that a revisit would turn into the same graph, exactly one, which
-//! makes the exploration optimal: each consistent graph is visited once.
+//! `prefix(a)` is the `po ∪ rf`-prefix (TruSt) or the dependency prefix (HMC,
+//! [`super::holes::dep_prefix`]); `Cut` turns a deleted event into a hole where a later event of
+//! its thread stays. `<_G` is the order in which events were added (their stamps). *Maximally
+//! added* is TruSt's condition that picks, among all graphs a revisit would turn into the same
+//! graph, exactly one — which makes the exploration optimal: each consistent graph is visited
+//! once ([`super::maximal`]).
 
-use super::holes::{compact, cut, dep_prefix, fix_cas_layout, frontier, present};
+use super::holes::{cut, dep_prefix, fix_cas_layout, frontier, judged, present};
 use crate::bitset::BitSet;
 use crate::error::CheckError;
 use crate::event::{EventId, EventKind};
-use crate::graph::{ExecutionGraph, NodeIndex};
+use crate::graph::ExecutionGraph;
 use crate::interp::{NewEvent, Step, replay};
 use crate::model::{MemoryModel, ModelKind};
 use crate::program::{CompiledProgram, Op};
@@ -42,9 +39,10 @@ use crate::verdict::Collector;
 /// Whether the explorer explores the `po ∪ rf`-cyclic executions `kind` allows (dependency-based
 /// revisits), so that its verdicts need no caveat about them. Only for models that are
 /// monotone (removing any events, with the reads of removed writes, keeps a graph consistent) and
-/// forbid `rf ∪ dep` cycles (No-Thin-Air); PTX is both.
+/// forbid `rf ∪ dep` cycles (No-Thin-Air); PTX and Tile IR are both (Tile IR orders a tile block
+/// by tokens only, and token order, like PTX's program order, is not in the prefix).
 pub(crate) fn explores_porf_cycles(kind: ModelKind) -> bool {
-    kind == ModelKind::Ptx
+    matches!(kind, ModelKind::Ptx | ModelKind::TileIr)
 }
 
 /// Whether `prog` uses synchronization objects (mbarriers, counted barriers, bulk copies: the
@@ -55,26 +53,95 @@ pub(crate) fn has_sync_objects(prog: &CompiledProgram) -> bool {
     prog.threads.iter().flat_map(|t| &t.code).any(|l| matches!(l.op, Op::SyncArrive { .. } | Op::SyncWait { .. } | Op::BulkCopy { .. }))
 }
 
-/// Whether some thread of `prog` has a barrier or a `cas` followed by another event, or two
-/// accesses of one location (or a loop): a syntactic over-approximation of where the pinned
-/// program order (module docs) could close a cycle that the dependency revisits do not explore.
-pub(crate) fn may_have_pinned_cycles(prog: &CompiledProgram) -> bool {
+/// The caveats of the explorer's verdict on `prog` under `model`: the executions the model
+/// allows (`allows_porf_cycles`: load buffering) that it may not explore, each named with a
+/// syntactic over-approximation of the programs that could have them.
+/// - With TruSt's revisits (`dependency` off): every execution with a cyclic `po ∪ rf`.
+/// - With the dependency revisits: executions whose cycle goes through a barrier reached after a
+///   branch on a read ([`barrier_after_branch`]), or through a `cas` that fails but would succeed
+///   in every graph the revisit could start from ([`cas_before_ordering`]; module docs of
+///   [`super`]), or through an asynchronous `tcgen05` operation whose perform the explorer keeps
+///   in program order.
+pub(crate) fn caveats(prog: &CompiledProgram, model: ModelKind, allows_porf_cycles: bool, dependency: bool) -> Vec<String> {
+    let mut out = Vec::new();
+    if !allows_porf_cycles {
+        return out;
+    }
+    let name = model.name();
+    if !dependency {
+        if prog.may_have_porf_cycles() || barrier_after_branch(prog) {
+            out.push(format!(
+                "the explorer does not explore executions with a cyclic po ∪ rf (load buffering), which the {name} model allows; use the oracle for those"
+            ));
+        }
+        return out;
+    }
+    if barrier_after_branch(prog) {
+        out.push(format!(
+            "the explorer does not explore load-buffering executions whose cycle goes through a barrier that a thread reaches after a branch on a value it read, which the {name} model allows; use the oracle for those"
+        ));
+    }
+    if prog.may_have_porf_cycles() && cas_before_ordering(prog) {
+        out.push(format!(
+            "the explorer does not explore load-buffering executions in which a cas fails only because it reads a write that comes later on the cycle while a later access of its location (or a release, fence or barrier after it) needs that failure, which the {name} model allows; use the oracle for those"
+        ));
+    }
+    if prog.may_have_porf_cycles() && prog.has_async_operations() {
+        out.push(format!(
+            "the explorer does not explore load-buffering executions whose cycle goes through an asynchronous tcgen05 operation, which the {name} model allows; use the oracle for those"
+        ));
+    }
+    out
+}
+
+/// Whether some thread of `prog` may arrive at a barrier after a branch (whose condition may
+/// depend on a read) while some thread reads before it writes. A barrier arrival is in the prefix
+/// of every later event of its thread and of its partners ([`super::holes::dep_prefix`]), and
+/// needs the reads it control-depends on, so a load-buffering cycle
+/// `ld x; branch; bar.sync | bar.sync; st y | ld y; st x` (the last thread outside the barrier) is
+/// out of reach. A barrier that depends on no read is on no cycle of the prefix relation.
+fn barrier_after_branch(prog: &CompiledProgram) -> bool {
+    let reads_then_writes = prog.threads.iter().any(|t| {
+        let read = t.code.iter().position(|l| matches!(l.op, Op::Load { .. } | Op::Rmw { .. }));
+        let write = t.code.iter().rposition(|l| matches!(l.op, Op::Store { .. } | Op::Rmw { .. }));
+        read.zip(write).is_some_and(|(r, w)| r <= w || looping(&t.code))
+    });
+    reads_then_writes
+        && prog.threads.iter().any(|t| {
+            let barrier = |op: &Op| matches!(op, Op::Barrier { .. } | Op::TmemAlloc { rendezvous: Some(_), .. });
+            let branch = t.code.iter().position(|l| matches!(l.op, Op::Branch { .. }));
+            let last_barrier = t.code.iter().rposition(|l| barrier(&l.op));
+            branch.zip(last_barrier).is_some_and(|(b, i)| b < i || looping(&t.code))
+        })
+}
+
+/// Whether some thread of `prog` has a `cas` followed (in its code, or anywhere when it loops) by
+/// an access of the `cas`'s location, a fence, a barrier, or a release write: what can make a
+/// failing `cas` necessary to the events after it. Where it fails in an execution only because
+/// it reads a write that comes later on a load-buffering cycle, every graph a revisit could start
+/// from has it read an earlier write, and if those all hold its expected value it succeeds
+/// there, its write making those later events inconsistent: the execution is out of reach.
+fn cas_before_ordering(prog: &CompiledProgram) -> bool {
     prog.threads.iter().any(|t| {
-        let event = |op: &Op| !matches!(op, Op::Mov { .. } | Op::Add { .. } | Op::Branch { .. } | Op::Goto { .. });
-        let pin = |op: &Op| matches!(op, Op::Barrier { .. } | Op::Rmw { op: tcfuzz_litmus::AtomOp::Cas, .. });
-        let loc = |op: &Op| match op {
-            Op::Load { label, .. } | Op::Store { label, .. } | Op::Rmw { read: label, .. } => Some(label.loc),
-            _ => None,
-        };
-        let looping =
-            t.code.iter().enumerate().any(|(pc, l)| matches!(l.op, Op::Branch { target, .. } | Op::Goto { target } if target <= pc));
-        let locs: Vec<u32> = t.code.iter().filter_map(|l| loc(&l.op)).collect();
-        let repeated = locs.iter().enumerate().any(|(i, l)| locs[i + 1..].contains(l));
-        let first_pin = t.code.iter().position(|l| pin(&l.op));
-        repeated
-            || (looping && (!locs.is_empty() || first_pin.is_some()))
-            || first_pin.is_some_and(|i| t.code[i + 1..].iter().any(|l| event(&l.op)))
+        t.code.iter().enumerate().any(|(i, l)| {
+            let Op::Rmw { op: tcfuzz_litmus::AtomOp::Cas, b: Some(_), read, .. } = &l.op else { return false };
+            let orders = |op: &Op| match op {
+                Op::Load { label, .. } => label.loc == read.loc,
+                Op::Store { label, .. } => label.loc == read.loc || label.release,
+                Op::Rmw { read: r, write: w, .. } => r.loc == read.loc || w.release,
+                Op::Fence { .. } | Op::Barrier { .. } => true,
+                Op::Mov { .. } | Op::Add { .. } | Op::Branch { .. } | Op::Goto { .. } => false,
+                _ => true,
+            };
+            // In a loop the `cas` itself comes again.
+            looping(&t.code) || t.code[i + 1..].iter().any(|m| orders(&m.op))
+        })
     })
+}
+
+/// Whether `code` jumps backwards (a loop).
+fn looping(code: &[crate::program::CodeLine]) -> bool {
+    code.iter().enumerate().any(|(pc, l)| matches!(l.op, Op::Branch { target, .. } | Op::Goto { target } if target <= pc))
 }
 
 pub(crate) struct Explorer<'a, 'c> {
@@ -169,9 +236,7 @@ impl Explorer<'_, '_> {
     }
 
     fn visit_inner(&mut self, g: ExecutionGraph) -> Result<(), CheckError> {
-        let consistent =
-            if self.dependency_revisits && g.has_holes() { self.model.is_consistent(&compact(&g)) } else { self.model.is_consistent(&g) };
-        if !consistent {
+        if !self.consistent(&g) {
             return Ok(());
         }
         match self.next(&g)? {
@@ -212,6 +277,11 @@ impl Explorer<'_, '_> {
         }
     }
 
+    /// Whether the model finds `g` (without its holes) consistent.
+    pub(super) fn consistent(&self, g: &ExecutionGraph) -> bool {
+        self.model.is_consistent(&judged(g, self.prog.tile.is_some()))
+    }
+
     fn out_count(&self) -> u64 {
         self.out.explored()
     }
@@ -245,8 +315,7 @@ impl Explorer<'_, '_> {
                     deleted.insert(n);
                 }
             }
-            let how = Maximality { model: self.model, dependency: self.dependency_revisits };
-            if !maximally_added(g, how, &idx, (a, r), &prefix, &deleted) {
+            if !self.maximally_added(g, &idx, (a, r), &prefix, &deleted)? {
                 continue;
             }
             let mut g2 = g.clone();
@@ -259,89 +328,4 @@ impl Explorer<'_, '_> {
         }
         Ok(())
     }
-}
-
-/// How [`maximally_added`] judges: with dependency revisits, where kept events follow an event
-/// in its thread, by asking the model.
-#[derive(Clone, Copy)]
-struct Maximality<'m> {
-    model: &'m dyn MemoryModel,
-    dependency: bool,
-}
-
-/// TruSt's maximality condition over `Deleted ∪ {r}` (see the module docs).
-fn maximally_added(
-    g: &ExecutionGraph,
-    how: Maximality,
-    idx: &NodeIndex,
-    (a, r): (EventId, EventId),
-    prefix: &BitSet,
-    deleted: &BitSet,
-) -> bool {
-    // No read kept in Previous(e) may read from a deleted write `e` (checked first: the
-    // consistency tests below restrict the graph to such sets).
-    for e in deleted.iter().map(|n| idx.id(n)) {
-        let se = g.stamp(e);
-        let previous = |x: EventId| !g.is_hole(x) && (g.stamp(x) <= se || prefix.contains(idx.node(x)));
-        if g.label(e).is_write() && g.readers(e).any(previous) {
-            return false;
-        }
-    }
-    let checked = deleted.iter().map(|n| idx.id(n)).chain(std::iter::once(r));
-    for e in checked {
-        let se = g.stamp(e);
-        let previous = |x: EventId| x.is_init() || (!g.is_hole(x) && (g.stamp(x) <= se || prefix.contains(idx.node(x))));
-        let label = g.label(e);
-        let write = match label.kind {
-            EventKind::Fence | EventKind::Barrier => continue,
-            EventKind::Write => {
-                if g.readers(e).any(previous) {
-                    return false;
-                }
-                e
-            }
-            EventKind::Read => g.event(e).rf.expect("[tcfuzz internal bug] read without rf in a revisited graph"),
-        };
-        if !previous(write) {
-            return false;
-        }
-        // HMC: where kept events follow `e` in its thread (after holes), the co-maximal choice
-        // may be inconsistent with them; the canonical parent takes the co-maximal choice that is
-        // consistent with the events kept (Previous(e)).
-        let pinned = how.dependency
-            && (e.index as usize + 1..g.threads[e.thread as usize].len()).any(|i| {
-                let k = EventId::new(e.thread as usize, i);
-                !g.is_hole(k) && !deleted.contains(idx.node(k))
-            });
-        let counts = |s: EventId| previous(s) && (!pinned || could_choose(g, how.model, a, e, s, &previous));
-        let later_in_previous = g.writes_to(label.loc).skip_while(|&w| w != write).skip(1).any(counts);
-        if later_in_previous {
-            return false;
-        }
-    }
-    true
-}
-
-/// Whether the graph restricted to `previous` stays consistent when `e` reads from `s` (a read)
-/// or sits right after `s` in `co` (a write).
-fn could_choose(
-    g: &ExecutionGraph,
-    model: &dyn MemoryModel,
-    a: EventId,
-    e: EventId,
-    s: EventId,
-    previous: &dyn Fn(EventId) -> bool,
-) -> bool {
-    let mut t = g.clone();
-    if t.label(e).is_read() {
-        t.set_rf(e, s);
-    } else {
-        let loc = t.loc_of(e) as usize;
-        t.co[loc].retain(|&w| w != e);
-        let at = t.co_position(s).expect("[tcfuzz internal bug] write outside co");
-        t.co[loc].insert(at, e);
-    }
-    // The revisiting write has no place in `co` yet: leave it out.
-    cut(&mut t, &|x: EventId| previous(x) && x != a);
-    model.is_consistent(&compact(&t))
 }

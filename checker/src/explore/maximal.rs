@@ -1,0 +1,224 @@
+//! TruSt's maximality condition (Kokologiannakis et al., POPL'22, §5): the test that keeps the
+//! exploration optimal, extended to the holes of HMC's dependency revisits.
+//!
+//! A revisit of read `r` by write `a` in graph `G` keeps `K = {e | e ≤_G r} ∪ prefix(a)` and
+//! deletes the other events (`Deleted`). Many graphs `G` — differing in what the deleted events
+//! read, where the deleted writes sit in `co`, and what `r` read — turn into the same revisited
+//! graph; exactly one of them may perform the revisit, or the result would be explored once per
+//! such `G`. TruSt picks the one in which every `e ∈ Deleted ∪ {r}` was *added maximally*: with
+//! `Previous(e) = {x | x ≤_G e} ∪ prefix(a)` (what `e` could have seen, whatever the order in
+//! which the kept events came), no read of `Previous(e)` reads from a deleted write, and `e`
+//! reads from (a read) or sits right after (a write) the `co`-latest write of its location in
+//! `Previous(e)`. Going through `Deleted ∪ {r}` in the order of addition, each choice is then a
+//! function of the kept graph and the choices before it: one graph qualifies.
+//!
+//! It must also be a graph the exploration reaches, or the revisit is lost. Without holes it is:
+//! an event that follows every kept event of its thread can always take the `co`-latest choice
+//! (nothing happens after it). With holes it need not be: kept events after a deleted event of
+//! their thread constrain it (in PTX, two accesses of one location in one thread are morally
+//! strong, so a kept read after a deleted write of its location forces that write `co`-before
+//! the write the read sees), and through the deleted events that fill the other holes the
+//! constraint reaches further (a deleted read before such a write may then not read what the
+//! kept read sees). So the canonical choice is the `co`-latest one *with which the graph can
+//! still be completed*: `e` is maximal when no `co`-later write `s` of `Previous(e)` admits a
+//! consistent graph made of `Previous(e)` with `e` taking `s`, and of the holes that the deleted
+//! events added after `e` leave before kept events, filled in any way ([`Explorer::completable`]).
+//! Deleted events after every kept event of their thread are left out of the completion: the
+//! model is monotone, and they can always be added last (they take the `co`-latest choice).
+//! The completions are exactly the graphs the exploration reaches with `Previous(e)` as it is
+//! and `e` taking `s`, so the lexicographically greatest graph — in the order of addition — among
+//! those a revisit turns into the same graph is the one that qualifies.
+
+use super::holes::{cut, fix_cas_layout};
+use super::trust::Explorer;
+use crate::bitset::BitSet;
+use crate::error::CheckError;
+use crate::event::{EventId, EventKind};
+use crate::graph::{ExecutionGraph, HOLE, NodeIndex};
+use crate::interp::{NewEvent, Step, replay};
+
+impl Explorer<'_, '_> {
+    /// TruSt's maximality condition over `Deleted ∪ {r}` for the revisit of `r` by `a` (module
+    /// docs).
+    pub(super) fn maximally_added(
+        &self,
+        g: &ExecutionGraph,
+        idx: &NodeIndex,
+        (a, r): (EventId, EventId),
+        prefix: &BitSet,
+        deleted: &BitSet,
+    ) -> Result<bool, CheckError> {
+        // No read kept in Previous(e) may read from a deleted write `e` (checked first: the
+        // consistency tests below restrict the graph to such sets).
+        for e in deleted.iter().map(|n| idx.id(n)) {
+            let se = g.stamp(e);
+            let previous = |x: EventId| !g.is_hole(x) && (g.stamp(x) <= se || prefix.contains(idx.node(x)));
+            if g.label(e).is_write() && g.readers(e).any(previous) {
+                return Ok(false);
+            }
+        }
+        let checked = deleted.iter().map(|n| idx.id(n)).chain(std::iter::once(r));
+        for e in checked {
+            let se = g.stamp(e);
+            let previous = |x: EventId| x.is_init() || (!g.is_hole(x) && (g.stamp(x) <= se || prefix.contains(idx.node(x))));
+            let label = g.label(e);
+            let write = match label.kind {
+                EventKind::Fence | EventKind::Barrier => continue,
+                EventKind::Write => {
+                    if g.readers(e).any(previous) {
+                        return Ok(false);
+                    }
+                    e
+                }
+                EventKind::Read => g.event(e).rf.expect("[tcfuzz internal bug] read without rf in a revisited graph"),
+            };
+            if !previous(write) {
+                return Ok(false);
+            }
+            let later: Vec<EventId> = g.writes_to(label.loc).skip_while(|&w| w != write).skip(1).filter(|&s| previous(s)).collect();
+            if later.is_empty() {
+                continue;
+            }
+            // The revisiting write has no place in `co` yet: it is left out.
+            let keep = |x: EventId| previous(x) && x != a;
+            let holes: Vec<EventId> = holes_left(g, &keep).into_iter().filter(|&h| h != a).collect();
+            // Kept events after `e` in its thread constrain it; so does, for the write of an rmw,
+            // its read (the write sits right after what the read reads from).
+            let followed = (e.index as usize + 1..g.threads[e.thread as usize].len()).any(|i| keep(EventId::new(e.thread as usize, i)))
+                || label.rmw_write;
+            if !self.dependency_revisits || (holes.is_empty() && !followed) {
+                // Nothing constrains `e`: it could have taken the co-latest write.
+                return Ok(false);
+            }
+            for s in later {
+                if self.could_choose(g, &keep, &holes, e, s)? {
+                    return Ok(false);
+                }
+            }
+        }
+        Ok(true)
+    }
+
+    /// Whether `Previous(e)` (the events `keep` accepts), with `e` reading from `s` (a read) or
+    /// sitting right after `s` in `co` (a write), can be completed into a consistent graph by
+    /// filling `holes` (the deleted events that leave holes before kept events).
+    fn could_choose(
+        &self,
+        g: &ExecutionGraph,
+        keep: &dyn Fn(EventId) -> bool,
+        holes: &[EventId],
+        e: EventId,
+        s: EventId,
+    ) -> Result<bool, CheckError> {
+        let mut t = g.clone();
+        cut(&mut t, keep);
+        let mut holes = holes.to_vec();
+        if t.label(e).is_read() {
+            t.set_rf(e, s);
+            let moved = fix_cas_layout(&mut t, e);
+            shift(&mut holes, e, moved);
+        } else {
+            let loc = t.loc_of(e) as usize;
+            t.co[loc].retain(|&w| w != e);
+            let at = t.co_position(s).expect("[tcfuzz internal bug] write outside co");
+            t.co[loc].insert(at, e);
+        }
+        self.completable(t, holes)
+    }
+
+    /// Whether the holes `todo` of `t` can be filled (reads from any write, writes anywhere in
+    /// `co`) into a consistent graph. Depth-first, in program order per thread; a partial graph
+    /// that is inconsistent has no consistent completion (the model is monotone).
+    pub(super) fn completable(&self, t: ExecutionGraph, mut todo: Vec<EventId>) -> Result<bool, CheckError> {
+        if !self.consistent(&t) {
+            return Ok(false);
+        }
+        todo.sort_unstable();
+        let Some(&h) = todo.first() else { return Ok(true) };
+        let rest = &todo[1..];
+        let ev = self.hole_event(&t, h)?;
+        match ev.label.kind {
+            EventKind::Read => {
+                let writes: Vec<EventId> = t.writes_to(ev.label.loc).collect();
+                for w in writes {
+                    let mut t2 = t.clone();
+                    t2.put_event(h, &ev, Some(w));
+                    let mut rest = rest.to_vec();
+                    let moved = fix_cas_layout(&mut t2, h);
+                    shift(&mut rest, h, moved);
+                    if self.completable(t2, rest)? {
+                        return Ok(true);
+                    }
+                }
+                Ok(false)
+            }
+            EventKind::Write => {
+                for pos in 0..=t.co[ev.label.loc as usize].len() {
+                    let mut t2 = t.clone();
+                    t2.put_event(h, &ev, None);
+                    t2.insert_co(h, pos);
+                    if self.completable(t2, rest.to_vec())? {
+                        return Ok(true);
+                    }
+                }
+                Ok(false)
+            }
+            EventKind::Fence | EventKind::Barrier => {
+                let mut t2 = t;
+                t2.put_event(h, &ev, None);
+                self.completable(t2, rest.to_vec())
+            }
+        }
+    }
+
+    /// The event that fills hole `h`: what the interpreter gives where every earlier event of the
+    /// thread is present; otherwise the label and dependencies the hole kept (an event kept after
+    /// a hole depends on nothing deleted, so only values could differ, and models ignore values).
+    fn hole_event(&self, t: &ExecutionGraph, h: EventId) -> Result<NewEvent, CheckError> {
+        let evs = &t.threads[h.thread as usize];
+        let old = &evs[h.index as usize];
+        if !evs[..h.index as usize].iter().any(|e| e.stamp == HOLE) {
+            let performed: Vec<i64> = evs[..h.index as usize].iter().map(|e| e.value).collect();
+            if let Step::Event(ev) = replay(&self.prog.threads[h.thread as usize], &performed, self.loop_bound)?.step {
+                debug_assert!(
+                    (old.label.kind, old.label.loc, old.label.rmw_write) == (ev.label.kind, ev.label.loc, ev.label.rmw_write),
+                    "[tcfuzz internal bug] a hole filled with another instruction"
+                );
+                return Ok(ev);
+            }
+        }
+        Ok(NewEvent { label: old.label, value: old.value, deps: old.deps, cas_expected: old.cas_expected, span: old.span })
+    }
+}
+
+/// The events of `g` that `keep` rejects although a later event of their thread is kept: the
+/// holes a cut to `keep` leaves (holes already in `g` excluded).
+fn holes_left(g: &ExecutionGraph, keep: &dyn Fn(EventId) -> bool) -> Vec<EventId> {
+    let mut out = Vec::new();
+    for (t, evs) in g.threads.iter().enumerate() {
+        let Some(last) = (0..evs.len()).rev().find(|&i| !g.is_hole(EventId::new(t, i)) && keep(EventId::new(t, i))) else { continue };
+        out.extend((0..last).map(|i| EventId::new(t, i)).filter(|&e| !g.is_hole(e) && !keep(e)));
+    }
+    out
+}
+
+/// Follows [`fix_cas_layout`]'s move of the events after the `cas` read `r` by `moved` positions
+/// in the list of holes to fill: a new write half is a hole to fill, a dropped one is not.
+fn shift(holes: &mut Vec<EventId>, r: EventId, moved: i32) {
+    let half = EventId { thread: r.thread, index: r.index + 1 };
+    match moved {
+        1 => {
+            for h in holes.iter_mut().filter(|h| h.thread == r.thread && h.index > r.index) {
+                h.index += 1;
+            }
+            holes.push(half);
+        }
+        -1 => {
+            holes.retain(|&h| h != half);
+            for h in holes.iter_mut().filter(|h| h.thread == r.thread && h.index > half.index) {
+                h.index -= 1;
+            }
+        }
+        _ => {}
+    }
+}
