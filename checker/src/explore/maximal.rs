@@ -14,20 +14,21 @@
 //!
 //! It must also be a graph the exploration reaches, or the revisit is lost. Without holes it is:
 //! an event that follows every kept event of its thread can always take the `co`-latest choice
-//! (nothing happens after it). With holes it need not be: kept events after a deleted event of
+//! (nothing comes after it). With holes it need not be: kept events after a deleted event of
 //! their thread constrain it (in PTX, two accesses of one location in one thread are morally
 //! strong, so a kept read after a deleted write of its location forces that write `co`-before
 //! the write the read sees), and through the deleted events that fill the other holes the
 //! constraint reaches further (a deleted read before such a write may then not read what the
-//! kept read sees). So the canonical choice is the `co`-latest one *with which the graph can
-//! still be completed*: `e` is maximal when no `co`-later write `s` of `Previous(e)` admits a
-//! consistent graph made of `Previous(e)` with `e` taking `s`, and of the holes that the deleted
-//! events added after `e` leave before kept events, filled in any way ([`Explorer::completable`]).
-//! Deleted events after every kept event of their thread are left out of the completion: the
-//! model is monotone, and they can always be added last (they take the `co`-latest choice).
-//! The completions are exactly the graphs the exploration reaches with `Previous(e)` as it is
-//! and `e` taking `s`, so the lexicographically greatest graph — in the order of addition — among
-//! those a revisit turns into the same graph is the one that qualifies.
+//! kept read sees); the write of an rmw whose read is kept must sit right after what the read
+//! reads from. So the canonical choice is the `co`-latest one *with which the graph can still be
+//! completed*: `e` is maximal when no `co`-later write `s` of `Previous(e)` admits a consistent
+//! graph made of `Previous(e)` with `e` taking `s`, and of the holes that the deleted events added
+//! after `e` leave before kept events, filled in any way ([`Explorer::completable`]). The
+//! revisiting write is left out (it has no place in `co` yet, and is the same in every `G`), and
+//! so are the deleted events after every kept event of their thread: the model is monotone, and
+//! they can always be added last. The completions are the graphs the exploration reaches with
+//! `Previous(e)` as it is and `e` taking `s`, so the graph that qualifies is the greatest — in
+//! the order of addition, choice by choice — of those a revisit turns into the same graph.
 
 use super::holes::{cut, fix_cas_layout};
 use super::trust::Explorer;

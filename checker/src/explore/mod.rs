@@ -2,7 +2,8 @@
 //! Marmanis, Gladstein, Vafeiadis, "Truly Stateless, Optimal Dynamic Partial Order Reduction",
 //! POPL'22), extended with the dependency-based revisits of HMC (Kokologiannakis & Vafeiadis,
 //! "HMC: Model Checking for Hardware Memory Models", ASPLOS'20) for models whose consistent
-//! executions may have a cyclic `po ∪ rf` (load buffering) — see [`trust`] for the procedure.
+//! executions may have a cyclic `po ∪ rf` (load buffering) — see [`trust`] for the procedure and
+//! [`maximal`] for the test that keeps it optimal.
 //!
 //! Contract: every consistent execution graph in the explored class is produced exactly once
 //! (verified in debug mode by hashing every produced graph: [`crate::Options::detect_duplicates`]),
@@ -10,41 +11,61 @@
 //! there is no set of visited states).
 //!
 //! # Two kinds of revisits
-//! - *TruSt* (SC, Tile IR, and PTX with [`crate::Options::exclude_porf_cycles`]): a new write `w`
-//!   may revisit a read `r` outside its `po ∪ rf`-prefix; the revisit keeps `{e | e ≤_G r}` and
-//!   that prefix. Complete for the `po ∪ rf`-acyclic executions.
-//! - *HMC* (PTX, [`trust::explores_porf_cycles`]): the prefix of `w` is its *dependency prefix*
-//!   ([`holes::dep_prefix`]): the closure under `rf`, data and control dependencies (the
-//!   interpreter tracks them for No-Thin-Air), and a *pinned* program order (an event needs the
-//!   earlier barrier arrivals of its thread, its earlier accesses of the same location, and the
-//!   earlier reads of a `cas` that may or may not write), with rmws kept whole. So `w` may
-//!   revisit a read that is `po`-before it, or `po`-before a write `w` depends on, when no
-//!   dependency links them: `r = ld x; st y, 1 | ld y; st x, 1` gets `r = 1` (LB).
+//! A new write `w` may revisit a read `r` of its location that is not in its *prefix*: the
+//! revisit keeps `{e | e ≤_G r}` (`≤_G`: the order of addition) and the prefix, deletes the rest,
+//! and makes `r` read from `w`. An execution is reachable when some order of addition puts every
+//! event after its prefix, so the prefix decides what is explored:
+//! - *TruSt* (SC; PTX and Tile IR with [`crate::Options::exclude_porf_cycles`]; programs with
+//!   synchronization objects, [`trust::has_sync_objects`]): the `po ∪ rf`-prefix. Complete for
+//!   the `po ∪ rf`-acyclic executions.
+//! - *HMC* (PTX and Tile IR, [`trust::explores_porf_cycles`]): the *dependency prefix*
+//!   ([`holes::dep_prefix`]) — HMC's `(ppo ∪ rf)`-prefix with `ppo` what the explorer itself
+//!   needs kept in order: `rf`, data and control dependencies (which No-Thin-Air makes acyclic
+//!   with `rf` in every consistent execution), whatever decides whether a thread goes on past an
+//!   event (a barrier and its partners, a `tcgen05.alloc` read), and instructions whole where
+//!   that costs nothing (an rmw's write with its read unless it depends on more, `tcgen05`
+//!   operations). No other program order: PTX orders two accesses of one location
+//!   only when they are morally strong, so a weak write may be read against program order, and
+//!   Tile IR orders a tile block only by tokens. `r = ld x; st y, 1 | ld y; st x, 1` gets
+//!   `r = 1`; so does `ld x; st x, 1 | ...` with weak accesses, or a Tile IR load reading a later
+//!   store of its own tile block that it does not wait for.
 //!
-//! The rules that make HMC revisits exact for PTX (each found by comparing with the oracle):
+//! # What dependency revisits need
 //! 1. *Holes.* The kept set need not be a `po`-prefix: an event removed while a `po`-later one of
 //!    its thread stays leaves a hole ([`crate::graph::HOLE`]). A thread with holes goes on at its
-//!    first hole, and holes are filled before any thread goes past its last event. Models judge
-//!    the graph without its holes ([`holes::compact`]); PTX is *monotone* (removing any events,
-//!    with the reads of removed writes, keeps a graph consistent), which this needs.
-//! 2. *Positions.* An event's position in its thread is what the interpreter gives it, and a
+//!    first hole (an rmw's write right after its read), and holes are filled before any thread
+//!    goes past its last event. A kept event depends on nothing deleted, so the event refilling a
+//!    hole is the same instruction.
+//! 2. *Judging.* The models judge a graph without its holes ([`holes::judged`]): PTX without them
+//!    (events renumbered, program order between the others unchanged), Tile IR with each hole an
+//!    event no axiom looks at (token order is a table per event index). Both models are
+//!    *monotone* (removing any events, with the reads of removed writes, keeps a graph
+//!    consistent), which this needs.
+//! 3. *Positions.* An event's position in its thread is what the interpreter gives it, and a
 //!    `cas` that stops (or starts) writing moves every later event; when such a read's value
 //!    changes while later events stay, they are renumbered ([`holes::fix_cas_layout`]).
-//! 3. *Maximality* (TruSt §5, what makes the exploration optimal): a revisit happens only from
-//!    the one graph among those it would turn into the same graph in which every removed event,
-//!    and `r`, was *added maximally*: reads from (is) the `co`-latest write among the events
-//!    before it (`Previous(e) = {x | x ≤_G e} ∪ prefix(w)`). Where kept events follow `e` in its
-//!    thread (after a hole), the `co`-latest choice may contradict them; then the canonical
-//!    choice is the `co`-latest one with which `Previous(e)` stays consistent (checked with the
-//!    model), the test GenMC's `isCoBeforeSavedPrefix` approximates.
+//! 4. *Maximality* (TruSt §5): a revisit happens only from the one graph, among those it would
+//!    turn into the same graph, whose deleted events took the `co`-latest choices — with holes,
+//!    the `co`-latest choices with which the graph can still be completed, since kept events after
+//!    a hole constrain what fills it ([`maximal`]).
 //!
-//! Not explored (PTX): executions whose `rf ∪ ppo` is cyclic, `ppo` being the dependencies and the
-//! pinned program order above — load buffering through a barrier, through a `cas` that may fail,
-//! or through program order between two accesses of one location (`po-loc`; without it in the
-//! prefix, a removed event followed by a kept access of its location constrains the choices the
-//! maximality test can make, and revisits were lost or duplicated). The oracle leaves them out with
-//! [`crate::Options::exclude_dependency_cycles`]; a verdict for a program that could have them
-//! carries a caveat ([`trust::may_have_pinned_cycles`]).
+//! # Not explored
+//! [`trust::caveats`] names them in the verdict, for the programs that could have them:
+//! - Load buffering through a barrier that a thread reaches after a branch on a value it read
+//!   (the barrier, in the prefix of what follows it in every member thread, control-depends on
+//!   the read): `ld x; beq ...; bar.sync 0 | bar.sync 0; st y, 1 | ld y; st x, 1` with the third
+//!   thread outside the barrier.
+//! - Load buffering through a `cas` that fails only because it reads a write later on the cycle,
+//!   while events after it in its thread (an access of its location, a release) need it to fail:
+//!   every graph a revisit could start from has it read an earlier write, and where those all
+//!   hold its expected value it writes there, and the events after it are inconsistent — no graph
+//!   to revisit from exists (seen once in 6,000 random PTX programs).
+//! - Load buffering through an asynchronous `tcgen05` operation whose perform the explorer keeps
+//!   in place.
+//! - Programs with synchronization objects (mbarriers, counted barriers, bulk copies): a blocking
+//!   wait decides whether its thread goes on without being a dependency of what follows, and
+//!   they keep TruSt's revisits and its `po ∪ rf` caveat.
+//! [`crate::check_oracle`] has none of these limits.
 
 mod holes;
 mod maximal;

@@ -2,7 +2,7 @@
 //! (`differential.rs`) and explorer = oracle on Tile IR programs.
 //!
 //! Random programs are seeded and reproducible: `TCFUZZ_PROP_SEED=<n>` replays one program,
-//! `TCFUZZ_PROP_CASES=<n>` changes how many are tried.
+//! `TCFUZZ_PROP_CASES=<n>` changes how many are tried and `TCFUZZ_PROP_BASE=<n>` the first seed.
 
 use std::path::PathBuf;
 
@@ -295,6 +295,7 @@ fn seeds(default_cases: u64, base: u64) -> Vec<u64> {
         Some(seed) => vec![seed],
         None => {
             let cases = std::env::var("TCFUZZ_PROP_CASES").ok().and_then(|s| s.parse().ok()).unwrap_or(default_cases);
+            let base = std::env::var("TCFUZZ_PROP_BASE").ok().and_then(|s| s.parse().ok()).unwrap_or(base);
             (base..base + cases).collect()
         }
     }
