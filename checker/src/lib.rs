@@ -65,6 +65,7 @@
 //!   duplicates.
 
 pub mod bitset;
+pub mod code;
 pub mod differential;
 pub mod error;
 pub mod event;

@@ -65,6 +65,7 @@
 //! - Programs with synchronization objects (mbarriers, counted barriers, bulk copies): a blocking
 //!   wait decides whether its thread goes on without being a dependency of what follows, and
 //!   they keep TruSt's revisits and its `po ∪ rf` caveat.
+//!
 //! [`crate::check_oracle`] has none of these limits.
 
 mod holes;
