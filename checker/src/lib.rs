@@ -112,10 +112,6 @@ pub struct Options {
     /// Also makes the explorer use TruSt's `po ∪ rf` revisits only, so that both cover exactly
     /// the `po ∪ rf`-acyclic executions.
     pub exclude_porf_cycles: bool,
-    /// Only count executions whose `rf ∪ ppo` is acyclic (`ppo`: dependencies and the pinned
-    /// program order of the explorer's module docs) — what the explorer covers under PTX. For
-    /// comparing the oracle with the explorer.
-    pub exclude_dependency_cycles: bool,
     /// Keep one witness execution (text and DOT) per observed final state.
     pub witnesses: bool,
 }
@@ -129,7 +125,6 @@ impl Default for Options {
             oracle_limit: 2_000_000,
             max_races: 16,
             exclude_porf_cycles: false,
-            exclude_dependency_cycles: false,
             witnesses: true,
         }
     }
@@ -149,7 +144,7 @@ pub fn check_compiled(prog: &program::CompiledProgram, model: ModelKind, options
     let progs: Vec<&program::CompiledProgram> = if variants.is_empty() { vec![prog] } else { variants.iter().collect() };
     let mut out = verdict::Collector::new(prog, options.detect_duplicates, options.max_races, options.witnesses);
     out.set_loop_bound(options.loop_bound);
-    let dependency = explore::trust::explores_porf_cycles(model) && !options.exclude_porf_cycles && !explore::trust::has_sync_objects(prog);
+    let dependency = explore::trust::explores_porf_cycles(model) && !options.exclude_porf_cycles && !prog.has_sync_objects();
     let mut max_depth = 0;
     for p in progs {
         out.set_program(p);
@@ -194,7 +189,6 @@ pub fn check_oracle_compiled(prog: &program::CompiledProgram, model: ModelKind, 
             loop_bound: options.loop_bound,
             limit: options.oracle_limit,
             exclude_porf_cycles: options.exclude_porf_cycles,
-            exclude_dependency_cycles: options.exclude_dependency_cycles,
             out: &mut out,
         }
         .run()?;

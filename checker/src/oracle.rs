@@ -47,7 +47,6 @@ pub(crate) struct Oracle<'a, 'c> {
     pub loop_bound: u32,
     pub limit: u64,
     pub exclude_porf_cycles: bool,
-    pub exclude_dependency_cycles: bool,
     pub out: &'a mut Collector<'c>,
 }
 
@@ -219,9 +218,6 @@ impl Oracle<'_, '_> {
             if self.exclude_porf_cycles && !g.issue_order(&g.node_index()).union(&g.rf(&g.node_index())).is_acyclic() {
                 return Ok(());
             }
-            if self.exclude_dependency_cycles && dependency_cycle(g) {
-                return Ok(());
-            }
             if self.model.is_consistent(g) {
                 self.out.record(g, regs, blocked, self.model);
             }
@@ -309,32 +305,4 @@ fn thread_traces(code: &ThreadCode, values: &[BTreeSet<i64>], loop_bound: u32, b
         }
     }
     Ok(out)
-}
-
-/// Whether `rf ∪ ppo` has a cycle, where `ppo` relates an earlier event `p` of a thread to a
-/// later `e` when `e` depends on `p` (data or control), or `p` is a barrier arrival, an access of
-/// `e`'s location, or the read of a `cas` that may or may not write; and relates what an rmw's
-/// write depends on to the rmw's read. The explorer's dependency
-/// revisits reach exactly the consistent executions without such a cycle (written apart from the
-/// explorer's `dep_prefix`, on purpose).
-fn dependency_cycle(g: &ExecutionGraph) -> bool {
-    let idx = g.node_index();
-    let mut r = g.rf(&idx);
-    for e in g.event_ids() {
-        let ev = g.event(e);
-        for j in 0..e.index {
-            let p = g.event(EventId { thread: e.thread, index: j });
-            let dep = j < 64 && ev.deps & (1 << j) != 0;
-            let cas = p.label.is_read() && p.label.atomic && p.cas_expected.is_some();
-            let same_loc = ev.label.is_access() && p.label.is_access() && p.label.loc == ev.label.loc;
-            if dep || p.label.is_barrier() || same_loc || cas {
-                r.add(idx.node(EventId { thread: e.thread, index: j }), idx.node(e));
-            }
-            // An rmw stays whole: its read needs what its write's value depends on.
-            if ev.label.rmw_write && j + 1 < e.index && ev.deps & (1 << j) != 0 {
-                r.add(idx.node(EventId { thread: e.thread, index: j }), idx.node(EventId { thread: e.thread, index: e.index - 1 }));
-            }
-        }
-    }
-    !r.is_acyclic()
 }

@@ -149,11 +149,14 @@ impl CompiledProgram {
         self.threads[..t].iter().map(|t| t.reg_names.len()).sum()
     }
 
-    /// Whether an execution could have a cyclic `po ∪ rf`: that needs two threads that each read
-    /// and later (in program order) write — or one, when accesses through different virtual
-    /// addresses of one location (aliases) let a read take its value from a later write of its own
-    /// thread. A conservative syntactic test: a thread qualifies if a read instruction comes before
-    /// a write instruction, or it has a loop and both.
+    /// Whether the program uses synchronization objects (mbarriers, counted barriers, bulk copies,
+    /// the `sync` lowering): a blocking wait there decides whether its thread goes on without
+    /// being a dependency of what follows, so the explorer keeps TruSt's `po ∪ rf` revisits for
+    /// such programs.
+    pub fn has_sync_objects(&self) -> bool {
+        self.threads.iter().flat_map(|t| &t.code).any(|l| matches!(l.op, Op::SyncArrive { .. } | Op::SyncWait { .. } | Op::BulkCopy { .. }))
+    }
+
     /// Whether some thread issues an asynchronous tcgen05 operation (whose perform program order
     /// does not order, PTX ISA §9.7.16.6.1).
     pub fn has_async_operations(&self) -> bool {
@@ -164,6 +167,12 @@ impl CompiledProgram {
         })
     }
 
+    /// Whether an execution could have a cyclic `po ∪ rf`: that needs two threads that each read
+    /// and later (in program order) write — or one, when accesses through different virtual
+    /// addresses of one location (aliases) let a read take its value from a later write of its own
+    /// thread. A conservative syntactic test: a thread qualifies if a read instruction comes before
+    /// a write instruction, or it has a loop and both. (Cycles closed by a barrier, `ld x; bar | bar; st x`,
+    /// are not counted: the explorer's caveats test for them apart.)
     pub fn may_have_porf_cycles(&self) -> bool {
         let aliased = self.threads.iter().flat_map(|t| &t.code).any(|l| match &l.op {
             Op::Load { label, .. } | Op::Store { label, .. } => label.vloc != label.loc,

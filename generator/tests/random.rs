@@ -73,7 +73,7 @@ fn seeds_name_pinned_programs() {
     assert!(changed.is_empty(), "the programs of seeds 0..50 changed: {changed:?}");
 }
 
-const PINNED_PTX: u64 = 0xE884_F9FF_06B9_BA61;
+const PINNED_PTX: u64 = 0xF9B5_4436_A237_C305;
 const PINNED_SYNC: u64 = 0x8AA1_A7D7_1AF1_9F43;
 const PINNED_TILEIR: u64 = 0x9499_A3E9_E507_FDC8;
 const PINNED_TCGEN05: u64 = 0x630D_1054_ABD9_80E0;

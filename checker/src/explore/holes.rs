@@ -4,8 +4,10 @@
 //! turn comes. The models never see holes: [`judged`] removes them first.
 
 use crate::bitset::BitSet;
-use crate::event::{EventId, EventKind, Label, TcOp};
+use crate::event::{Event, EventId, EventKind, Label, TcOp};
 use crate::graph::{ExecutionGraph, HOLE, NodeIndex};
+use crate::program::{CodeLine, CompiledProgram, Op, Opnd};
+use tcfuzz_litmus::{AtomOp, Span};
 
 /// The events of `g` that are not holes.
 pub(crate) fn present(g: &ExecutionGraph) -> impl Iterator<Item = EventId> + '_ {
@@ -26,6 +28,10 @@ pub(crate) fn frontier(g: &ExecutionGraph, t: usize) -> usize {
 ///   thread, and an arrival the other arrivals at its instance (a thread goes past a barrier only
 ///   once every member has arrived, so an event after it cannot stay without them); likewise the
 ///   read of a `tcgen05.alloc`, which blocks the thread when it finds no room;
+/// - what decides where the later events of the thread sit, beyond the value of a `cas` read
+///   (which [`fix_cas_layout`] follows): the reads a register expected value of a `cas` comes
+///   from (the `cas` read needs them), and those a register accumulator flag of an `mma` comes
+///   from (every later event needs them);
 /// - instructions whole where that costs nothing: an rmw's read needs its write when the write
 ///   depends on nothing the read does not (the write needs its read through its dependencies);
 ///   each event of a `tcgen05` instruction after the first needs the one before it (the model
@@ -38,7 +44,7 @@ pub(crate) fn frontier(g: &ExecutionGraph, t: usize) -> usize {
 /// for morally strong pairs, and a weak write may be read against program order) nor after a
 /// `cas` (whether it writes moves the positions of later events, which
 /// [`fix_cas_layout`] follows, but decides nothing about them).
-pub(crate) fn dep_prefix(g: &ExecutionGraph, idx: &NodeIndex, e: EventId) -> BitSet {
+pub(crate) fn dep_prefix(g: &ExecutionGraph, idx: &NodeIndex, prog: &CompiledProgram, e: EventId) -> BitSet {
     let mut set = BitSet::new(idx.len());
     let mut stack = vec![e];
     while let Some(x) = stack.pop() {
@@ -50,14 +56,7 @@ pub(crate) fn dep_prefix(g: &ExecutionGraph, idx: &NodeIndex, e: EventId) -> Bit
         if let Some(w) = ev.rf {
             stack.push(w);
         }
-        let mut deps = ev.deps;
-        while deps != 0 {
-            let j = deps.trailing_zeros();
-            deps &= deps - 1;
-            if j < x.index {
-                stack.push(EventId { thread: x.thread, index: j });
-            }
-        }
+        push_deps(&mut stack, x, ev.deps);
         let evs = &g.threads[x.thread as usize];
         for (j, p) in evs[..x.index as usize].iter().enumerate() {
             if p.stamp != HOLE && decides_continuation(&p.label) {
@@ -66,6 +65,24 @@ pub(crate) fn dep_prefix(g: &ExecutionGraph, idx: &NodeIndex, e: EventId) -> Bit
         }
         if ev.label.tc.is_some_and(|t| !t.first) && x.index > 0 {
             stack.push(EventId { thread: x.thread, index: x.index - 1 });
+        }
+        let code = &prog.threads[x.thread as usize].code;
+        // A `cas` whose expected value is a register: whether it writes — and so where every
+        // later event of its thread sits — depends on the reads that value comes from (its write
+        // half's dependencies; all earlier reads where it has none).
+        if ev.cas_expected.is_some() && shape_varies(code, &ev.label, ev.span) {
+            let earlier_reads = evs[..x.index as usize].iter().enumerate().filter(|(_, p)| p.stamp != HOLE && p.label.is_read());
+            let deps = match evs.get(x.index as usize + 1).filter(|n| n.label.rmw_write) {
+                Some(w) => w.deps & !(1 << x.index),
+                None => earlier_reads.fold(0, |m, (j, _)| m | 1 << j),
+            };
+            push_deps(&mut stack, x, deps);
+        }
+        // Likewise an `mma` whose accumulator flag is a register: whether it reads the
+        // accumulator moves every later event, so they need what its write depends on.
+        let mma = |p: &&Event| p.stamp != HOLE && p.label.is_write() && p.label.tc.is_some() && shape_varies(code, &p.label, p.span);
+        for p in evs[..x.index as usize].iter().filter(mma) {
+            push_deps(&mut stack, x, p.deps);
         }
         if ev.label.is_barrier() {
             stack.extend(g.barrier_partners(x));
@@ -80,6 +97,33 @@ pub(crate) fn dep_prefix(g: &ExecutionGraph, idx: &NodeIndex, e: EventId) -> Bit
         }
     }
     set
+}
+
+/// Pushes the events of `x`'s thread before it that `deps` names (bit `j`: event `j`).
+fn push_deps(stack: &mut Vec<EventId>, x: EventId, mut deps: u64) {
+    while deps != 0 {
+        let j = deps.trailing_zeros();
+        deps &= deps - 1;
+        if j < x.index {
+            stack.push(EventId { thread: x.thread, index: j });
+        }
+    }
+}
+
+/// Whether the event labelled `label` at `span` may come from an instruction whose shape (the
+/// events it performs) depends on a register: a `cas` whose expected value is a register (this
+/// for its read), or an `mma` whose accumulator flag is one (this for its write). Found by
+/// label and source position in the thread's code; where lines share both (programs built in
+/// code have no positions), any of them counts.
+fn shape_varies(code: &[CodeLine], label: &Label, span: Span) -> bool {
+    code.iter().any(|l| {
+        l.span == span
+            && match &l.op {
+                Op::Rmw { op: AtomOp::Cas, a: Opnd::Reg(_), b: Some(_), read, .. } => read == label,
+                Op::TcCompute { acc: Some((Opnd::Reg(_), _)), write, .. } => write == label,
+                _ => false,
+            }
+    })
 }
 
 /// Whether the thread goes on past event `l` depends on it (other than through the

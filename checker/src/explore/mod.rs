@@ -16,15 +16,16 @@
 //! and makes `r` read from `w`. An execution is reachable when some order of addition puts every
 //! event after its prefix, so the prefix decides what is explored:
 //! - *TruSt* (SC; PTX and Tile IR with [`crate::Options::exclude_porf_cycles`]; programs with
-//!   synchronization objects, [`trust::has_sync_objects`]): the `po ∪ rf`-prefix. Complete for
+//!   synchronization objects, [`CompiledProgram::has_sync_objects`](crate::program::CompiledProgram::has_sync_objects)): the `po ∪ rf`-prefix. Complete for
 //!   the `po ∪ rf`-acyclic executions.
 //! - *HMC* (PTX and Tile IR, [`trust::explores_porf_cycles`]): the *dependency prefix*
 //!   ([`holes::dep_prefix`]) — HMC's `(ppo ∪ rf)`-prefix with `ppo` what the explorer itself
 //!   needs kept in order: `rf`, data and control dependencies (which No-Thin-Air makes acyclic
 //!   with `rf` in every consistent execution), whatever decides whether a thread goes on past an
-//!   event (a barrier and its partners, a `tcgen05.alloc` read), and instructions whole where
-//!   that costs nothing (an rmw's write with its read unless it depends on more, `tcgen05`
-//!   operations). No other program order: PTX orders two accesses of one location
+//!   event (a barrier and its partners, a `tcgen05.alloc` read) or where its later events sit (the
+//!   register a `cas` compares with, the register accumulator flag of an `mma`), and instructions
+//!   whole where that costs nothing (an rmw's write with its read unless it depends on more,
+//!   `tcgen05` operations). No other program order: PTX orders two accesses of one location
 //!   only when they are morally strong, so a weak write may be read against program order, and
 //!   Tile IR orders a tile block only by tokens. `r = ld x; st y, 1 | ld y; st x, 1` gets
 //!   `r = 1`; so does `ld x; st x, 1 | ...` with weak accesses, or a Tile IR load reading a later
@@ -59,7 +60,8 @@
 //!   while events after it in its thread (an access of its location, a release) need it to fail:
 //!   every graph a revisit could start from has it read an earlier write, and where those all
 //!   hold its expected value it writes there, and the events after it are inconsistent — no graph
-//!   to revisit from exists (seen once in 6,000 random PTX programs).
+//!   to revisit from exists (one of 9,000 random PTX programs). Nor through the register a `cas`
+//!   compares with (its read needs the reads that register comes from).
 //! - Load buffering through an asynchronous `tcgen05` operation whose perform the explorer keeps
 //!   in place.
 //! - Programs with synchronization objects (mbarriers, counted barriers, bulk copies): a blocking

@@ -45,14 +45,6 @@ pub(crate) fn explores_porf_cycles(kind: ModelKind) -> bool {
     matches!(kind, ModelKind::Ptx | ModelKind::TileIr)
 }
 
-/// Whether `prog` uses synchronization objects (mbarriers, counted barriers, bulk copies: the
-/// `sync` lowering): a blocking wait decides whether the thread goes on without being a
-/// dependency of what follows, so the dependency revisits do not apply; such programs keep
-/// TruSt's `po ∪ rf` revisits (and the load-buffering caveat).
-pub(crate) fn has_sync_objects(prog: &CompiledProgram) -> bool {
-    prog.threads.iter().flat_map(|t| &t.code).any(|l| matches!(l.op, Op::SyncArrive { .. } | Op::SyncWait { .. } | Op::BulkCopy { .. }))
-}
-
 /// The caveats of the explorer's verdict on `prog` under `model`: the executions the model
 /// allows (`allows_porf_cycles`: load buffering) that it may not explore, each named with a
 /// syntactic over-approximation of the programs that could have them.
@@ -83,7 +75,7 @@ pub(crate) fn caveats(prog: &CompiledProgram, model: ModelKind, allows_porf_cycl
     }
     if prog.may_have_porf_cycles() && cas_before_ordering(prog) {
         out.push(format!(
-            "the explorer does not explore load-buffering executions in which a cas fails only because it reads a write that comes later on the cycle while a later access of its location (or a release, fence or barrier after it) needs that failure, which the {name} model allows; use the oracle for those"
+            "the explorer does not explore load-buffering executions in which a cas fails only because it reads a write that comes later on the cycle while a later access of its location (or a release, fence or barrier after it) needs that failure, nor those whose cycle goes through the register a cas compares with, which the {name} model allows; use the oracle for those"
         ));
     }
     if prog.may_have_porf_cycles() && prog.has_async_operations() {
@@ -115,16 +107,21 @@ fn barrier_after_branch(prog: &CompiledProgram) -> bool {
         })
 }
 
-/// Whether some thread of `prog` has a `cas` followed (in its code, or anywhere when it loops) by
-/// an access of the `cas`'s location, a fence, a barrier, or a release write: what can make a
-/// failing `cas` necessary to the events after it. Where it fails in an execution only because
+/// Whether some thread of `prog` has a `cas` whose expected value is a register (its read then
+/// needs the reads that value comes from, [`super::holes::dep_prefix`]), or a `cas` followed (in
+/// its code, or anywhere when it loops) by an access of the `cas`'s location, a fence, a barrier,
+/// or a release write: what can make a failing `cas` necessary to the events after it. Where it fails in an execution only because
 /// it reads a write that comes later on a load-buffering cycle, every graph a revisit could start
 /// from has it read an earlier write, and if those all hold its expected value it succeeds
 /// there, its write making those later events inconsistent: the execution is out of reach.
 fn cas_before_ordering(prog: &CompiledProgram) -> bool {
     prog.threads.iter().any(|t| {
         t.code.iter().enumerate().any(|(i, l)| {
-            let Op::Rmw { op: tcfuzz_litmus::AtomOp::Cas, b: Some(_), read, .. } = &l.op else { return false };
+            let Op::Rmw { op: tcfuzz_litmus::AtomOp::Cas, a, b: Some(_), read, .. } = &l.op else { return false };
+            // A register expected value: the read needs what it comes from (`dep_prefix`).
+            if matches!(a, crate::program::Opnd::Reg(_)) {
+                return true;
+            }
             let orders = |op: &Op| match op {
                 Op::Load { label, .. } => label.loc == read.loc,
                 Op::Store { label, .. } => label.loc == read.loc || label.release,
@@ -298,7 +295,7 @@ impl Explorer<'_, '_> {
 
     fn backward_revisits(&mut self, g: &ExecutionGraph, a: EventId) -> Result<(), CheckError> {
         let idx = g.node_index();
-        let prefix = if self.dependency_revisits { dep_prefix(g, &idx, a) } else { g.porf_prefix(&idx, a) };
+        let prefix = if self.dependency_revisits { dep_prefix(g, &idx, self.prog, a) } else { g.porf_prefix(&idx, a) };
         let loc = g.loc_of(a);
         let reads: Vec<EventId> = present(g)
             .filter(|&r| {

@@ -5,7 +5,8 @@
 //! - a load (37%): weak (no qualifier), `.relaxed` or `.acquire` with a scope, or `.volatile`;
 //! - a store (20%): weak (no qualifier), `.relaxed` or `.release` with a scope, or `.weak`, of 1,
 //!   2 or a register;
-//! - an `atom` (13%): `add`, `exch` or `cas` with any or no ordering, sometimes a scope;
+//! - an `atom` (13%): `add`, `exch` or `cas` with any or no ordering, sometimes a scope, of
+//!   1, 2 or (a quarter of the time) a register;
 //! - a fence (7%): `fence.sc` or `fence.acq_rel` at any scope;
 //! - register arithmetic `add r, r', 1` (8%, not an event);
 //! - a forward branch `beq`/`bne` on a register over the next event (10%, not an event);
@@ -130,7 +131,9 @@ fn body(u: &mut Unstructured<'_>, locs: &[&str], events: usize) -> arbitrary::Re
                 let sem = *u.choose(&[None, Some(Sem::Relaxed), Some(Sem::Acquire), Some(Sem::Release), Some(Sem::AcqRel)])?;
                 let scope = if chance(u, 50)? { Some(*u.choose(&SCOPES)?) } else { None };
                 let op = *u.choose(&[AtomOp::Add, AtomOp::Exch, AtomOp::Cas])?;
-                let a = imm(u.int_in_range(0..=2)?);
+                // Sometimes a register: the write (or, for `cas`, the comparison) then depends on
+                // an earlier read.
+                let a = if has_regs && chance(u, 25)? { reg(u.choose(&t.regs)?) } else { imm(u.int_in_range(0..=2)?) };
                 let b = if op == AtomOp::Cas { Some(imm(u.int_in_range(1..=2)?)) } else { None };
                 let r = t.new_reg();
                 t.body.push(atom(sem, scope, op, &r, x, a, b));

@@ -40,10 +40,11 @@ then one summary object:
   programs, agree, disagree, skipped   the counts of the summary line
   seed         the seed of the first program
   families     the families run, in round-robin order
-  models       {\"sc\": {\"agree\": N, \"agree_unrestricted\": N, \"disagree\": N, \"skipped\": N}, ...}:
-               the counts per model (a program counts once per model it is checked under);
-               agree_unrestricted counts the verdicts with a caveat that agree with the unrestricted
-               oracle (see above)
+  models       {\"sc\": {\"agree\": N, \"agree_unrestricted\": N, \"within_caveat\": N, \"disagree\": N,
+               \"skipped\": N}, ...}: the counts per model (a program counts once per model it is
+               checked under); of agree, agree_unrestricted counts the verdicts with a caveat that
+               equal the unrestricted oracle's, within_caveat those that miss only executions their
+               caveat names (see above)
   seconds      wall time of the run";
 
 /// Cross-check the DPOR explorer against the exhaustive oracle on generated programs.
@@ -55,11 +56,13 @@ then one summary object:
 /// counts, the numbers of complete, blocked and hanging executions, the races, the hung threads
 /// and the threads that hit the loop bound; the explorer must also report 0 duplicate executions.
 /// Both run with loop bound 1. An explorer verdict without caveats claims to be exact and is
-/// compared with the unrestricted oracle. One with a caveat (load buffering it may not explore) is
-/// compared with the oracle restricted to the executions the explorer covers: under ptx those
-/// without an rf ∪ ppo cycle (without a po ∪ rf cycle for programs with mbarriers, counted
-/// barriers or bulk copies), under tileir those without a po ∪ rf cycle; if they differ, it still
-/// agrees when it equals the unrestricted oracle (it found what its caveat says it may miss).
+/// compared with the unrestricted oracle. One with a caveat (load buffering it may not explore)
+/// under tileir, or under ptx for a program with mbarriers, counted barriers or bulk copies, is
+/// compared with the oracle restricted to the executions without a po ∪ rf cycle (what the
+/// explorer covers there); if they differ, it still agrees when it equals the unrestricted oracle
+/// (it found what its caveat says it may miss). Any other verdict with a caveat agrees when it
+/// equals the unrestricted oracle, or when it misses executions but nothing else: each final state
+/// it reports is the oracle's with at most its count, the races are the same, no duplicates.
 ///
 /// A program the oracle cannot judge (more than 200000 candidate executions, or an instruction it
 /// does not model) is skipped. A program counts as disagreeing if the two disagree under some

@@ -26,6 +26,8 @@ pub struct ModelCounts {
     /// Of `agree`, those where the explorer matched the unrestricted oracle (it also found the
     /// executions its caveat says it may miss).
     pub agree_unrestricted: u64,
+    /// Of `agree`, those where the explorer missed executions its caveat names (and only those).
+    pub within_caveat: u64,
     pub disagree: u64,
     pub skipped: u64,
 }
@@ -51,6 +53,10 @@ impl Summary {
                 Comparison::AgreeUnrestricted => {
                     counts.agree += 1;
                     counts.agree_unrestricted += 1;
+                }
+                Comparison::WithinCaveat => {
+                    counts.agree += 1;
+                    counts.within_caveat += 1;
                 }
                 Comparison::Disagree(_) => counts.disagree += 1,
                 Comparison::Skipped(_) => counts.skipped += 1,
