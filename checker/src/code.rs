@@ -95,12 +95,12 @@ pub enum Op {
         write: Label,
         f: TcFn,
     },
-    /// `tcgen05.commit`: the issue event, then the asynchronous arrive on the mbarrier.
+    /// `tcgen05.commit`: the issue event, then the asynchronous arrive (a read and a write) on
+    /// each mbarrier it signals: one, or one per CTA of a `.multicast::cluster` mask.
     TcCommit {
         issue: Label,
         op: SyncOp,
-        read: Label,
-        write: Label,
+        arrives: Vec<(Label, Label)>,
     },
     /// `tcgen05.alloc` / `dealloc` / `relinquish_alloc_permit` ([`crate::tmem`]): the optional
     /// `cta_group::2` rendezvous (a barrier event), the allocator state's read and write, then for

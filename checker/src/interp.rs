@@ -257,21 +257,23 @@ pub fn replay(code: &ThreadCode, performed: &[i64], loop_bound: u32) -> Result<R
                 k += 1;
                 pc += 1;
             }
-            Op::TcCommit { issue, op, read, write } => {
+            Op::TcCommit { issue, op, arrives } => {
                 if k == performed.len() {
                     return ev(*issue, 0, ctrl);
                 }
                 k += 1;
-                if k == performed.len() {
-                    return ev(*read, 0, ctrl);
+                for (read, write) in arrives {
+                    if k == performed.len() {
+                        return ev(*read, 0, ctrl);
+                    }
+                    let (old, read_index) = (performed[k], k);
+                    k += 1;
+                    let (new, _) = arrive(*op, old, &mut |o| val(&regs, &rdeps, o).0);
+                    if k == performed.len() {
+                        return ev(*write, new, (1 << read_index) | ctrl);
+                    }
+                    k += 1;
                 }
-                let (old, read_index) = (performed[k], k);
-                k += 1;
-                let (new, _) = arrive(*op, old, &mut |o| val(&regs, &rdeps, o).0);
-                if k == performed.len() {
-                    return ev(*write, new, (1 << read_index) | ctrl);
-                }
-                k += 1;
                 pc += 1;
             }
             Op::TmemAlloc { op, rendezvous, read, write, slot } => {

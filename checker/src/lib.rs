@@ -15,7 +15,8 @@
 //!   proxy for the shared-memory operands of `tcgen05.mma` / `tcgen05.cp` with
 //!   `fence.proxy.async` (`cp.async.bulk` is still approximated by generic accesses, see
 //!   [`sync`]). Barrier ids or thread counts in registers whose value is computed at run time,
-//!   and `tcgen05.commit .multicast::cluster`, give [`CheckError::Unsupported`], never a verdict.
+//!   and a `tcgen05.commit .multicast::cluster` mask in a register, give
+//!   [`CheckError::Unsupported`], never a verdict.
 //! - `tcgen05` (PTX ISA §9.7.16.5–7): asynchronous operations as perform events that program
 //!   order does not order, the ordering rules of [`model::tcgen05`], Tensor Memory regions as
 //!   locations with abstract values (`tc_lower.rs`), the allocator ([`tmem`]) with its misuse

@@ -63,8 +63,9 @@ impl Oracle<'_, '_> {
                 let writers = t
                     .code
                     .iter()
-                    .map(|l| match l.op {
-                        Op::Store { .. } | Op::Rmw { .. } | Op::SyncArrive { .. } | Op::TcCompute { .. } | Op::TcCommit { .. } => 1,
+                    .map(|l| match &l.op {
+                        Op::TcCommit { arrives, .. } => arrives.len(),
+                        Op::Store { .. } | Op::Rmw { .. } | Op::SyncArrive { .. } | Op::TcCompute { .. } => 1,
                         Op::BulkCopy { .. } | Op::TmemAlloc { .. } => 2,
                         _ => 0,
                     })

@@ -710,7 +710,7 @@ fn lower_thread(
             Instr::CpAsyncBulk(c) => crate::sync_lower::bulk_copy(c, &loc, &mut regs, span)?,
             Instr::Tcgen05(op) => {
                 let is_tmem = |l: u32| locations.get(l as usize).is_some_and(|x| x.tmem);
-                let cx = crate::tc_lower::Context { loc: &loc, is_tmem: &is_tmem, sync, thread: ti };
+                let cx = crate::tc_lower::Context { loc: &loc, is_tmem: &is_tmem, sync, thread: ti, program: p };
                 crate::tc_lower::tcgen05(op, &cx, &mut regs, span)?
             }
             Instr::Tile(_) => return Err(CheckError::unsupported("Tile IR operation", span)),

@@ -67,7 +67,7 @@ fn agree(p: &Program, what: &str) -> Verdict {
 #[test]
 fn explorer_matches_oracle_on_tcgen05_examples() {
     let all = examples();
-    assert!(all.len() >= 26, "examples/tcgen05 not found or incomplete");
+    assert!(all.len() >= 27, "examples/tcgen05 not found or incomplete");
     for (name, src) in &all {
         let p = tcfuzz_litmus::parse(src).unwrap_or_else(|e| panic!("{name}: {e}"));
         agree(&p, name);
@@ -174,12 +174,19 @@ const TRAILING_WAIT: &str =
 const RELINQUISH_OPTIONAL: &str =
     "§9.7.16.7.1: relinquish_alloc_permit only forbids later allocation; the program allocates nothing after it";
 const NO_TMEM_ACCESS: &str = "§9.7.16.5 Table 47: 'it suffices to ensure that there are no concurrent Tensor Memory accesses from the Peer CTA' — there are none, and both deallocs still meet";
+const WAIT_GUARDS_NOTHING: &str =
+    "the removed wait was the thread's only step: with nothing after it, no access depends on what it waited for";
 const DEALLOC_BEFORE_EXIT: &str = "§9.7.16.7.1 (DESIGN §3.3): 'exit with live columns is misuse'";
 
 /// `(example, mutation, verdict, why)` for every single-step mutant of every correct
 /// `examples/tcgen05` program (race-free, no hang, no misuse). Verdicts: `correct`, `tmem race`,
 /// `proxy race`, `hang` (possible), or a misuse rule.
 const MUTANTS: &[(&str, &str, &str, &str)] = &[
+    ("commit-multicast-two-ctas", "P0: remove commit [empty0]", "hang", COMMIT_ARRIVES),
+    ("commit-multicast-two-ctas", "P1: remove mbarrier.try_wait [empty1]", "correct", WAIT_GUARDS_NOTHING),
+    ("commit-multicast-two-ctas", "P2: remove mbarrier.try_wait [empty0]", "tmem race", WAIT_FOR_COMPLETION),
+    ("commit-multicast-two-ctas", "P2: remove fence::after_thread_sync", "tmem race", AFTER_FENCE),
+    ("commit-multicast-two-ctas", "P2: remove wait::ld", "correct", TRAILING_WAIT),
     ("alloc-relinquish-dealloc", "P0: remove relinquish_alloc_permit", "correct", RELINQUISH_OPTIONAL),
     ("alloc-relinquish-dealloc", "P0: remove dealloc", "exit-with-live-columns", DEALLOC_BEFORE_EXIT),
     ("pattern1-mma-mma-pipelined", "P0: remove commit [done]", "hang", COMMIT_ARRIVES),
@@ -288,4 +295,28 @@ fn mutant_table() {
         MUTANTS.len(),
         GAPS.load(std::sync::atomic::Ordering::Relaxed)
     );
+}
+
+/// `commit.multicast::cluster`: bit i of the mask signals CTA rank i's mbarrier at `empty0`'s
+/// offset. In `commit-multicast-two-ctas`, P1 waits on CTA 1's and P2 on CTA 0's: a mask that
+/// leaves out a CTA leaves its waiter hanging (the tcgen05.commit page: only the CTAs of
+/// ctaMask are signalled).
+#[test]
+fn multicast_masks() {
+    let src = examples().into_iter().find(|(n, _)| n == "commit-multicast-two-ctas").map(|(_, s)| s).expect("example");
+    let with_mask = |mask: &str| src.replace("[empty0], 3 ", &format!("[empty0], {mask} "));
+    let hung = |mask: &str| {
+        let p = tcfuzz_litmus::parse(&with_mask(mask)).unwrap_or_else(|e| panic!("mask {mask}: {e}"));
+        let v = agree(&p, &format!("mask {mask}"));
+        (summary(&v), v.hung_threads)
+    };
+    assert_eq!(hung("3"), ("correct".to_string(), vec![]));
+    assert_eq!(hung("1"), ("hang".to_string(), vec!["P1 (on empty1)".to_string()]));
+    assert_eq!(hung("2"), ("hang".to_string(), vec!["P2 (on empty0)".to_string()]));
+    let error = |mask: &str| {
+        let p = tcfuzz_litmus::parse(&with_mask(mask)).unwrap_or_else(|e| panic!("mask {mask}: {e}"));
+        check(&p, ModelKind::Ptx, &Options::default()).map(|_| ()).unwrap_err().to_string()
+    };
+    assert_eq!(error("4"), "19:2: bit 2 of multicast mask 0x4 names a CTA of rank 2, but the cluster has 2 CTAs");
+    assert_eq!(error("0"), "19:2: multicast mask 0: a ctaMask is a non-zero 16-bit value");
 }
