@@ -35,6 +35,16 @@
 //!    later commit tracks everything an earlier one does, and completion is monotonic —
 //!    §9.7.16.6.2.1.1 read as a per-thread FIFO of completion arrives).
 //!
+//! 7. **Observed completion**: X tracked by a `commit` performs before a read that observes the
+//!    commit's arrive (§9.7.16.6.2.1.1: "Completion of the following instruction's asynchronous
+//!    operations is observed through the mbarrier based waiting mechanism"). What follows that
+//!    read in program order — a generic access, a bulk copy, a release — is then ordered after X
+//!    by the standard model ("The standard memory consistency model synchronization mechanisms
+//!    also apply to the tcgen05 family of instructions", §9.7.16.6.3), with the proxy rules
+//!    unchanged (a generic access of what X read in the async proxy still needs
+//!    `fence.proxy.async`). A later *asynchronous* tcgen05 operation is not in program order, so
+//!    it still needs `fence::after_thread_sync` (rule 5).
+//!
 //! A register dependency from `tcgen05.ld` carries the value but orders nothing
 //! (§9.7.16.6.4.5): the dependent instruction's perform is not ordered after the load's.
 //! Two conflicting TMEM accesses not ordered by causality with these edges are a TMEM race.
@@ -165,6 +175,8 @@ pub fn ordering(labels: &[Option<Label>], instr: &[usize], po: &Relation, eo: &R
                     add(&x.nodes, &arrive);
                     for &k in arrive.iter().filter(|&&k| labels[k].is_some_and(|l| l.is_write())) {
                         for r in obs.successors(k) {
+                            // Rule 7: the read that observes the arrive comes after X.
+                            add(&x.nodes, &[r]);
                             established.extend(after_fences.iter().copied().filter(|&fa| po.contains(r, fa)));
                         }
                     }

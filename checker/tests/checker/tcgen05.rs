@@ -67,7 +67,7 @@ fn agree(p: &Program, what: &str) -> Verdict {
 #[test]
 fn explorer_matches_oracle_on_tcgen05_examples() {
     let all = examples();
-    assert!(all.len() >= 27, "examples/tcgen05 not found or incomplete");
+    assert!(all.len() >= 28, "examples/tcgen05 not found or incomplete");
     for (name, src) in &all {
         let p = tcfuzz_litmus::parse(src).unwrap_or_else(|e| panic!("{name}: {e}"));
         agree(&p, name);
@@ -174,6 +174,7 @@ const TRAILING_WAIT: &str =
 const RELINQUISH_OPTIONAL: &str =
     "§9.7.16.7.1: relinquish_alloc_permit only forbids later allocation; the program allocates nothing after it";
 const NO_TMEM_ACCESS: &str = "§9.7.16.5 Table 47: 'it suffices to ensure that there are no concurrent Tensor Memory accesses from the Peer CTA' — there are none, and both deallocs still meet";
+const COMPLETION_OBSERVED: &str = "§9.7.16.6.2.1.1: the mma's completion 'is observed through the mbarrier based waiting mechanism'; without the try_wait nothing orders its async read of the buffer before the store that refills it";
 const WAIT_GUARDS_NOTHING: &str =
     "the removed wait was the thread's only step: with nothing after it, no access depends on what it waited for";
 const DEALLOC_BEFORE_EXIT: &str = "§9.7.16.7.1 (DESIGN §3.3): 'exit with live columns is misuse'";
@@ -236,6 +237,9 @@ const MUTANTS: &[(&str, &str, &str, &str)] = &[
     ("pattern5-antidep-ld-waitld-st", "P0: remove wait::st", "correct", TRAILING_WAIT),
     ("pattern5-regdep-ld-st", "P0: remove wait::st", "tmem race", WAIT_ST),
     ("pattern5-regdep-ld-st", "P0: remove wait::ld", "correct", TRAILING_WAIT),
+    ("smem-mma-commit-wait-proxy-fence-st", "P0: remove commit [done]", "hang", COMMIT_ARRIVES),
+    ("smem-mma-commit-wait-proxy-fence-st", "P0: remove mbarrier.try_wait [done]", "proxy race", COMPLETION_OBSERVED),
+    ("smem-mma-commit-wait-proxy-fence-st", "P0: remove fence.proxy.async", "proxy race", PROXY_FENCE),
     ("smem-generic-st-proxy-fence-mma", "P0: remove fence.proxy.async", "proxy race", PROXY_FENCE),
     ("smem-generic-st-proxy-fence-mma", "P0: remove commit [done]", "hang", COMMIT_ARRIVES),
     ("smem-generic-st-proxy-fence-mma", "P0: remove mbarrier.try_wait [done]", "tmem race", WAIT_FOR_COMPLETION),
