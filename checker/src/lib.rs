@@ -88,8 +88,8 @@ mod witness;
 pub use error::CheckError;
 pub use model::{MemoryModel, ModelKind};
 pub use verdict::{
-    ConditionResult, Explanation, Method, Misuse, Observation, ObservedWitness, Race, RaceEvent, RaceKind, StateCount, Stats, Verdict,
-    Witness,
+    ConditionResult, Explanation, Method, Misuse, Observation, ObservedWitness, Race, RaceEvent, RaceKind, StateCount, Stats, SyncObject,
+    Verdict, Witness,
 };
 
 use tcfuzz_litmus::Program;

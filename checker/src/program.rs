@@ -129,6 +129,8 @@ pub struct CompiledProgram {
     pub barrier_members: Vec<u64>,
     /// The hidden locations of the CTAs' Tensor Memory allocators ([`crate::tmem`]).
     pub tmem_allocators: Vec<LocId>,
+    /// The locations of mbarrier objects (packed states, [`crate::sync::Mbar`]).
+    pub mbarriers: Vec<LocId>,
     /// In a variant of [`Self::rendezvous_variants`]: the rendezvous (barrier ids) that block.
     pub blocking_rendezvous: Vec<u32>,
     pub quantifier: Quantifier,
@@ -142,6 +144,18 @@ pub struct CompiledProgram {
 impl CompiledProgram {
     pub fn state_len(&self) -> usize {
         self.threads.iter().map(|t| t.reg_names.len()).sum::<usize>() + self.locations.len()
+    }
+
+    /// What sort of object location `loc` holds, where its value is a packed state.
+    pub fn sync_object(&self, loc: LocId) -> Option<crate::verdict::SyncObject> {
+        use crate::verdict::SyncObject;
+        if self.mbarriers.contains(&loc) {
+            Some(SyncObject::Mbarrier)
+        } else if self.tmem_allocators.contains(&loc) {
+            Some(SyncObject::TmemAllocator)
+        } else {
+            None
+        }
     }
 
     /// Offset of thread `t`'s first register in the state vector.
@@ -279,6 +293,7 @@ impl CompiledProgram {
             return crate::tile_program::compile(p);
         }
         let mut locations = Vec::new();
+        let mut mbarriers = Vec::new();
         let mut loc_ids: HashMap<&str, Name> = HashMap::new();
         for l in &p.locations {
             match &l.kind {
@@ -287,6 +302,7 @@ impl CompiledProgram {
                     // An mbarrier object: a location holding its state (crate::sync).
                     let id = locations.len() as LocId;
                     loc_ids.insert(&l.name, Name { loc: id, vloc: id });
+                    mbarriers.push(id);
                     let init = crate::sync::mbarrier_init(&l.kind).unwrap_or(crate::sync::MBAR_UNINIT);
                     locations.push(LocInfo { name: l.name.clone(), init, tmem: false });
                     continue;
@@ -391,6 +407,7 @@ impl CompiledProgram {
             places,
             barrier_members: sync.barrier_members(),
             tmem_allocators: sync.tmem_allocators(),
+            mbarriers,
             blocking_rendezvous: Vec::new(),
             quantifier: p.condition.quantifier,
             condition: CProp::True,

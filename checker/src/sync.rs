@@ -117,6 +117,16 @@ impl Mbar {
             tx: (v & F) - TX_BIAS,
         })
     }
+    /// A packed state in words, for final states and witnesses: `phase 1, pending 2 of 2`, with
+    /// `, tx N` while transactions are outstanding; `uninitialised` before `mbarrier.init`.
+    pub fn describe(v: i64) -> String {
+        match Mbar::unpack(v) {
+            None => "uninitialised".to_string(),
+            Some(m) if m.tx != 0 => format!("phase {}, pending {} of {}, tx {}", m.phase, m.pending, m.expected, m.tx),
+            Some(m) => format!("phase {}, pending {} of {}", m.phase, m.pending, m.expected),
+        }
+    }
+
     /// §9.7.13.15.4 phase completion.
     fn settle(mut self) -> Self {
         if self.pending <= 0 && self.tx == 0 {

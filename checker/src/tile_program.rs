@@ -161,6 +161,7 @@ pub fn compile(p: &Program) -> Result<CompiledProgram, CheckError> {
         places,
         barrier_members: Vec::new(),
         tmem_allocators: Vec::new(),
+        mbarriers: Vec::new(),
         blocking_rendezvous: Vec::new(),
         quantifier: p.condition.quantifier,
         condition: CProp::True,

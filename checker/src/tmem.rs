@@ -103,6 +103,29 @@ pub fn relinquish(state: i64) -> i64 {
 }
 
 /// Whether columns are still allocated in `state` (at exit: [`MisuseRule::ExitWithLiveColumns`]).
+/// An allocator state in words, for final states and witnesses: `columns 0-31, 64-127
+/// allocated` or `no columns allocated`, then `, permit relinquished` where it was.
+pub fn describe(state: i64) -> String {
+    let mut ranges: Vec<String> = Vec::new();
+    let mut chunk = 0;
+    while chunk < COLUMNS / MIN_COLUMNS {
+        if state & (1 << chunk) == 0 {
+            chunk += 1;
+            continue;
+        }
+        let start = chunk;
+        while chunk < COLUMNS / MIN_COLUMNS && state & (1 << chunk) != 0 {
+            chunk += 1;
+        }
+        ranges.push(format!("{}-{}", start * MIN_COLUMNS, chunk * MIN_COLUMNS - 1));
+    }
+    let mut s = if ranges.is_empty() { "no columns allocated".to_string() } else { format!("columns {} allocated", ranges.join(", ")) };
+    if state & RELINQUISHED != 0 {
+        s.push_str(", permit relinquished");
+    }
+    s
+}
+
 pub fn live_columns(state: i64) -> bool {
     state & (RELINQUISHED - 1) != 0
 }
@@ -110,6 +133,17 @@ pub fn live_columns(state: i64) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn states_in_words() {
+        assert_eq!(describe(0), "no columns allocated");
+        let a = alloc(0, 64);
+        let b = alloc(a.state, 32);
+        assert_eq!(describe(b.state), "columns 0-95 allocated");
+        let c = alloc(b.state, 128);
+        assert_eq!(describe(c.state), "columns 0-95, 128-255 allocated");
+        assert_eq!(describe(RELINQUISHED), "no columns allocated, permit relinquished");
+    }
 
     #[test]
     fn first_fit_aligned_allocations() {

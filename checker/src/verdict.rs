@@ -173,6 +173,9 @@ pub struct Stats {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Verdict {
     pub program: String,
+    /// The locations of the final state whose values are packed object states, by name: shown
+    /// in words by [`Verdict::show_value`].
+    pub sync_objects: BTreeMap<String, SyncObject>,
     pub model: ModelKind,
     pub method: Method,
     /// Final states of complete executions, sorted.
@@ -196,7 +199,32 @@ pub struct Verdict {
     pub caveats: Vec<String>,
 }
 
+/// A location whose value is the packed state of a synchronization object.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SyncObject {
+    /// An mbarrier ([`crate::sync::Mbar`]).
+    Mbarrier,
+    /// A CTA's Tensor Memory allocator ([`crate::tmem`]).
+    TmemAllocator,
+}
+
+impl SyncObject {
+    /// The packed state `v` in words, in angle brackets: `<phase 1, pending 1 of 1>`.
+    pub fn show(self, v: i64) -> String {
+        match self {
+            SyncObject::Mbarrier => format!("<{}>", crate::sync::Mbar::describe(v)),
+            SyncObject::TmemAllocator => format!("<{}>", crate::tmem::describe(v)),
+        }
+    }
+}
+
 impl Verdict {
+    /// The value `v` of the final-state entry `name` as a person reads it: the number, or for an
+    /// mbarrier or a Tensor Memory allocator its state in words.
+    pub fn show_value(&self, name: &str, v: i64) -> String {
+        self.sync_objects.get(name).map_or_else(|| v.to_string(), |o| o.show(v))
+    }
+
     /// The final states restricted to the entries the condition mentions, with execution counts.
     pub fn observed_states(&self) -> BTreeMap<Vec<(String, i64)>, u64> {
         let mut out = BTreeMap::new();
@@ -214,7 +242,7 @@ impl fmt::Display for Verdict {
         let states = self.observed_states();
         writeln!(f, "States {}", states.len())?;
         for (vals, n) in &states {
-            let text: Vec<String> = vals.iter().map(|(k, v)| format!("{k}={v};")).collect();
+            let text: Vec<String> = vals.iter().map(|(k, v)| format!("{k}={};", self.show_value(k, *v))).collect();
             writeln!(f, "{} ({n} executions)", text.join(" "))?;
         }
         let c = &self.condition;
@@ -557,8 +585,12 @@ impl<'a> Collector<'a> {
             .iter()
             .map(|(s, &n)| StateCount { values: s.iter().enumerate().map(|(i, &v)| (prog.slot_name(i), v)).collect(), executions: n })
             .collect();
+        let nregs = prog.state_len() - prog.locations.len();
+        let sync_objects =
+            (0..prog.locations.len()).filter_map(|l| prog.sync_object(l as u32).map(|o| (prog.slot_name(nregs + l), o))).collect();
         Verdict {
             program: prog.name.clone(),
+            sync_objects,
             model,
             method,
             states,

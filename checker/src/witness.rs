@@ -49,13 +49,14 @@ fn attrs(l: &Label, tile: bool) -> String {
 fn describe(prog: &CompiledProgram, e: &Event) -> String {
     let l = &e.label;
     let loc = || prog.locations[l.loc as usize].name.as_str();
+    let value = || prog.sync_object(l.loc).filter(|_| l.is_access()).map_or_else(|| e.value.to_string(), |o| o.show(e.value));
     let mut attrs = attrs(l, prog.tile.is_some());
     if l.proxy == Proxy::Async {
         attrs.push_str(" async-proxy");
     }
     let plain = match l.kind {
-        EventKind::Read => format!("R {} = {} [{attrs}]", loc(), e.value),
-        EventKind::Write => format!("W {} = {} [{attrs}]", loc(), e.value),
+        EventKind::Read => format!("R {} = {} [{attrs}]", loc(), value()),
+        EventKind::Write => format!("W {} = {} [{attrs}]", loc(), value()),
         EventKind::Fence if l.tc.is_some() => "F".to_string(),
         EventKind::Fence if l.proxy == Proxy::Async => "F [fence.proxy.async]".to_string(),
         EventKind::Fence => format!("F [{attrs}]"),

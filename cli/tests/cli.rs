@@ -980,6 +980,19 @@ mod tcgen05 {
     }
 
     #[test]
+    fn object_states_are_shown_in_words() {
+        let dir = TempDir::new("tc-states");
+        let out = tcfuzz(&["check", &example("commit-multicast-two-ctas.litmus"), &example("alloc-relinquish-dealloc.litmus")], dir.path());
+        assert_eq!(code(&out), 0, "stderr: {}", stderr(&out));
+        let text = stdout(&out);
+        assert!(text.contains("empty0=<phase 1, pending 1 of 1>; empty1=<phase 1, pending 1 of 1>;"), "{text}");
+        assert!(text.contains("%tmem.alloc@cta0=<no columns allocated, permit relinquished>;"), "{text}");
+        // JSON keeps the numbers (scripts compare them).
+        let out = tcfuzz(&["check", "--json", &example("commit-multicast-two-ctas.litmus")], dir.path());
+        assert!(!stdout(&out).contains("<phase"), "{}", stdout(&out));
+    }
+
+    #[test]
     fn explain_shows_the_table_48_hang_and_has_nothing_to_say_about_table_47() {
         let dir = TempDir::new("explain-hang");
         let out = tcfuzz(&["explain", &example("table48-dealloc-nondet-hang.litmus")], dir.path());

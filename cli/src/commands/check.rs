@@ -335,7 +335,7 @@ pub(crate) fn text(file: &str, v: &Verdict, condition: &str, method: &str, elaps
     let _ = writeln!(s, "Model {} ({method})", v.model.name());
     let _ = writeln!(s, "States {}", v.states.len());
     for state in &v.states {
-        let values: String = state.values.iter().map(|(k, x)| format!("{k}={x}; ")).collect();
+        let values: String = state.values.iter().map(|(k, x)| format!("{k}={}; ", v.show_value(k, *x))).collect();
         let plural = if state.executions == 1 { "" } else { "s" };
         let _ = writeln!(s, "{values}({} execution{plural})", state.executions);
     }
