@@ -20,8 +20,9 @@
 //! - `tcgen05` (PTX ISA §9.7.16.5–7): asynchronous operations as perform events that program
 //!   order does not order, the ordering rules of [`model::tcgen05`], Tensor Memory regions as
 //!   locations with abstract values (`tc_lower.rs`), the allocator ([`tmem`]) with its misuse
-//!   rules, and `cta_group::2` alloc/dealloc rendezvous explored both blocking and not
-//!   ([`program::CompiledProgram::rendezvous_variants`]). Races carry their kind (data, tmem,
+//!   rules, `cta_group::2` alloc/dealloc rendezvous explored both blocking and not
+//!   ([`program::CompiledProgram::rendezvous_variants`]), and the CTA-pair rule that a
+//!   `cta_group::2` `mma`/`cp`/`shift`/`commit` needs its peer CTA alive (`cta_pair.rs`). Races carry their kind (data, tmem,
 //!   proxy); [`Verdict::explanations`] keeps one execution per kind of problem.
 //! - `bar.sync a{, b}` without thread counts in the program: met by the threads of the CTA that
 //!   execute the same operands ([`sync`]).
@@ -67,6 +68,7 @@
 
 pub mod bitset;
 pub mod code;
+mod cta_pair;
 pub mod differential;
 pub mod error;
 pub mod event;

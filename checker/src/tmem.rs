@@ -29,6 +29,9 @@ pub enum MisuseRule {
     AllocAfterRelinquish,
     DeallocNotAllocated,
     ExitWithLiveColumns,
+    /// A `cta_group::2` `mma`, `cp`, `shift` or `commit` issued when the peer CTA may have exited
+    /// (Table 46: "the peer CTA should be active and should not have exited").
+    PeerCtaExited,
 }
 
 impl MisuseRule {
@@ -38,6 +41,7 @@ impl MisuseRule {
             MisuseRule::AllocAfterRelinquish => "alloc-after-relinquish",
             MisuseRule::DeallocNotAllocated => "dealloc-not-allocated",
             MisuseRule::ExitWithLiveColumns => "exit-with-live-columns",
+            MisuseRule::PeerCtaExited => "peer-cta-exited",
         }
     }
 
@@ -47,12 +51,16 @@ impl MisuseRule {
             MisuseRule::AllocAfterRelinquish => "tcgen05.alloc after tcgen05.relinquish_alloc_permit",
             MisuseRule::DeallocNotAllocated => "tcgen05.dealloc of columns that are not allocated",
             MisuseRule::ExitWithLiveColumns => "CTA exits with Tensor Memory still allocated",
+            MisuseRule::PeerCtaExited => "cta_group::2 tcgen05 operation issued when the peer CTA may have exited",
         }
     }
 
     /// The spec section that states the rule.
     pub fn section(self) -> &'static str {
-        "PTX ISA §9.7.16.7.1"
+        match self {
+            MisuseRule::PeerCtaExited => "PTX ISA §9.7.16.5 Table 46",
+            _ => "PTX ISA §9.7.16.7.1",
+        }
     }
 }
 

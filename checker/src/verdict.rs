@@ -430,7 +430,7 @@ impl<'a> Collector<'a> {
                 self.races.insert(Race { kind: self.race_kind(g, a, b), first: info(a), second: info(b) });
             }
         }
-        if !self.prog.tmem_allocators.is_empty() {
+        if !self.prog.tmem_allocators.is_empty() || self.prog.has_async_operations() {
             self.record_misuse(g, blocked.is_empty());
         }
         if !blocked.is_empty() {
@@ -517,7 +517,8 @@ impl<'a> Collector<'a> {
         self.explain(g, format!("{} race", kind.name()), headline, missing, &[a, b]);
     }
 
-    /// The allocator rules broken in `g` ([`crate::tmem`]); `complete`: every thread exited.
+    /// The allocator rules ([`crate::tmem`]) and the CTA-pair rule ([`crate::cta_pair`]) broken
+    /// in `g`; `complete`: every thread exited.
     fn record_misuse(&mut self, g: &ExecutionGraph, complete: bool) {
         for (t, evs) in g.threads.iter().enumerate() {
             let performed: Vec<i64> = evs.iter().map(|e| e.value).collect();
@@ -534,6 +535,21 @@ impl<'a> Collector<'a> {
         }
         if !complete {
             return;
+        }
+        for (i, t) in crate::cta_pair::peer_exited(self.prog, g) {
+            let rule = crate::tmem::MisuseRule::PeerCtaExited;
+            let e = g.event(i);
+            if self.witnesses.is_some() {
+                let headline = format!(
+                    "{} by {} at {} (the peer CTA's {t} may have exited before it)",
+                    rule.describe(),
+                    self.prog.threads[i.thread as usize].name,
+                    e.span
+                );
+                let missing = format!("nothing makes a thread of the peer CTA wait for the issue; the rule: {}", rule.section());
+                self.explain(g, rule.name().into(), headline, missing, &[i]);
+            }
+            self.misuse.insert(Misuse { rule, thread: self.prog.threads[i.thread as usize].name.clone(), span: e.span });
         }
         let memory = g.final_memory();
         for &l in &self.prog.tmem_allocators {
