@@ -59,11 +59,13 @@ pub enum Op {
         blocking: bool,
         label: Label,
     },
-    /// `cp.async.bulk`: a read of the source, a write of its value to the destination, then the
+    /// `cp.async.bulk`: a read of the source and a write of its value to the destination (both
+    /// in the async proxy), the implicit generic-async proxy fence of its completion, then the
     /// complete-tx on the mbarrier (read and write) — [`crate::sync`], "Approximations".
     BulkCopy {
         read: Label,
         write: Label,
+        fence: Label,
         complete: SyncOp,
         cread: Label,
         cwrite: Label,

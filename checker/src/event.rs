@@ -144,6 +144,9 @@ pub struct Label {
     pub proxy: Proxy,
     /// `fence.proxy.alias`.
     pub alias_fence: bool,
+    /// The implicit generic-async proxy fence that follows the completion of a bulk copy (a
+    /// fence of the async proxy, but not a `fence.proxy.async` instruction of the thread).
+    pub completion_fence: bool,
     /// Strong (`.relaxed`, `.acquire`, `.release`, `.acq_rel`, `.volatile`, atomics, fences) versus
     /// weak (`.weak`, the default of `ld`/`st`) — PTX ISA §8.4.
     pub strong: bool,

@@ -201,7 +201,7 @@ pub fn replay(code: &ThreadCode, performed: &[i64], loop_bound: u32) -> Result<R
                 k += 1;
                 pc += 1;
             }
-            Op::BulkCopy { read, write, complete, cread, cwrite } => {
+            Op::BulkCopy { read, write, fence, complete, cread, cwrite } => {
                 if k == performed.len() {
                     return ev(*read, 0, ctrl);
                 }
@@ -209,6 +209,10 @@ pub fn replay(code: &ThreadCode, performed: &[i64], loop_bound: u32) -> Result<R
                 k += 1;
                 if k == performed.len() {
                     return ev(*write, v, (1 << read_index) | ctrl);
+                }
+                k += 1;
+                if k == performed.len() {
+                    return ev(*fence, 0, ctrl);
                 }
                 k += 1;
                 if k == performed.len() {

@@ -559,7 +559,7 @@ fn access_proxy(p: AccessProxy) -> Proxy {
 
 /// `fence.proxy.alias` (generic, marked as the alias fence) and `fence.proxy.{texture,surface,
 /// constant}` (a fence of that proxy). Neither orders like `fence.acq_rel`.
-fn async_proxy_fence_label() -> Label {
+pub(crate) fn async_proxy_fence_label() -> Label {
     let mut l = fence_label(Scope::Cta, false);
     l.acquire = false;
     l.release = false;
@@ -587,6 +587,7 @@ pub(crate) fn access(kind: EventKind, name: Name, sem: Option<Sem>, scope: Optio
         vloc: name.vloc,
         proxy: Proxy::Generic,
         alias_fence: false,
+        completion_fence: false,
         strong: true,
         scope: scope.unwrap_or(Scope::Gpu),
         acquire: false,
@@ -617,6 +618,7 @@ pub(crate) fn fence_label(scope: Scope, sc: bool) -> Label {
         vloc: 0,
         proxy: Proxy::Generic,
         alias_fence: false,
+        completion_fence: false,
         strong: true,
         scope,
         acquire: true,
@@ -635,6 +637,7 @@ pub(crate) fn barrier_label(id: u32) -> Label {
         vloc: 0,
         proxy: Proxy::Generic,
         alias_fence: false,
+        completion_fence: false,
         strong: true,
         scope: Scope::Cta,
         acquire: false,

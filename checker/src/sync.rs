@@ -74,9 +74,12 @@
 //! choice of `rf`.
 //!
 //! # Approximations
-//! - `cp.async.bulk` is modelled as a generic weak read of the source, a generic weak write of the
-//!   destination, then the complete-tx on the mbarrier (a release RMW at cluster scope), all in
-//!   the thread's program order; the async proxy is not modelled separately.
+//! - `cp.async.bulk` is modelled as a weak read of the source and a weak write of the destination
+//!   in the async proxy, the implicit generic-async proxy fence that follows its completion, then
+//!   the complete-tx on the mbarrier (a release RMW at cluster scope) — all performed at issue, in
+//!   the thread's program order. The copy is really asynchronous: a later access of the issuing
+//!   thread is ordered after it here even without waiting on the mbarrier, so a thread that reads
+//!   its own copy's destination without waiting is not reported.
 //! - Thread counts are static (the ISA waits for "non-exited" threads; a litmus thread that exits
 //!   without arriving is still counted).
 //! - Symmetric barriers (above) never hang on a thread that does not execute them.

@@ -9,8 +9,8 @@
 use tcfuzz_litmus::{Barrier, CpAsyncBulk, Mbarrier, Operand, Scope, Sem, Span};
 
 use crate::error::CheckError;
-use crate::event::EventKind;
 use crate::event::Label;
+use crate::event::{EventKind, Proxy};
 use crate::program::{Name, Op, Opnd, Regs, access};
 use crate::sync::{Mbar, SyncOp, SyncPlan, WaitMode, arrivals_for_count};
 
@@ -146,8 +146,15 @@ pub(crate) fn bulk_copy(
     regs: &mut Regs,
     span: Span,
 ) -> Result<Op, CheckError> {
-    let read = access(EventKind::Read, loc(&c.src.name, span)?, Some(Sem::Weak), None, span)?;
-    let write = access(EventKind::Write, loc(&c.dst.name, span)?, Some(Sem::Weak), None, span)?;
+    // The copy is a weak operation in the async proxy; its completion is followed by an implicit
+    // generic-async proxy fence; the complete-tx releases at cluster scope (PTX ISA cp.async.bulk
+    // and "Async proxy").
+    let mut read = access(EventKind::Read, loc(&c.src.name, span)?, Some(Sem::Weak), None, span)?;
+    read.proxy = Proxy::Async;
+    let mut write = access(EventKind::Write, loc(&c.dst.name, span)?, Some(Sem::Weak), None, span)?;
+    write.proxy = Proxy::Async;
+    let mut fence = crate::program::async_proxy_fence_label();
+    fence.completion_fence = true;
     let (cread, cwrite) = arrive_labels(loc(&c.mbar.name, span)?, Scope::Cluster, true, span)?;
-    Ok(Op::BulkCopy { read, write, complete: SyncOp::MbarCompleteTx { tx: regs.opnd(&c.size)? }, cread, cwrite })
+    Ok(Op::BulkCopy { read, write, fence, complete: SyncOp::MbarCompleteTx { tx: regs.opnd(&c.size)? }, cread, cwrite })
 }

@@ -70,6 +70,7 @@ fn access_label(kind: EventKind, loc: LocId, ordering: TileOrdering, scope: Opti
         vloc: loc,
         proxy: Proxy::Generic,
         alias_fence: false,
+        completion_fence: false,
         strong,
         scope: if strong { scope.map_or(Scope::Gpu, label_scope) } else { Scope::Sys },
         acquire,

@@ -58,6 +58,7 @@ fn describe(prog: &CompiledProgram, e: &Event) -> String {
         EventKind::Read => format!("R {} = {} [{attrs}]", loc(), value()),
         EventKind::Write => format!("W {} = {} [{attrs}]", loc(), value()),
         EventKind::Fence if l.tc.is_some() => "F".to_string(),
+        EventKind::Fence if l.completion_fence => "F [bulk copy completion: implicit fence.proxy.async]".to_string(),
         EventKind::Fence if l.proxy == Proxy::Async => "F [fence.proxy.async]".to_string(),
         EventKind::Fence => format!("F [{attrs}]"),
         EventKind::Barrier => format!("B {}", l.loc),

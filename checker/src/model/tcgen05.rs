@@ -128,8 +128,9 @@ pub fn ordering(labels: &[Option<Label>], instr: &[usize], po: &Relation, eo: &R
     let after_fences = nodes_with(&|o| o == TcOp::FenceAfter);
     let waits = |st: bool| nodes_with(&|o| o == if st { TcOp::WaitSt } else { TcOp::WaitLd });
     let (wait_ld, wait_st) = (waits(false), waits(true));
-    let proxy_fences: Vec<usize> =
-        (0..n).filter(|&x| labels[x].is_some_and(|l| l.is_fence() && l.proxy == Proxy::Async && l.tc.is_none())).collect();
+    let proxy_fences: Vec<usize> = (0..n)
+        .filter(|&x| labels[x].is_some_and(|l| l.is_fence() && l.proxy == Proxy::Async && l.tc.is_none() && !l.completion_fence))
+        .collect();
     let mut add = |from: &[usize], to: &[usize]| {
         for &a in from {
             for &b in to {

@@ -67,7 +67,7 @@ fn agree(p: &Program, what: &str) -> Verdict {
 #[test]
 fn explorer_matches_oracle_on_tcgen05_examples() {
     let all = examples();
-    assert!(all.len() >= 29, "examples/tcgen05 not found or incomplete");
+    assert!(all.len() >= 30, "examples/tcgen05 not found or incomplete");
     for (name, src) in &all {
         let p = tcfuzz_litmus::parse(src).unwrap_or_else(|e| panic!("{name}: {e}"));
         agree(&p, name);
@@ -176,6 +176,10 @@ const RELINQUISH_OPTIONAL: &str =
 const NO_TMEM_ACCESS: &str = "§9.7.16.5 Table 47: 'it suffices to ensure that there are no concurrent Tensor Memory accesses from the Peer CTA' — there are none, and both deallocs still meet";
 const COMPLETION_OBSERVED: &str = "§9.7.16.6.2.1.1: the mma's completion 'is observed through the mbarrier based waiting mechanism'; without the try_wait nothing orders its async read of the buffer before the store that refills it";
 const PEER_ACTIVE: &str = "§9.7.16.5 Table 46: for a cta_group::2 mma or commit 'the peer CTA should be active and should not have exited' — the wait was the only thing keeping the peer CTA's thread alive until the commit's arrive";
+const REFILL_WAIT: &str = "§9.7.16.6.2.1.1: the producer learns that the mma's read of the stage completed only through the commit's arrive; without waiting for it, the bulk copy (async proxy, like the mma's read) may overwrite the stage first";
+const RELAXED_OBSERVATION: &str = "§9.7.16.6.4.2 example 2 observes a commit's completion with mbarrier.try_wait.relaxed: a morally strong read of the arrive observes it (DESIGN §3.3 counts relaxed operations), and the refill is issued after that read";
+const NO_CONSUMER: &str =
+    "no thread waits on `full` in this program: the expect_tx arrive only prepares the consumer's phase, nothing depends on it";
 const DEALLOC_BEFORE_EXIT: &str = "§9.7.16.7.1 (DESIGN §3.3): 'exit with live columns is misuse'";
 
 /// `(example, mutation, verdict, why)` for every single-step mutant of every correct
@@ -239,6 +243,11 @@ const MUTANTS: &[(&str, &str, &str, &str)] = &[
     ("smem-mma-commit-wait-proxy-fence-st", "P0: remove commit [done]", "hang", COMMIT_ARRIVES),
     ("smem-mma-commit-wait-proxy-fence-st", "P0: remove mbarrier.try_wait [done]", "proxy race", COMPLETION_OBSERVED),
     ("smem-mma-commit-wait-proxy-fence-st", "P0: remove fence.proxy.async", "proxy race", PROXY_FENCE),
+    ("tma-refill-after-mma-commit", "P0: remove commit [empty]", "hang", COMMIT_ARRIVES),
+    ("tma-refill-after-mma-commit", "P1: remove mbarrier.try_wait [empty]", "data race", REFILL_WAIT),
+    ("tma-refill-after-mma-commit", "P1: weaken mbarrier.try_wait [empty]", "correct", RELAXED_OBSERVATION),
+    ("tma-refill-after-mma-commit", "P1: remove mbarrier.arrive [full]", "correct", NO_CONSUMER),
+    ("tma-refill-after-mma-commit", "P1: weaken mbarrier.arrive [full]", "correct", NO_CONSUMER),
     ("smem-generic-st-proxy-fence-mma", "P0: remove fence.proxy.async", "proxy race", PROXY_FENCE),
     ("smem-generic-st-proxy-fence-mma", "P0: remove commit [done]", "hang", COMMIT_ARRIVES),
     ("smem-generic-st-proxy-fence-mma", "P0: remove mbarrier.try_wait [done]", "tmem race", WAIT_FOR_COMPLETION),
