@@ -78,6 +78,7 @@ pub mod interp;
 pub mod lower;
 pub mod model;
 mod oracle;
+mod porf_cycles;
 pub mod program;
 pub mod sync;
 mod sync_lower;

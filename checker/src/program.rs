@@ -181,13 +181,16 @@ impl CompiledProgram {
         })
     }
 
-    /// Whether an execution could have a cyclic `po ∪ rf`: that needs two threads that each read
-    /// and later (in program order) write — or one, when accesses through different virtual
-    /// addresses of one location (aliases) let a read take its value from a later write of its own
-    /// thread. A conservative syntactic test: a thread qualifies if a read instruction comes before
-    /// a write instruction, or it has a loop and both. (Cycles closed by a barrier, `ld x; bar | bar; st x`,
-    /// are not counted: the explorer's caveats test for them apart.)
+    /// Whether an execution could have a cyclic `po ∪ rf`. For PTX programs, a static
+    /// over-approximation on instructions ([`crate::porf_cycles`]). For Tile IR programs, where
+    /// program order orders nothing (Tile IR spec §7.12.1), a syntactic test: that needs two
+    /// threads that each read and later write — or one, when a read may take its value from a
+    /// later write of its own thread; a thread qualifies if a read instruction comes before a
+    /// write instruction, or it has a loop and both.
     pub fn may_have_porf_cycles(&self) -> bool {
+        if self.tile.is_none() {
+            return crate::porf_cycles::may_have_porf_cycles(self);
+        }
         let aliased = self.threads.iter().flat_map(|t| &t.code).any(|l| match &l.op {
             Op::Load { label, .. } | Op::Store { label, .. } => label.vloc != label.loc,
             _ => false,
