@@ -187,6 +187,14 @@ pub fn compare(prog: &CompiledProgram, model: ModelKind) -> Comparison {
         if differences(&explorer, &all).is_empty() {
             return Comparison::AgreeUnrestricted;
         }
+        // The restricted oracle drops the executions whose po ∪ rf is cyclic with po the order
+        // threads wait for; the caveat names program order itself, which also relates an
+        // asynchronous tcgen05 perform to later events of its thread: load buffering through a
+        // pipelined pair (`mma; shift` of one thread, the shift's write read back by the mma
+        // through another thread) is within the caveat but not within that restriction.
+        if prog.has_async_operations() && within(&explorer, &all) {
+            return Comparison::WithinCaveat;
+        }
         diffs.push(format!(
             "the unrestricted oracle finds {} complete and {} blocked executions: the explorer matches neither",
             all.stats.complete, all.stats.blocked

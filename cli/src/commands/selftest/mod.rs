@@ -60,9 +60,11 @@ then one summary object:
 /// under tileir, or under ptx for a program with mbarriers, counted barriers or bulk copies, is
 /// compared with the oracle restricted to the executions without a po ∪ rf cycle (what the
 /// explorer covers there); if they differ, it still agrees when it equals the unrestricted oracle
-/// (it found what its caveat says it may miss). Any other verdict with a caveat agrees when it
-/// equals the unrestricted oracle, or when it misses executions but nothing else: each final state
-/// it reports is the oracle's with at most its count, the races are the same, no duplicates.
+/// (it found what its caveat says it may miss), or, for a program with asynchronous tcgen05
+/// operations, when it misses unrestricted executions but nothing else (as below). Any other
+/// verdict with a caveat agrees when it equals the unrestricted oracle, or when it misses
+/// executions but nothing else: each final state it reports is the oracle's with at most its
+/// count, the races are the same, no duplicates.
 ///
 /// A program the oracle cannot judge (more than 200000 candidate executions, or an instruction it
 /// does not model) is skipped. A program counts as disagreeing if the two disagree under some
