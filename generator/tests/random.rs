@@ -76,7 +76,7 @@ fn seeds_name_pinned_programs() {
 const PINNED_PTX: u64 = 0xF9B5_4436_A237_C305;
 const PINNED_SYNC: u64 = 0x8AA1_A7D7_1AF1_9F43;
 const PINNED_TILEIR: u64 = 0x9499_A3E9_E507_FDC8;
-const PINNED_TCGEN05: u64 = 0x630D_1054_ABD9_80E0;
+const PINNED_TCGEN05: u64 = 0xD910_B7D9_7FAF_015D;
 
 #[test]
 fn every_program_is_checkable() {

@@ -11,6 +11,11 @@
 //! / a blocking `try_wait` on `bar`, a generic store to `s` and `fence.proxy.async` — so races of
 //! every kind (tmem, proxy), correct patterns and hangs all come up. At most three operations per
 //! program touch `bar` (the oracle permutes its writes). The condition is `exists (true)`.
+//!
+//! A quarter of the programs are a CTA pair instead (§9.7.16.5): warp 1 runs in CTA 1 of the same
+//! cluster with its region `d1` there, `mma`/`cp`/`shift`/`commit` are `cta_group::2`, warp 1
+//! arrives on and waits for CTA 1's mbarrier `bar1`, and half the commits are
+//! `.multicast::cluster` to both CTAs — so the peer-CTA misuse and multicast arrives come up.
 
 use arbitrary::Unstructured;
 use std::fmt::Write;
@@ -60,10 +65,15 @@ const MAX_BAR_OPS: usize = 3;
 
 /// A program of the family from the choices in `u`.
 pub fn program(u: &mut Unstructured<'_>) -> arbitrary::Result<Program> {
+    // A quarter of the programs put warp 1 in CTA 1, the peer of CTA 0 in one cluster.
+    let pair = super::chance(u, 25)?;
+    let group = if pair { 2 } else { 1 };
     let mut bar_ops = 0;
     let mut threads: Vec<Vec<String>> = Vec::new();
     for warp in 0..2u32 {
         let own = format!("d{warp}");
+        // In a CTA pair each warp waits on its own CTA's mbarrier.
+        let bar = if pair && warp == 1 { "bar1" } else { "bar" };
         let len = u.int_in_range(2..=4usize)?;
         let mut body = Vec::new();
         let mut value = 10 * (warp as i64 + 1);
@@ -80,28 +90,38 @@ pub fn program(u: &mut Unstructured<'_>) -> arbitrary::Result<Program> {
             body.push(match op {
                 Op::Ld => format!("tcgen05.ld.sync.aligned.32x32b.x1.b32 r{}, [{own}]", body.len()),
                 Op::St => format!("tcgen05.st.sync.aligned.32x32b.x1.b32 [{own}], {value}"),
-                Op::MmaOwn => format!("tcgen05.mma.cta_group::1.kind::f16 [{own}], [t], [w], 1, {}", u.int_in_range(0..=1u8)?),
-                Op::MmaShared => format!("tcgen05.mma.cta_group::1.kind::f16 [t], [s], [w], 1, {}", u.int_in_range(0..=1u8)?),
-                Op::Cp => "tcgen05.cp.cta_group::1.128x256b [t], [s]".to_string(),
-                Op::Shift => "tcgen05.shift.cta_group::1.down [t]".to_string(),
+                Op::MmaOwn => format!("tcgen05.mma.cta_group::{group}.kind::f16 [{own}], [t], [w], 1, {}", u.int_in_range(0..=1u8)?),
+                Op::MmaShared => format!("tcgen05.mma.cta_group::{group}.kind::f16 [t], [s], [w], 1, {}", u.int_in_range(0..=1u8)?),
+                Op::Cp => format!("tcgen05.cp.cta_group::{group}.128x256b [t], [s]"),
+                Op::Shift => format!("tcgen05.shift.cta_group::{group}.down [t]"),
                 Op::WaitLd => "tcgen05.wait::ld.sync.aligned".to_string(),
                 Op::WaitSt => "tcgen05.wait::st.sync.aligned".to_string(),
                 Op::FenceBefore => "tcgen05.fence::before_thread_sync".to_string(),
                 Op::FenceAfter => "tcgen05.fence::after_thread_sync".to_string(),
-                Op::Commit => "tcgen05.commit.cta_group::1.mbarrier::arrive::one.shared::cluster.b64 [bar]".to_string(),
-                Op::Arrive => "mbarrier.arrive.relaxed.cluster.shared::cta.b64 st, [bar]".to_string(),
-                Op::Await => "await mbarrier.try_wait.parity.relaxed.cluster.shared::cta.b64 p, [bar], 0".to_string(),
+                // In a CTA pair, half the commits signal both CTAs' mbarriers.
+                Op::Commit if pair && super::chance(u, 50)? => {
+                    format!("tcgen05.commit.cta_group::2.mbarrier::arrive::one.shared::cluster.multicast::cluster.b64 [{bar}], 3")
+                }
+                Op::Commit => format!("tcgen05.commit.cta_group::{group}.mbarrier::arrive::one.shared::cluster.b64 [{bar}]"),
+                Op::Arrive => format!("mbarrier.arrive.relaxed.cluster.shared::cta.b64 st, [{bar}]"),
+                Op::Await => format!("await mbarrier.try_wait.parity.relaxed.cluster.shared::cta.b64 p, [{bar}], 0"),
                 Op::GenericStore => format!("st.shared::cta.b32 [s], {value}"),
                 Op::ProxyFence => "fence.proxy.async.shared::cta".to_string(),
             });
         }
         threads.push(body);
     }
-    let mut text = String::from(
-        "PTX random-tcgen05\n{\n  d0 @ tmem cta 0 gpu 0 lanes 0-31 cols 0-31 = 1;\n  d1 @ tmem cta 0 gpu 0 lanes 32-63 cols 0-31 = 2;\n  t @ tmem cta 0 gpu 0 lanes 0-127 cols 32-63 = 3;\n  s @ shared cta 0 gpu 0 = 4;\n  w @ shared cta 0 gpu 0 = 5;\n  bar @ mbarrier cta 0 gpu 0 count 1;\n}\n",
+    let cta1 = if pair { 1 } else { 0 };
+    let mut text = format!(
+        "PTX random-tcgen05\n{{\n  d0 @ tmem cta 0 gpu 0 lanes 0-31 cols 0-31 = 1;\n  d1 @ tmem cta {cta1} gpu 0 lanes 32-63 cols 0-31 = 2;\n  t @ tmem cta 0 gpu 0 lanes 0-127 cols 32-63 = 3;\n  s @ shared cta 0 gpu 0 = 4;\n  w @ shared cta 0 gpu 0 = 5;\n  bar @ mbarrier cta 0 gpu 0 count 1;\n"
     );
+    if pair {
+        text.push_str("  bar1 @ mbarrier cta 1 gpu 0 count 1;\n");
+    }
+    text.push_str("}\n");
     for (warp, body) in threads.iter().enumerate() {
-        let _ = writeln!(text, "P{warp}@warp {warp},cta 0,gpu 0 {{");
+        let placement = if pair { format!("warp {warp},cta {warp},cluster 0,gpu 0") } else { format!("warp {warp},cta 0,gpu 0") };
+        let _ = writeln!(text, "P{warp}@{placement} {{");
         for line in body {
             let _ = writeln!(text, "  {line};");
         }

@@ -22,7 +22,7 @@ const MAX_STATE_DIFFERENCES: usize = 3;
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Comparison {
     /// Same final states with the same counts, same complete, blocked and hang counts, same
-    /// races, hung and loop-bound threads, and no duplicate execution.
+    /// races, misuse, hung and loop-bound threads, and no duplicate execution.
     Agree,
     /// As [`Comparison::Agree`], with the oracle unrestricted although the explorer's verdict
     /// carries a caveat: the explorer found every execution its caveat says it may miss.
@@ -231,12 +231,14 @@ fn skipped(e: CheckError) -> Result<Comparison, CheckError> {
 }
 
 /// Whether `explorer`'s executions are some of `oracle`'s: each final state it reports is the
-/// oracle's with at most its count, the races are the same, and no execution is a duplicate.
+/// oracle's with at most its count, the races and misuse are the same, and no execution is a
+/// duplicate.
 fn within(explorer: &Verdict, oracle: &Verdict) -> bool {
     let full = oracle.observed_states();
     explorer.stats.duplicates == Some(0)
         && explorer.observed_states().iter().all(|(s, n)| full.get(s).is_some_and(|m| m >= n))
         && explorer.races == oracle.races
+        && explorer.misuse == oracle.misuse
 }
 
 /// Every way the explorer's verdict differs from the oracle's, one line each, the counts first.
@@ -279,6 +281,16 @@ pub fn differences(explorer: &Verdict, oracle: &Verdict) -> Vec<String> {
     for r in &oracle.races {
         if !explorer.races.contains(r) {
             out.push(format!("race {} vs {}: reported by the oracle only", race_side(&r.first), race_side(&r.second)));
+        }
+    }
+    for m in &explorer.misuse {
+        if !oracle.misuse.contains(m) {
+            out.push(format!("misuse {} by {} at {}: reported by the explorer only", m.rule.name(), m.thread, m.span));
+        }
+    }
+    for m in &oracle.misuse {
+        if !explorer.misuse.contains(m) {
+            out.push(format!("misuse {} by {} at {}: reported by the oracle only", m.rule.name(), m.thread, m.span));
         }
     }
     if e.hangs != o.hangs {

@@ -53,8 +53,9 @@ then one summary object:
 /// turns: ptx, sync, tileir), checks each under its family's models (ptx and sync programs under sc
 /// and ptx, tileir programs under tileir; --model keeps only the models named) with the explorer
 /// and with the oracle, and compares the two verdicts: the final states with their execution
-/// counts, the numbers of complete, blocked and hanging executions, the races, the hung threads
-/// and the threads that hit the loop bound; the explorer must also report 0 duplicate executions.
+/// counts, the numbers of complete, blocked and hanging executions, the races, the misuse, the
+/// hung threads and the threads that hit the loop bound; the explorer must also report 0
+/// duplicate executions.
 /// Both run with loop bound 1. An explorer verdict without caveats claims to be exact and is
 /// compared with the unrestricted oracle. One with a caveat (load buffering it may not explore)
 /// under tileir, or under ptx for a program with mbarriers, counted barriers or bulk copies, is
