@@ -4,6 +4,11 @@
 //! sit in `co`; the explorer also asks it about partial graphs (prefixes of executions), so a
 //! model must be *prefix-closed*: removing program-order-maximal events from a consistent graph
 //! keeps it consistent. Both models here are.
+//!
+//! The explorer asks a model about hundreds of thousands of graphs, most of them one event or one
+//! `rf`/`co` choice away from the last, and asks for the races of a complete execution right after
+//! finding it consistent. A model may keep scratch space between calls for that (the PTX model
+//! does, behind a lock, so models stay `Send + Sync`); its answers must not depend on it.
 
 use crate::event::EventId;
 use crate::graph::ExecutionGraph;

@@ -65,366 +65,219 @@
 //! order through the arrive RMWs and the scopes above give their memory effect (relaxed ones
 //! synchronize execution only).
 //!
-//! Not modelled yet: the async proxy (`fence.proxy.async`; bulk copies are approximated as
-//! generic accesses, see [`crate::sync`]);
-//! mixed-size accesses (every access here covers its whole location).
+//! The async proxy (the shared-memory operands of `tcgen05.mma` / `tcgen05.cp`, bulk copies) is a
+//! proxy like the others above; `fence.proxy.async` is its proxy fence, and a bulk copy's
+//! completion carries an implicit one ([`crate::sync`]).
+//!
+//! Not modelled yet: mixed-size accesses (every access here covers its whole location).
+//!
+//! # How it is computed
+//! Every relation is a bit matrix over the graph's nodes ([`crate::bitset::Relation`], initial
+//! writes first, then each thread in program order), built row by row: per-node facts (writes,
+//! strong writes, acquire reads, the nodes of each thread, location, virtual address, proxy,
+//! strength and scope class) are bitsets, so morally strong, the release and acquire patterns and
+//! the filters of the axioms are a few word operations per node instead of a test per pair. The
+//! cheap axioms come first (Atomicity, which rejects most of the explorer's candidates that place
+//! an rmw out of order, then No-Thin-Air and SC per location); causality only for graphs that
+//! pass them. The relations live in scratch space kept in the model between checks, and the last
+//! consistent graph's causality order stays there for [`MemoryModel::races`], which the explorer
+//! asks about the graph it has just found consistent. `ptx/reference.rs` (test-only) is the same
+//! model written relation by relation, as first implemented, and the tests check this one against
+//! it on every graph the explorer and the oracle judge for the examples and the Dat3M corpus.
 
-use crate::bitset::Relation;
+use std::sync::Mutex;
+
+use tcfuzz_litmus::Scope;
+
 use crate::event::{EventId, Label, Proxy};
-use crate::graph::{ExecutionGraph, NodeIndex};
+use crate::graph::ExecutionGraph;
 use crate::model::{MemoryModel, ModelKind};
 use crate::program::{CompiledProgram, ThreadPlace};
 
-#[derive(Clone, Debug)]
+#[cfg(test)]
+mod reference;
+mod relations;
+
+use relations::{Scratch, set};
+
+/// The scopes, in the order of [`scope_index`].
+const SCOPES: [Scope; 4] = [Scope::Cta, Scope::Cluster, Scope::Gpu, Scope::Sys];
+
+fn scope_index(s: Scope) -> usize {
+    match s {
+        Scope::Cta => 0,
+        Scope::Cluster => 1,
+        Scope::Gpu => 2,
+        Scope::Sys => 3,
+    }
+}
+
+fn proxy_index(p: Proxy) -> usize {
+    match p {
+        Proxy::Generic => 0,
+        Proxy::Texture => 1,
+        Proxy::Surface => 2,
+        Proxy::Constant => 3,
+        Proxy::Async => 4,
+    }
+}
+const PROXIES: usize = 5;
+
 pub struct Ptx {
     places: Vec<ThreadPlace>,
+    /// Strong operations are grouped in *classes*, one per thread and scope (class
+    /// `thread * 4 + scope_index`). Bit `d` of `compat[c * class_words..]`: whether an operation
+    /// of class `c` and one of class `d` each have the other's thread in their scope (§8.5, the
+    /// scope part of morally strong, §8.7). It depends on the placement only.
+    compat: Vec<u64>,
+    class_words: usize,
+    /// Scratch space for the checks, reused from graph to graph.
+    scratch: Mutex<Scratch>,
+}
+
+impl Clone for Ptx {
+    fn clone(&self) -> Self {
+        Ptx { places: self.places.clone(), compat: self.compat.clone(), class_words: self.class_words, scratch: Mutex::default() }
+    }
+}
+
+impl std::fmt::Debug for Ptx {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Ptx").field("places", &self.places).finish_non_exhaustive()
+    }
 }
 
 impl Ptx {
     pub fn new(program: &CompiledProgram) -> Self {
-        Ptx { places: program.places.clone() }
-    }
-}
-
-/// Per-node facts of one graph.
-struct Nodes {
-    idx: NodeIndex,
-    /// `None` for initial writes.
-    labels: Vec<Option<Label>>,
-    /// The graph has `tcgen05` events ([`super::tcgen05`]).
-    tc: bool,
-    /// With `tc`: per node, its instruction ([`super::tcgen05::instruction_ids`]).
-    instr: Vec<usize>,
-}
-
-impl Nodes {
-    fn new(g: &ExecutionGraph) -> Self {
-        let idx = g.node_index();
-        let labels = (0..idx.len()).map(|n| {
-            let e = idx.id(n);
-            (!e.is_init()).then(|| *g.label(e))
-        });
-        let labels: Vec<Option<Label>> = labels.collect();
-        let tc = labels.iter().any(|l| l.is_some_and(|l| l.tc.is_some()));
-        let instr = if tc {
-            let threads: Vec<Option<usize>> = (0..idx.len()).map(|n| (!idx.id(n).is_init()).then(|| idx.id(n).thread as usize)).collect();
-            super::tcgen05::instruction_ids(&labels, &threads)
-        } else {
-            Vec::new()
-        };
-        Nodes { labels, idx, tc, instr }
-    }
-    /// Whether `a` and `b` are events of one asynchronous tcgen05 operation's perform, or one of
-    /// them is and they belong to different instructions (then program order does not relate
-    /// them, §9.7.16.6.1).
-    fn unordered_async(&self, a: usize, b: usize) -> bool {
-        let is_async = |n: usize| self.labels[n].is_some_and(|l| l.is_async());
-        self.tc && (is_async(a) || is_async(b)) && self.instr[a] != self.instr[b]
-    }
-    fn n(&self) -> usize {
-        self.idx.len()
-    }
-    fn thread(&self, n: usize) -> Option<usize> {
-        let e = self.idx.id(n);
-        (!e.is_init()).then_some(e.thread as usize)
-    }
-    fn is_write(&self, n: usize) -> bool {
-        self.labels[n].is_none_or(|l| l.is_write())
-    }
-    fn is_mem(&self, n: usize) -> bool {
-        self.labels[n].is_none_or(|l| l.is_access())
-    }
-    fn is_fence(&self, n: usize) -> bool {
-        self.labels[n].is_some_and(|l| l.is_fence())
-    }
-    fn proxy(&self, n: usize) -> Proxy {
-        self.labels[n].map_or(Proxy::Generic, |l| l.proxy)
-    }
-    fn generic_mem(&self, n: usize) -> bool {
-        self.is_mem(n) && self.proxy(n) == Proxy::Generic
-    }
-    /// The virtual address of a memory event.
-    fn vloc(&self, n: usize) -> Option<u32> {
-        match self.labels[n] {
-            None => Some(self.idx.id(n).index),
-            Some(l) if l.is_access() => Some(l.vloc),
-            Some(_) => None,
+        let places = program.places.clone();
+        let classes = places.len() * SCOPES.len();
+        let class_words = classes.div_ceil(64).max(1);
+        let mut compat = vec![0; classes * class_words];
+        for (t, pt) in places.iter().enumerate() {
+            for (s, &st) in SCOPES.iter().enumerate() {
+                for (u, pu) in places.iter().enumerate() {
+                    for (r, &su) in SCOPES.iter().enumerate() {
+                        let (c, d) = (t * SCOPES.len() + s, u * SCOPES.len() + r);
+                        if pt.scope_includes(st, pu) && pu.scope_includes(su, pt) {
+                            set(&mut compat[c * class_words..(c + 1) * class_words], d);
+                        }
+                    }
+                }
+            }
         }
+        Ptx { places, compat, class_words, scratch: Mutex::default() }
     }
-    fn same_vloc(&self, a: usize, b: usize) -> bool {
-        self.vloc(a).is_some() && self.vloc(a) == self.vloc(b)
-    }
-    fn same_loc(&self, a: usize, b: usize) -> bool {
-        self.loc(a).is_some() && self.loc(a) == self.loc(b)
-    }
-    fn loc(&self, n: usize) -> Option<u32> {
-        match self.labels[n] {
-            None => Some(self.idx.id(n).index),
-            Some(l) if l.is_access() => Some(l.loc),
-            Some(_) => None,
-        }
-    }
-}
 
-/// The relations of one graph that do not depend on the Fence-SC order.
-struct Base {
-    nodes: Nodes,
-    /// Program order; without the pairs of [`Nodes::unordered_async`] when there are tcgen05
-    /// events (those are ordered by `tc` instead).
-    po: Relation,
-    /// Program order in full (for the tcgen05 rules that speak of issue order).
-    po_issue: Relation,
-    /// The tcgen05 ordering edges ([`super::tcgen05::ordering`]); empty without tcgen05 events.
-    tc: Relation,
-    rf: Relation,
-    co: Relation,
-    fr: Relation,
-    rmw: Relation,
-    /// Barrier synchronization (symmetric).
-    sb: Relation,
-    ms: Relation,
-    obs: Relation,
-    sw_ra: Relation,
-    sc_fences: Vec<usize>,
+    fn scratch(&self) -> std::sync::MutexGuard<'_, Scratch> {
+        // A panic while the lock was held leaves scratch space that the next load overwrites.
+        let mut s = self.scratch.lock().unwrap_or_else(|e| e.into_inner());
+        s.classes = self.places.len() * SCOPES.len();
+        s.class_words = self.class_words;
+        s
+    }
 }
 
 impl Ptx {
-    /// §8.6 Morally strong.
-    fn morally_strong(&self, nodes: &Nodes, a: usize, b: usize) -> bool {
-        if a == b {
-            return false;
+    /// Whether `g` is consistent: [`Ptx::breaks_atomicity`] first, then, in the scratch space,
+    /// the rest ([`Ptx::evaluate`]).
+    fn judge(&self, g: &ExecutionGraph) -> bool {
+        match self.breaks_atomicity(g) {
+            // The scratch space is left as it is: what it holds is still right for its graph.
+            Some(true) => false,
+            atomicity => self.evaluate(g, atomicity.is_none(), &mut self.scratch()),
         }
-        let (Some(la), Some(lb), Some(ta), Some(tb)) = (nodes.labels[a], nodes.labels[b], nodes.thread(a), nodes.thread(b)) else {
-            return false;
+    }
+
+    /// Loads `g` into `s` and checks every axiom (Atomicity only where `atomicity_open`:
+    /// [`Ptx::breaks_atomicity`] could not decide it); when they hold, `s.cause` is causality
+    /// order (under the first Fence-SC order that works).
+    fn evaluate(&self, g: &ExecutionGraph, atomicity_open: bool, s: &mut Scratch) -> bool {
+        s.consistent = false;
+        s.atomicity_open = atomicity_open;
+        s.load_facts(g);
+        // Rows of one word (graphs of up to 64 nodes: most litmus tests) are the common case;
+        // with the width a constant the row loops compile to straight-line code.
+        let found = match s.w {
+            1 => self.judge_loaded::<1>(g, s),
+            2 => self.judge_loaded::<2>(g, s),
+            _ => self.judge_loaded::<0>(g, s),
         };
-        // Same proxy; and memory operations overlap completely: same virtual address.
-        if la.proxy != lb.proxy || (la.is_access() && lb.is_access() && la.vloc != lb.vloc) {
+        s.consistent = found;
+        found
+    }
+
+    /// [`Ptx::evaluate`] once the facts are loaded, with rows of `W` words (`0`: `s.w`).
+    fn judge_loaded<const W: usize>(&self, g: &ExecutionGraph, s: &mut Scratch) -> bool {
+        s.build::<W>(g);
+        s.build_ms::<W>(&self.compat);
+        if !s.static_axioms::<W>() {
             return false;
         }
-        // Program order makes two operations morally strong — not the perform of an asynchronous
-        // tcgen05 operation, which program order does not relate to the thread's other events.
-        if ta == tb && !nodes.unordered_async(a, b) {
-            return true;
+        s.add_sync::<W>();
+        let mut fences = std::mem::take(&mut s.sc_fences);
+        let found = permutations(&mut fences, 0, &mut |order| s.with_fence_order::<W>(order, &self.places));
+        s.sc_fences = fences;
+        found
+    }
+}
+
+impl Ptx {
+    /// §8.10.3 Atomicity read straight off `g`, before anything is built: whether some rmw has,
+    /// between the write its read reads from and its own write in coherence order, a write
+    /// morally strong with both halves. Most candidates the explorer rejects are such (an rmw's
+    /// write placed anywhere in `co` but right after the write its read reads from, or two rmws
+    /// reading one write). Where it cannot tell cheaply (the perform of an asynchronous tcgen05
+    /// operation) it says `None`, and [`Scratch::static_axioms`] decides.
+    fn breaks_atomicity(&self, g: &ExecutionGraph) -> Option<bool> {
+        let mut sure = true;
+        for (t, evs) in g.threads.iter().enumerate() {
+            for (i, e) in evs.iter().enumerate().skip(1) {
+                let read = &evs[i - 1];
+                if !e.label.rmw_write || read.label.loc != e.label.loc {
+                    continue;
+                }
+                let Some(src) = read.rf else { continue };
+                let ws = &g.co[e.label.loc as usize];
+                // The writes after `src` start at index `after` of `ws` (which leaves out the
+                // initial write); those before `e` end at its index.
+                let after = if src.is_init() {
+                    0
+                } else {
+                    match ws.iter().position(|&x| x == src) {
+                        Some(p) => p + 1,
+                        None => continue,
+                    }
+                };
+                let Some(end) = ws.iter().position(|&x| x == EventId::new(t, i)) else { continue };
+                for &x in ws.get(after..end).unwrap_or_default() {
+                    let (lx, tx) = (g.label(x), x.thread as usize);
+                    let ms = |l: &Label| self.morally_strong_plain(l, t, lx, tx);
+                    match (ms(&read.label), ms(&e.label)) {
+                        (Some(true), Some(true)) => return Some(true),
+                        (Some(false), _) | (_, Some(false)) => {}
+                        _ => sure = false,
+                    }
+                }
+            }
         }
-        la.strong
-            && lb.strong
-            && self.places[ta].scope_includes(la.scope, &self.places[tb])
-            && self.places[tb].scope_includes(lb.scope, &self.places[ta])
+        sure.then_some(false)
     }
 
-    fn base(&self, g: &ExecutionGraph) -> Base {
-        let nodes = Nodes::new(g);
-        let n = nodes.n();
-        let idx = &nodes.idx;
-        let po_issue = g.po(idx);
-        let po = if nodes.tc { super::tcgen05::restrict_program_order(&po_issue, &nodes.labels, &nodes.instr) } else { po_issue.clone() };
-        let rf = g.rf(idx);
-        let co = g.co(idx);
-        let fr = g.fr(idx);
-        let rmw = g.rmw(idx);
-        let sb = g.sb(idx);
-        let mut ms = Relation::empty(n);
-        for a in 0..n {
-            for b in 0..n {
-                if self.morally_strong(&nodes, a, b) {
-                    ms.add(a, b);
-                }
-            }
-        }
-        let sc_fences = (0..n).filter(|&x| nodes.labels[x].is_some_and(|l| l.is_fence() && l.sc)).collect();
-        let empty = Relation::empty(n);
-        Base { nodes, po, po_issue, tc: empty.clone(), rf, co, fr, rmw, sb, ms, obs: empty.clone(), sw_ra: empty, sc_fences }
-    }
-
-    /// Adds observation order and release/acquire synchronization to `b`.
-    fn add_sync(&self, b: &mut Base) {
-        let n = b.nodes.n();
-        let (nodes, po, rf, rmw, ms) = (&b.nodes, &b.po, &b.rf, &b.rmw, &b.ms);
-        // §8.9.2 Observation order: (ms ∩ rf) ; (rmw ; (ms ∩ rf))*.
-        let rf_ms = rf.intersect(ms);
-        let chain = rmw.compose(&rf_ms).closure();
-        let obs = rf_ms.union(&rf_ms.compose(&chain));
-        // §8.8 Release and acquire patterns.
-        let lab = |x: usize| nodes.labels[x];
-        let same_loc = |a: usize, b: usize| nodes.same_vloc(a, b);
-        let mut rel = Relation::empty(n);
-        let mut acq = Relation::empty(n);
-        for h in 0..n {
-            let Some(lh) = lab(h) else { continue };
-            for t in 0..n {
-                let Some(lt) = lab(t) else { continue };
-                let po_ht = po.contains(h, t);
-                let strong_write_t = lt.is_write() && lt.strong;
-                let strong_read_h = lh.is_read() && lh.strong;
-                if lh.is_write() && lh.release && strong_write_t && (h == t || (po_ht && same_loc(h, t))) {
-                    rel.add(h, t);
-                }
-                if lh.is_fence() && lh.release && strong_write_t && po_ht {
-                    rel.add(h, t);
-                }
-                if strong_read_h && lt.is_read() && lt.acquire && (h == t || (po_ht && same_loc(h, t))) {
-                    acq.add(h, t);
-                }
-                if strong_read_h && lt.is_fence() && lt.acquire && po_ht {
-                    acq.add(h, t);
-                }
-            }
-        }
-        // §8.9.4 Synchronizes-with (release/acquire part).
-        let sw_ra = rel.compose(&obs).compose(&acq).intersect(ms);
-        if nodes.tc {
-            // §9.7.16.6.3: execution order — program order, observation of morally strong
-            // writes (relaxed ones included), barriers and synchronizes-with.
-            let eo = po.union(&obs).union(&b.sb).union(&sw_ra).closure();
-            b.tc = super::tcgen05::ordering(&nodes.labels, &nodes.instr, &b.po_issue, &eo, &obs);
-        }
-        b.obs = obs;
-        b.sw_ra = sw_ra;
-    }
-
-    /// Axioms that do not involve the Fence-SC order: Atomicity, No-Thin-Air, SC per location.
-    fn static_axioms(&self, g: &ExecutionGraph, b: &Base) -> bool {
-        let n = b.nodes.n();
-        let idx = &b.nodes.idx;
-        // §8.10.3 Atomicity.
-        let bad = b.fr.intersect(&b.ms).compose(&b.co.intersect(&b.ms)).intersect(&b.rmw);
-        if !bad.is_empty() {
-            return false;
-        }
-        // §8.10.4 No-Thin-Air: acyclic(rf ∪ dep).
-        let mut rf_dep = b.rf.clone();
-        for e in g.event_ids() {
-            let deps = g.event(e).deps;
-            for j in 0..64 {
-                if deps & (1 << j) != 0 && (j as u32) < e.index {
-                    rf_dep.add(idx.node(EventId { thread: e.thread, index: j as u32 }), idx.node(e));
-                }
-            }
-        }
-        if !rf_dep.is_acyclic() {
-            return false;
-        }
-        // §8.10.5 SC per location: acyclic(po-loc ∪ (ms ∩ (rf ∪ co ∪ fr))).
-        let nodes = &b.nodes;
-        let po_loc = b.po.filter(|x, y| nodes.loc(x).is_some() && nodes.loc(x) == nodes.loc(y));
-        let com = b.rf.union(&b.co).union(&b.fr).intersect(&b.ms);
-        debug_assert_eq!(po_loc.len(), n);
-        po_loc.union(&com).is_acyclic()
-    }
-
-    /// Checks the axioms that involve causality under one Fence-SC order (`order` lists the SC
-    /// fences, earliest first); returns causality order when they hold.
-    fn with_fence_order(&self, b: &Base, order: &[usize]) -> Option<Relation> {
-        let n = b.nodes.n();
-        // A cta_group::2 allocator rendezvous is a barrier event too: the two warps meet there
-        // (which also keeps a deadlock through it from looking consistent).
-        let mut sw = b.sw_ra.union(&b.sb).union(&b.tc);
-        for i in 0..order.len() {
-            for j in i + 1..order.len() {
-                if b.ms.contains(order[i], order[j]) {
-                    sw.add(order[i], order[j]);
-                }
-            }
-        }
-        // §8.9.5 base causality order and causality order. Between memory operations causality
-        // goes through proxy-preserved base causality; between fences (Fence-SC) it is base
-        // causality itself.
-        let base = b.po.union(&sw).closure();
-        let fence_cause = base.union(&b.obs.compose(&base));
-        let ppcb = self.proxy_preserved(b, &base);
-        let cause = ppcb.union(&b.obs.compose(&ppcb));
-        let nodes = &b.nodes;
-        for (x, y) in cause.pairs() {
-            // §8.10.1 Coherence.
-            if nodes.is_write(x) && nodes.is_write(y) && nodes.loc(x) == nodes.loc(y) && !b.co.contains(x, y) {
-                return None;
-            }
-        }
-        // §8.10.2 Fence-SC: no morally strong pair ordered one way by causality and the other
-        // way by Fence-SC order.
-        for i in 0..order.len() {
-            for j in i + 1..order.len() {
-                if b.ms.contains(order[i], order[j]) && fence_cause.contains(order[j], order[i]) {
-                    return None;
-                }
-            }
-        }
-        // §8.10.6 Causality: irreflexive((rf ∪ fr) ; cause), with fr = rf⁻¹ ; co over the
-        // *coherence order* of §8.9.6, which only relates overlapping writes that are morally
-        // strong or related in causality order ("two overlapping writes are unrelated in coherence
-        // order if they are in a data-race"). The graph's per-location order is total; the pairs
-        // of racing writes in it are not coherence edges. (The initial write precedes every write.)
-        let co = b.co.filter(|x, y| nodes.labels[x].is_none() || b.ms.contains(x, y) || cause.contains(x, y));
-        let fr = b.rf.inverse().compose(&co);
-        for (x, y) in b.rf.union(&fr).pairs() {
-            if cause.contains(y, x) {
-                return None;
-            }
-        }
-        debug_assert_eq!(cause.len(), n);
-        Some(cause)
-    }
-
-    /// §8.9.5 proxy-preserved base causality order (generic proxy, other proxies, proxy fences and
-    /// the alias fence), following the disjuncts of Dat3M's `ptx-v7.5.cat` / mixedproxy:
-    /// generic → generic on the same virtual address; same non-generic proxy, same CTA, same
-    /// virtual address; through a proxy fence of the first operation's proxy in its CTA (`A`)
-    /// and/or of the last operation's (`B`); and on the same physical location through a
-    /// `fence.proxy.alias` on the way.
-    fn proxy_preserved(&self, b: &Base, cb: &Relation) -> Relation {
-        let nodes = &b.nodes;
-        // Generic proxy only, no alias fence: every other disjunct below goes through a generic
-        // fence and is implied, by transitivity of `cb`, by the first.
-        if nodes.labels.iter().flatten().all(|l| l.proxy == Proxy::Generic && !l.alias_fence) {
-            return cb.filter(|x, y| nodes.is_mem(x) && nodes.is_mem(y) && nodes.same_vloc(x, y));
-        }
-        let same_cta = |x: usize, y: usize| match (nodes.thread(x), nodes.thread(y)) {
-            (Some(tx), Some(ty)) => {
-                let (px, py) = (&self.places[tx], &self.places[ty]);
-                px.gpu == py.gpu && px.cta == py.cta
-            }
-            _ => false,
-        };
-        // pfo(F, X): a fence and a memory operation of the same proxy in the same CTA.
-        let pfo = |f: usize, x: usize| nodes.is_fence(f) && nodes.is_mem(x) && nodes.proxy(f) == nodes.proxy(x) && same_cta(f, x);
-        let a = cb.filter(|x, f| pfo(f, x));
-        let bb = cb.filter(pfo);
-        let g = |x: usize| nodes.generic_mem(x);
-        let mut r = cb.filter(|x, y| {
-            (g(x) && g(y) && nodes.same_vloc(x, y))
-                || (nodes.is_mem(x) && nodes.is_mem(y) && nodes.proxy(x) == nodes.proxy(y) && same_cta(x, y) && nodes.same_vloc(x, y))
-        });
-        let a_cb = a.compose(cb);
-        r.union_with(&a_cb.filter(|x, y| g(y) && nodes.same_vloc(x, y)));
-        r.union_with(&cb.compose(&bb).filter(|x, y| g(x) && nodes.same_vloc(x, y)));
-        r.union_with(&a_cb.compose(&bb).filter(|x, y| nodes.same_vloc(x, y)));
-        let to_alias_fence = cb.filter(|_, f| nodes.labels[f].is_some_and(|l| l.alias_fence));
-        if !to_alias_fence.is_empty() {
-            let via = to_alias_fence.compose(cb);
-            r.union_with(&via.filter(|x, y| g(x) && g(y) && nodes.same_loc(x, y)));
-            let a_via = a.compose(&via);
-            r.union_with(&a_via.filter(|x, y| g(y) && nodes.same_loc(x, y)));
-            r.union_with(&via.compose(&bb).filter(|x, y| g(x) && nodes.same_loc(x, y)));
-            r.union_with(&a_via.compose(&bb).filter(|x, y| nodes.same_loc(x, y)));
-        }
-        r
-    }
-
-    /// Causality order of a consistent graph (under the first Fence-SC order that works), or
-    /// `None` when the graph is inconsistent.
-    fn evaluate(&self, g: &ExecutionGraph) -> Option<(Base, Relation)> {
-        let mut b = self.base(g);
-        if !self.static_axioms(g, &b) {
+    /// §8.7 Morally strong for two distinct events of threads `ta` and `tb`, `None` where one is
+    /// the perform of an asynchronous tcgen05 operation (whether program order relates it to the
+    /// other event depends on their instructions, [`Scratch::unordered_async`]).
+    fn morally_strong_plain(&self, la: &Label, ta: usize, lb: &Label, tb: usize) -> Option<bool> {
+        if la.is_async() || lb.is_async() {
             return None;
         }
-        self.add_sync(&mut b);
-        let mut fences = b.sc_fences.clone();
-        let mut found = None;
-        permutations(&mut fences, 0, &mut |order| {
-            found = self.with_fence_order(&b, order);
-            found.is_some()
-        });
-        found.map(|c| (b, c))
+        if la.proxy != lb.proxy || (la.is_access() && lb.is_access() && la.vloc != lb.vloc) {
+            return Some(false);
+        }
+        if ta == tb {
+            return Some(true);
+        }
+        let (pa, pb) = (&self.places[ta], &self.places[tb]);
+        Some(la.strong && lb.strong && pa.scope_includes(la.scope, pb) && pb.scope_includes(lb.scope, pa))
     }
 }
 
@@ -450,23 +303,21 @@ impl MemoryModel for Ptx {
     }
 
     fn is_consistent(&self, g: &ExecutionGraph) -> bool {
-        self.evaluate(g).is_some()
+        self.judge(g)
     }
 
     fn races(&self, g: &ExecutionGraph) -> Vec<(EventId, EventId)> {
-        let Some((b, cause)) = self.evaluate(g) else { return Vec::new() };
-        let nodes = &b.nodes;
-        let mut out = Vec::new();
-        for x in 0..nodes.n() {
-            for y in x + 1..nodes.n() {
-                let (Some(lx), Some(ly)) = (nodes.labels[x], nodes.labels[y]) else { continue };
-                let conflict = lx.is_access() && ly.is_access() && lx.loc == ly.loc && (lx.is_write() || ly.is_write());
-                if conflict && !b.ms.contains(x, y) && !cause.contains(x, y) && !cause.contains(y, x) {
-                    out.push((nodes.idx.id(x), nodes.idx.id(y)));
-                }
-            }
+        // The explorer asks about the graph it has just found consistent: its causality order is
+        // still in the scratch space.
+        let mut s = self.scratch();
+        if s.consistent && s.holds(g) {
+            return s.races();
         }
-        out
+        match self.breaks_atomicity(g) {
+            Some(true) => Vec::new(),
+            atomicity if self.evaluate(g, atomicity.is_none(), &mut s) => s.races(),
+            _ => Vec::new(),
+        }
     }
 
     fn allows_porf_cycles(&self) -> bool {
