@@ -224,18 +224,30 @@ impl Explorer<'_, '_> {
         Ok(Next::Finished { regs, blocked })
     }
 
+    /// `Visit(G)` of the module docs.
     fn visit(&mut self, g: ExecutionGraph) -> Result<(), CheckError> {
+        if !self.admits(&g) {
+            return Ok(());
+        }
+        self.visit_consistent(g)
+    }
+
+    /// The first step of `Visit(G)`, for a candidate graph that is explored only if it passes
+    /// (callers that try several candidates in one graph in turn clone only those that do).
+    fn admits(&mut self, g: &ExecutionGraph) -> bool {
+        self.max_depth = self.max_depth.max(self.depth + 1);
+        self.consistent(g)
+    }
+
+    /// `Visit(G)` past the consistency check.
+    fn visit_consistent(&mut self, g: ExecutionGraph) -> Result<(), CheckError> {
         self.depth += 1;
-        self.max_depth = self.max_depth.max(self.depth);
         let r = self.visit_inner(g);
         self.depth -= 1;
         r
     }
 
     fn visit_inner(&mut self, g: ExecutionGraph) -> Result<(), CheckError> {
-        if !self.consistent(&g) {
-            return Ok(());
-        }
         match self.next(&g)? {
             Next::Finished { regs, blocked } => {
                 self.out.record(&g, &regs, &blocked, self.model);
@@ -256,18 +268,35 @@ impl Explorer<'_, '_> {
                 }
                 EventKind::Read => {
                     let writes: Vec<EventId> = g.writes_to(ev.label.loc).collect();
-                    for w in writes {
-                        let mut g2 = g.clone();
-                        g2.put_event(a, &ev, Some(w));
-                        fix_cas_layout(&mut g2, a);
-                        self.visit(g2)?;
+                    if (a.index as usize) < g.threads[a.thread as usize].len() {
+                        // `a` fills a hole: the value it reads may move the events after it
+                        // (`fix_cas_layout`), so each candidate is a graph of its own.
+                        for w in writes {
+                            let mut g2 = g.clone();
+                            g2.put_event(a, &ev, Some(w));
+                            fix_cas_layout(&mut g2, a);
+                            self.visit(g2)?;
+                        }
+                        return Ok(());
                     }
-                    Ok(())
+                    // `a` is its thread's last event (the layout fix has nothing to move): one
+                    // graph, whose `rf(a)` changes from candidate to candidate.
+                    let mut g = g;
+                    let Some((&last, others)) = writes.split_last() else { return Ok(()) };
+                    g.put_event(a, &ev, Some(last));
+                    for &w in others {
+                        g.set_rf(a, w);
+                        if self.admits(&g) {
+                            self.visit_consistent(g.clone())?;
+                        }
+                    }
+                    g.set_rf(a, last);
+                    if self.admits(&g) { self.visit_consistent(g) } else { Ok(()) }
                 }
                 EventKind::Write => {
                     let mut g1 = g;
                     g1.put_event(a, &ev, None);
-                    self.visit_cos(&g1, a)?;
+                    self.visit_cos(&mut g1, a)?;
                     self.backward_revisits(&g1, a)
                 }
             },
@@ -283,12 +312,15 @@ impl Explorer<'_, '_> {
         self.out.explored()
     }
 
-    fn visit_cos(&mut self, g: &ExecutionGraph, a: EventId) -> Result<(), CheckError> {
+    /// `VisitCOs(G, a)`: each candidate is `g` with `a` inserted in `co`, checked in place and
+    /// cloned only when consistent; `g` is left as it came.
+    fn visit_cos(&mut self, g: &mut ExecutionGraph, a: EventId) -> Result<(), CheckError> {
         let loc = g.loc_of(a) as usize;
         for pos in 0..=g.co[loc].len() {
-            let mut g2 = g.clone();
-            g2.insert_co(a, pos);
-            self.visit(g2)?;
+            g.insert_co(a, pos);
+            let r = if self.admits(g) { self.visit_consistent(g.clone()) } else { Ok(()) };
+            g.co[loc].remove(pos);
+            r?;
         }
         Ok(())
     }
@@ -321,7 +353,7 @@ impl Explorer<'_, '_> {
             fix_cas_layout(&mut g2, r);
             // `a` may have moved one position if it follows `r` in `r`'s thread.
             let a2 = g2.event(r).rf.expect("[tcfuzz internal bug] revisited read without rf");
-            self.visit_cos(&g2, a2)?;
+            self.visit_cos(&mut g2, a2)?;
         }
         Ok(())
     }
