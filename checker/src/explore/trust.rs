@@ -316,7 +316,13 @@ impl Explorer<'_, '_> {
     /// cloned only when consistent; `g` is left as it came.
     fn visit_cos(&mut self, g: &mut ExecutionGraph, a: EventId) -> Result<(), CheckError> {
         let loc = g.loc_of(a) as usize;
-        for pos in 0..=g.co[loc].len() {
+        // An rmw's write has one possible place where the model says so (the others would be
+        // rejected one by one).
+        let positions = match self.model.rmw_co_position(g, a) {
+            Some(p) if p <= g.co[loc].len() => p..=p,
+            _ => 0..=g.co[loc].len(),
+        };
+        for pos in positions {
             g.insert_co(a, pos);
             let r = if self.admits(g) { self.visit_consistent(g.clone()) } else { Ok(()) };
             g.co[loc].remove(pos);

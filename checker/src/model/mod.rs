@@ -54,6 +54,15 @@ pub trait MemoryModel {
 
     /// Whether the model allows executions whose `po ∪ rf` is cyclic (load buffering).
     fn allows_porf_cycles(&self) -> bool;
+
+    /// Where in coherence order the write half `w` of an rmw (not yet in `co`) must go for `g` to
+    /// have a chance of being consistent, when the model can tell from the rmw alone: an index
+    /// into `g.co[loc]` as [`ExecutionGraph::insert_co`] takes it. `None`: every position may do.
+    /// Only an optimisation — the explorer skips the other positions, which
+    /// [`MemoryModel::is_consistent`] would reject (GenMC places an rmw's write the same way).
+    fn rmw_co_position(&self, _g: &ExecutionGraph, _w: EventId) -> Option<usize> {
+        None
+    }
 }
 
 /// The model of `kind` for `program` (PTX needs the threads' placement).

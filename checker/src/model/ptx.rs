@@ -323,4 +323,27 @@ impl MemoryModel for Ptx {
     fn allows_porf_cycles(&self) -> bool {
         true
     }
+
+    /// Right after the write the rmw reads from, when every write of the location is morally
+    /// strong with both halves of the rmw (§8.7): a later position puts a morally strong write
+    /// between the two, which Atomicity forbids (§8.10.3); an earlier one puts the rmw's write
+    /// before the write its read reads from, a cycle of `co`, `rf` and `po` between morally strong
+    /// accesses of one location, which SC per location forbids (§8.10.5). Not in a graph with holes
+    /// (the judged graph leaves some writes out) nor for asynchronous tcgen05 events.
+    fn rmw_co_position(&self, g: &ExecutionGraph, w: EventId) -> Option<usize> {
+        let (src, r) = crate::model::sc::rmw_source(g, w)?;
+        if g.has_holes() {
+            return None;
+        }
+        let (lr, lw, t) = (g.label(r), g.label(w), w.thread as usize);
+        let loc = lw.loc as usize;
+        let all_ms = g.co[loc].iter().all(|&x| {
+            let (lx, tx) = (g.label(x), x.thread as usize);
+            self.morally_strong_plain(lr, t, lx, tx) == Some(true) && self.morally_strong_plain(lw, t, lx, tx) == Some(true)
+        });
+        if !all_ms {
+            return None;
+        }
+        g.co_position(src)
+    }
 }

@@ -29,6 +29,22 @@ impl MemoryModel for Sc {
     fn allows_porf_cycles(&self) -> bool {
         false
     }
+
+    /// Right after the write the rmw reads from: rule 2 allows no other position.
+    fn rmw_co_position(&self, g: &ExecutionGraph, w: EventId) -> Option<usize> {
+        let (src, _) = rmw_source(g, w)?;
+        g.co_position(src)
+    }
+}
+
+/// For the write half `w` of an rmw: the write its read half reads from, and that read.
+pub(crate) fn rmw_source(g: &ExecutionGraph, w: EventId) -> Option<(EventId, EventId)> {
+    if w.index == 0 || !g.label(w).rmw_write {
+        return None;
+    }
+    let r = EventId { thread: w.thread, index: w.index - 1 };
+    let src = g.event(r).rf.filter(|_| g.label(r).loc == g.label(w).loc)?;
+    Some((src, r))
 }
 
 /// Rule 2: each rmw write immediately follows, in `co`, the write its read half reads from.
