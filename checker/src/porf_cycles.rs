@@ -19,6 +19,8 @@
 //! edges, so the program can have one only if some `rf` edge `W → R` has a path back from `R` to
 //! `W`.
 
+use std::collections::HashMap;
+
 use crate::event::Label;
 use crate::program::{CompiledProgram, Op};
 
@@ -79,57 +81,130 @@ fn reads_later_own_write(r: &Label, w: &Label) -> bool {
 /// See the module docs. Tile IR programs, whose program order orders nothing, are not judged
 /// here (the caller treats any thread that reads and writes as a possible cycle).
 pub(crate) fn may_have_porf_cycles(prog: &CompiledProgram) -> bool {
-    // Nodes: (thread, pc) numbered in order.
+    // Nodes: every instruction, thread by thread.
     let mut nodes: Vec<(usize, Accesses)> = Vec::new();
     for (t, code) in prog.threads.iter().enumerate() {
         nodes.extend(code.code.iter().map(|l| (t, accesses(&l.op))));
     }
     let n = nodes.len();
-    let looping = |t: usize| {
-        prog.threads[t]
-            .code
-            .iter()
-            .enumerate()
-            .any(|(pc, l)| matches!(l.op, Op::Branch { target, .. } | Op::Goto { target } if target <= pc))
-    };
     let mut succ: Vec<Vec<usize>> = vec![Vec::new(); n];
+    // Program order: each instruction to the next (the rest follows by transitivity); a thread
+    // that loops also from its last instruction back to its first.
+    let mut start = 0;
+    for code in &prog.threads {
+        let len = code.code.len();
+        for (i, out) in succ[start..start + len].iter_mut().enumerate() {
+            if i + 1 < len {
+                out.push(start + i + 1);
+            }
+        }
+        let looping =
+            code.code.iter().enumerate().any(|(pc, l)| matches!(l.op, Op::Branch { target, .. } | Op::Goto { target } if target <= pc));
+        if looping && len > 1 {
+            succ[start + len - 1].push(start);
+        }
+        start += len;
+    }
+    // Possible rf, location by location; barrier meetings, barrier by barrier.
+    let mut writers: HashMap<u32, Vec<(usize, Label)>> = HashMap::new();
+    let mut readers: HashMap<u32, Vec<(usize, Label)>> = HashMap::new();
+    let mut arrivals: HashMap<u32, Vec<usize>> = HashMap::new();
+    for (a, (_, acc)) in nodes.iter().enumerate() {
+        for w in &acc.writes {
+            writers.entry(w.loc).or_default().push((a, *w));
+        }
+        for r in &acc.reads {
+            readers.entry(r.loc).or_default().push((a, *r));
+        }
+        if let Some(id) = acc.barrier {
+            arrivals.entry(id).or_default().push(a);
+        }
+    }
     let mut rf: Vec<(usize, usize)> = Vec::new();
-    for (a, (ta, acc_a)) in nodes.iter().enumerate() {
-        let ta = *ta;
-        for (b, (tb, acc_b)) in nodes.iter().enumerate() {
-            let tb = *tb;
-            if a == b {
-                continue;
-            }
-            if ta == tb && (a < b || looping(ta)) {
-                succ[a].push(b);
-            }
-            let writes_read = |own: bool| {
-                acc_a.writes.iter().any(|w| acc_b.reads.iter().any(|r| if own { reads_later_own_write(r, w) } else { r.loc == w.loc }))
-            };
-            if (ta != tb && writes_read(false)) || (ta == tb && b < a && writes_read(true)) {
-                succ[a].push(b);
-                rf.push((a, b));
-            }
-            if ta != tb && acc_a.barrier.is_some() && acc_a.barrier == acc_b.barrier {
-                succ[a].push(b);
+    for (loc, ws) in &writers {
+        for &(a, w) in ws {
+            for &(b, r) in readers.get(loc).into_iter().flatten() {
+                let (ta, tb) = (nodes[a].0, nodes[b].0);
+                if ta != tb || (b < a && reads_later_own_write(&r, &w)) {
+                    succ[a].push(b);
+                    rf.push((a, b));
+                }
             }
         }
     }
-    rf.iter().any(|&(w, r)| reaches(&succ, r, w))
+    for members in arrivals.values() {
+        for &a in members {
+            succ[a].extend(members.iter().copied().filter(|&b| nodes[b].0 != nodes[a].0));
+        }
+    }
+    // A cycle through `w → r` exists iff both are in one strongly connected component.
+    let scc = components(&succ);
+    rf.iter().any(|&(w, r)| scc[w] == scc[r])
 }
 
-/// Whether `to` is reachable from `from` along `succ`.
-fn reaches(succ: &[Vec<usize>], from: usize, to: usize) -> bool {
-    let mut seen = vec![false; succ.len()];
-    let mut stack = vec![from];
-    while let Some(x) = stack.pop() {
-        if x == to {
-            return true;
+/// The strongly connected component of each node (Tarjan's algorithm, iterative).
+fn components(succ: &[Vec<usize>]) -> Vec<usize> {
+    const UNSEEN: usize = usize::MAX;
+    let n = succ.len();
+    let (mut index, mut low, mut comp) = (vec![UNSEEN; n], vec![0; n], vec![UNSEEN; n]);
+    let (mut on_stack, mut stack) = (vec![false; n], Vec::new());
+    let (mut next, mut ncomp) = (0, 0);
+    for root in 0..n {
+        if index[root] != UNSEEN {
+            continue;
         }
-        if !std::mem::replace(&mut seen[x], true) {
-            stack.extend(&succ[x]);
+        // (node, next successor to look at)
+        let mut call = vec![(root, 0)];
+        index[root] = next;
+        low[root] = next;
+        next += 1;
+        stack.push(root);
+        on_stack[root] = true;
+        while let Some(&mut (v, ref mut i)) = call.last_mut() {
+            if let Some(&w) = succ[v].get(*i) {
+                *i += 1;
+                if index[w] == UNSEEN {
+                    index[w] = next;
+                    low[w] = next;
+                    next += 1;
+                    stack.push(w);
+                    on_stack[w] = true;
+                    call.push((w, 0));
+                } else if on_stack[w] {
+                    low[v] = low[v].min(index[w]);
+                }
+                continue;
+            }
+            call.pop();
+            if let Some(&(parent, _)) = call.last() {
+                low[parent] = low[parent].min(low[v]);
+            }
+            if low[v] == index[v] {
+                while let Some(w) = stack.pop() {
+                    on_stack[w] = false;
+                    comp[w] = ncomp;
+                    if w == v {
+                        break;
+                    }
+                }
+                ncomp += 1;
+            }
         }
     }
-    false
+    comp
+}
+
+#[cfg(test)]
+mod tests {
+    use super::components;
+
+    #[test]
+    fn components_of_a_small_graph() {
+        // 0 → 1 → 2 → 0, 2 → 3, 3 → 4 → 3, 5 alone.
+        let succ = vec![vec![1], vec![2], vec![0, 3], vec![4], vec![3], vec![]];
+        let c = components(&succ);
+        assert!(c[0] == c[1] && c[1] == c[2]);
+        assert!(c[3] == c[4] && c[3] != c[0]);
+        assert!(c[5] != c[0] && c[5] != c[3]);
+    }
 }

@@ -7,9 +7,11 @@
 //! GPU, so every access is morally strong with every other (same `.gpu` scope). Under SC the
 //! complete-execution counts equal GenMC's `sc` counts (pinned in the tests).
 //!
-//! Not written as litmus programs (yet): `indexer` (its CAS loop computes addresses, and litmus
-//! addresses are static names) and `szymanski` (GenMC turns its await loops into `assume`s, which
-//! decide its blocked counts; we have no `assume`).
+//! `indexer`'s CAS loop computes its addresses; litmus addresses are static names, so each
+//! insertion is unrolled over the slots its probe can reach ([`indexer`]).
+//!
+//! Not written as a litmus program (yet): `szymanski` (GenMC turns its await loops into
+//! `assume`s, which decide its blocked counts; we have no `assume`).
 
 use std::fmt::Write;
 use tcfuzz_litmus::Program;
@@ -63,6 +65,7 @@ pub const FAMILIES: &[Family] = &[
     Family { name: "casw", param: "threads doing CAS then store", default_sizes: &[3, 4], min_n: 1, build: casw },
     Family { name: "coa", param: "N (N-1 threads writing y and z)", default_sizes: &[2, 3, 4], min_n: 1, build: coa },
     Family { name: "fib", param: "loop iterations (NUM)", default_sizes: &[2, 3], min_n: 1, build: fib },
+    Family { name: "indexer", param: "threads inserting 4 values each", default_sizes: &[12, 13, 14], min_n: 1, build: indexer },
     Family { name: "sb", param: "threads in the store-buffering ring", default_sizes: &[3, 4, 5], min_n: 2, build: sb },
     Family { name: "iriw", param: "reader threads (two writers)", default_sizes: &[2, 3, 4], min_n: 1, build: iriw },
     Family { name: "mp-chain", param: "hops in the message-passing chain", default_sizes: &[3, 5, 7], min_n: 1, build: mp_chain },
@@ -156,6 +159,62 @@ fn casw(n: u32) -> String {
     let threads: Vec<Vec<String>> =
         (0..n).map(|i| vec!["atom.relaxed.gpu.cas r0, x, 0, 1".to_string(), format!("st.release.gpu x, {}", i + 3)]).collect();
     program("casw", n, &[("x".into(), 0)], &threads, "exists (x == 1)")
+}
+
+/// GenMC's `indexer`: thread `tid` inserts `w = 11 i + tid` (i = 0..3) into a 128-slot hash
+/// table by open addressing from `h = 7w mod 128`: `while (!CAS(table[h], 0 -> w)) h = h + 1`.
+/// A probe moves past slot `s` only when another value may sit there, so the slots a value may
+/// probe are a fixed point: its home slot, then the next one while another value may occupy the
+/// one before. Each insertion is unrolled over those slots (a CAS per slot, a branch out when it
+/// read 0); its last slot is one no other value can take, where the CAS always succeeds.
+fn indexer(n: u32) -> String {
+    const SLOTS: usize = 128;
+    let values: Vec<i64> = (0..n as i64).flat_map(|tid| (0..4).map(move |i| 11 * i + tid)).collect();
+    let home = |w: i64| (7 * w) as usize % SLOTS;
+    // may[v]: the slots value v may occupy, in probe order.
+    let mut may: Vec<Vec<usize>> = values.iter().map(|&w| vec![home(w)]).collect();
+    loop {
+        let mut grew = false;
+        for v in 0..values.len() {
+            let last = *may[v].last().unwrap_or(&home(values[v]));
+            let taken = (0..values.len()).any(|u| u != v && may[u].contains(&last));
+            if taken && may[v].len() < SLOTS {
+                may[v].push((last + 1) % SLOTS);
+                grew = true;
+            }
+        }
+        if !grew {
+            break;
+        }
+    }
+    let mut slots: Vec<usize> = may.iter().flatten().copied().collect();
+    slots.sort_unstable();
+    slots.dedup();
+    let init: Vec<(String, i64)> = slots.iter().map(|s| (format!("t{s}"), 0)).collect();
+    let threads: Vec<Vec<String>> = (0..n as usize)
+        .map(|tid| {
+            let mut body = Vec::new();
+            for i in 0..4 {
+                let v = tid * 4 + i;
+                let probes = &may[v];
+                for (k, s) in probes.iter().enumerate() {
+                    body.push(format!("atom.relaxed.gpu.cas r0, t{s}, 0, {}", values[v]));
+                    if k + 1 < probes.len() {
+                        body.push(format!("beq r0, 0, D{i}"));
+                    }
+                }
+                if probes.len() > 1 {
+                    body.push(format!("D{i}:"));
+                }
+            }
+            body
+        })
+        .collect();
+    let mut s = program("indexer", n, &init, &threads, "exists (true)");
+    for i in 0..4 {
+        s = s.replace(&format!("D{i}:;"), &format!("D{i}:"));
+    }
+    s
 }
 
 fn coa(n: u32) -> String {
