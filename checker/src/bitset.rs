@@ -252,8 +252,9 @@ impl Relation {
     }
 
     /// Transitive closure in place: node by node, each after its successors (found by peeling
-    /// nodes with no successor left), each row takes the rows of its successors,
-    /// `O(pairs × words)`; Warshall's `O(n² × words)` where `self` has a cycle.
+    /// nodes with no successor left), each row takes the rows of its successors but those
+    /// already reached through another, at most `O(pairs × words)`; Warshall's
+    /// `O(n² × words)` where `self` has a cycle.
     pub fn close(&mut self, tmp: &mut OrderScratch) {
         if !self.sink_order(tmp) {
             let (n, w) = (self.n, self.w);
@@ -269,33 +270,68 @@ impl Relation {
             }
             return;
         }
-        // Each node comes after its successors, which are closed by then. A row only gains bits
-        // of nodes it reaches, whose rows it already holds, so going through the bits of the
-        // growing row adds nothing wrong.
+        // Each node comes after its successors, which are closed by then: a row takes the rows
+        // of its successors, and a successor already in the row of one taken (`seen`) adds
+        // nothing more (program order, a chain, takes one row per node).
         let w = self.w;
+        if w <= 2 {
+            for &a in &tmp.order {
+                let a = a as usize;
+                let (mut row, mut seen) = (self.row128(a), 0u128);
+                let mut todo = row;
+                while todo != 0 {
+                    let b = todo.trailing_zeros() as usize;
+                    let rb = self.row128(b);
+                    row |= rb;
+                    seen |= rb | 1 << b;
+                    todo = row & !seen;
+                }
+                self.bits[a * w] = row as u64;
+                if w == 2 {
+                    self.bits[a * w + 1] = (row >> 64) as u64;
+                }
+            }
+            return;
+        }
+        let seen = &mut tmp.live;
         for &a in &tmp.order {
             let a = a as usize;
-            for wi in 0..w {
-                let mut word = self.bits[a * w + wi];
-                while word != 0 {
-                    let b = wi * 64 + word.trailing_zeros() as usize;
-                    word &= word - 1;
-                    for j in 0..w {
-                        let v = self.bits[b * w + j];
-                        self.bits[a * w + j] |= v;
-                    }
+            seen.clear();
+            seen.resize(w, 0);
+            // The bits a row gains are all seen: only the bits it started with are to do.
+            let mut wi = 0;
+            while wi < w {
+                let todo = self.bits[a * w + wi] & !seen[wi];
+                if todo == 0 {
+                    wi += 1;
+                    continue;
+                }
+                let b = wi * 64 + todo.trailing_zeros() as usize;
+                seen[wi] |= 1 << (b % 64);
+                for (j, s) in seen.iter_mut().enumerate() {
+                    let v = self.bits[b * w + j];
+                    self.bits[a * w + j] |= v;
+                    *s |= v;
                 }
             }
         }
     }
 
-    /// Fills `tmp.order` with the nodes, each after all its successors, by peeling sinks (nodes
-    /// with no successor left), and returns true; returns false when a cycle stops the peeling.
-    /// Each sweep goes down from the last node, so relations whose pairs mostly go up (program
-    /// order) peel in one sweep.
+    /// Row `a` as one `u128`, where rows have at most two words.
+    #[inline]
+    fn row128(&self, a: usize) -> u128 {
+        let lo = self.bits[a * self.w] as u128;
+        if self.w == 2 { lo | (self.bits[a * 2 + 1] as u128) << 64 } else { lo }
+    }
+
+    /// Fills `tmp.order` with the nodes (where rows have two words, only those with
+    /// successors), each after all its successors, by peeling sinks (nodes with no successor
+    /// left), and returns true; returns false when a cycle stops the peeling. Each sweep goes
+    /// down from the last node, so relations whose pairs mostly go up (program order) peel in
+    /// one sweep.
     fn sink_order(&self, tmp: &mut OrderScratch) -> bool {
         let (n, w) = (self.n, self.w);
-        let OrderScratch { order, live } = tmp;
+        let order = &mut tmp.order;
         order.clear();
         if w == 1 {
             // One word per row (up to 64 nodes): the live set is a word.
@@ -319,6 +355,33 @@ impl Relation {
                 }
             }
         }
+        if w == 2 {
+            // Up to 128 nodes: the live set and the rows are `u128`s. A node without successors
+            // is a sink from the start, and needs no place in the order (its row stays empty).
+            let mut live: u128 = 0;
+            for (a, row) in self.bits.chunks_exact(2).enumerate() {
+                live |= u128::from(row[0] | row[1] != 0) << a;
+            }
+            loop {
+                let before = order.len();
+                let mut word = live;
+                while word != 0 {
+                    let a = 127 - word.leading_zeros() as usize;
+                    word &= !(1 << a);
+                    if self.row128(a) & live == 0 {
+                        live &= !(1 << a);
+                        order.push(a as u32);
+                    }
+                }
+                if live == 0 {
+                    return true;
+                }
+                if order.len() == before {
+                    return false;
+                }
+            }
+        }
+        let live = &mut tmp.live;
         live.clear();
         live.resize(w, !0);
         if n % 64 != 0 {
@@ -382,6 +445,103 @@ impl Relation {
     }
 }
 
+/// Bitsets as slices of words, for relations built row by row: a row of a [`Relation`]
+/// ([`Relation::row`]) and node masks of the same width.
+pub mod row {
+    use super::Relation;
+
+    /// Whether bit `b` is set.
+    #[inline]
+    pub fn has(row: &[u64], b: usize) -> bool {
+        row[b / 64] & (1 << (b % 64)) != 0
+    }
+
+    #[inline]
+    pub fn set(row: &mut [u64], b: usize) {
+        row[b / 64] |= 1 << (b % 64);
+    }
+
+    #[inline]
+    pub fn unset(row: &mut [u64], b: usize) {
+        row[b / 64] &= !(1 << (b % 64));
+    }
+
+    /// The bits `lo..hi` that fall in word `k` of a row.
+    #[inline]
+    pub fn range_word(k: usize, lo: usize, hi: usize) -> u64 {
+        let (start, end) = (lo.max(k * 64), hi.min(k * 64 + 64));
+        if start >= end {
+            return 0;
+        }
+        (!0u64 >> (64 - (end - start))) << (start - k * 64)
+    }
+
+    /// Sets bits `lo..hi`.
+    #[inline]
+    pub fn set_range(row: &mut [u64], lo: usize, hi: usize) {
+        if lo >= hi {
+            return;
+        }
+        for (k, word) in row.iter_mut().enumerate().take((hi - 1) / 64 + 1).skip(lo / 64) {
+            *word |= range_word(k, lo, hi);
+        }
+    }
+
+    #[inline]
+    pub fn is_zero(row: &[u64]) -> bool {
+        row.iter().all(|&x| x == 0)
+    }
+
+    /// The set bits of `row`, in increasing order.
+    #[inline]
+    pub fn bits(row: &[u64]) -> impl Iterator<Item = usize> + '_ {
+        row.iter().enumerate().flat_map(|(wi, &w)| {
+            let mut w = w;
+            std::iter::from_fn(move || {
+                if w == 0 {
+                    return None;
+                }
+                let b = w.trailing_zeros() as usize;
+                w &= w - 1;
+                Some(wi * 64 + b)
+            })
+        })
+    }
+
+    /// `dst |= src`, word by word.
+    #[inline]
+    pub fn or_into(dst: &mut [u64], src: &[u64]) {
+        for (d, s) in dst.iter_mut().zip(src) {
+            *d |= s;
+        }
+    }
+
+    /// Words per row: `W`, or `w` where `W` is 0 (callers monomorphize their row loops for
+    /// the common widths and pass 0 for the rest).
+    #[inline]
+    pub fn width<const W: usize>(w: usize) -> usize {
+        if W == 0 { w } else { W }
+    }
+
+    /// `out := ⋃ rel[y]` over the bits `y` of `set` (`out.len()` words; `W` as in [`width`]).
+    #[inline]
+    pub fn union_of_rows<const W: usize>(out: &mut [u64], set: &[u64], rel: &Relation) {
+        let w = width::<W>(out.len());
+        out[..w].fill(0);
+        for (wi, &word) in set[..w].iter().enumerate() {
+            let mut word = word;
+            while word != 0 {
+                let y = wi * 64 + word.trailing_zeros() as usize;
+                word &= word - 1;
+                let r = rel.row(y);
+                for k in 0..w {
+                    out[k] |= r[k];
+                }
+            }
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -427,6 +587,21 @@ mod tests {
                 c.close(&mut tmp);
                 assert_eq!(c, r.closure(), "n = {n}, round {round}");
                 assert_eq!(r.is_acyclic_with(&mut tmp), r.is_acyclic());
+            }
+        }
+    }
+
+    #[test]
+    fn row_ranges() {
+        for lo in 0..140 {
+            for hi in lo..140 {
+                let mut r = vec![0u64; 3];
+                row::set_range(&mut r, lo, hi);
+                let want: Vec<usize> = (lo..hi).collect();
+                assert_eq!(row::bits(&r).collect::<Vec<_>>(), want, "{lo}..{hi}");
+                for (k, &word) in r.iter().enumerate() {
+                    assert_eq!(row::range_word(k, lo, hi), word);
+                }
             }
         }
     }

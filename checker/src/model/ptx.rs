@@ -76,20 +76,22 @@
 //! writes first, then each thread in program order), built row by row: per-node facts (writes,
 //! strong writes, acquire reads, the nodes of each thread, location, virtual address, proxy,
 //! strength and scope class) are bitsets, so morally strong, the release and acquire patterns and
-//! the filters of the axioms are a few word operations per node instead of a test per pair. The
-//! cheap axioms come first (Atomicity, which rejects most of the explorer's candidates that place
-//! an rmw out of order, then No-Thin-Air and SC per location); causality only for graphs that
-//! pass them. The relations live in scratch space kept in the model between checks, and the last
-//! consistent graph's causality order stays there for [`MemoryModel::races`], which the explorer
-//! asks about the graph it has just found consistent. `ptx/reference.rs` (test-only) is the same
-//! model written relation by relation, as first implemented, and the tests check this one against
-//! it on every graph the explorer and the oracle judge for the examples and the Dat3M corpus.
+//! the filters of the axioms are a few word operations per node instead of a test per pair; the
+//! `tcgen05` edges likewise ([`crate::model::tcgen05::Facts`]). The cheap axioms come first
+//! (Atomicity, read off the graph before anything is built, which rejects most of the explorer's
+//! candidates that place an rmw out of order, then No-Thin-Air and SC per location); causality
+//! only for graphs that pass them. The relations live in scratch space kept in the model between
+//! checks, and the last consistent graph's causality order stays there for
+//! [`MemoryModel::races`], which the explorer asks about the graph it has just found consistent.
+//! `ptx/reference.rs` (test-only) is the same model written relation by relation, as first
+//! implemented, and the tests check this one against it on every graph the explorer and the
+//! oracle judge for the examples, a tcgen05 pipeline and the Dat3M corpus.
 
 use std::sync::Mutex;
 
 use tcfuzz_litmus::Scope;
 
-use crate::event::{EventId, Label, Proxy};
+use crate::event::{Event, EventId, Label, Proxy};
 use crate::graph::ExecutionGraph;
 use crate::model::{MemoryModel, ModelKind};
 use crate::program::{CompiledProgram, ThreadPlace};
@@ -98,7 +100,8 @@ use crate::program::{CompiledProgram, ThreadPlace};
 mod reference;
 mod relations;
 
-use relations::{Scratch, set};
+use crate::bitset::row::set;
+use relations::Scratch;
 
 /// The scopes, in the order of [`scope_index`].
 const SCOPES: [Scope; 4] = [Scope::Cta, Scope::Cluster, Scope::Gpu, Scope::Sys];
@@ -178,22 +181,18 @@ impl Ptx {
 }
 
 impl Ptx {
-    /// Whether `g` is consistent: [`Ptx::breaks_atomicity`] first, then, in the scratch space,
-    /// the rest ([`Ptx::evaluate`]).
+    /// Whether `g` is consistent: Atomicity ([`Ptx::breaks_atomicity`]) first, then, in the
+    /// scratch space, the rest ([`Ptx::evaluate`]).
     fn judge(&self, g: &ExecutionGraph) -> bool {
-        match self.breaks_atomicity(g) {
-            // The scratch space is left as it is: what it holds is still right for its graph.
-            Some(true) => false,
-            atomicity => self.evaluate(g, atomicity.is_none(), &mut self.scratch()),
-        }
+        // A graph that breaks Atomicity leaves the scratch space as it is: what it holds is still
+        // right for its graph.
+        !self.breaks_atomicity(g) && self.evaluate(g, &mut self.scratch())
     }
 
-    /// Loads `g` into `s` and checks every axiom (Atomicity only where `atomicity_open`:
-    /// [`Ptx::breaks_atomicity`] could not decide it); when they hold, `s.cause` is causality
-    /// order (under the first Fence-SC order that works).
-    fn evaluate(&self, g: &ExecutionGraph, atomicity_open: bool, s: &mut Scratch) -> bool {
+    /// Loads `g` into `s` and checks every axiom but Atomicity; when they hold, `s.cause` is
+    /// causality order (under the first Fence-SC order that works).
+    fn evaluate(&self, g: &ExecutionGraph, s: &mut Scratch) -> bool {
         s.consistent = false;
-        s.atomicity_open = atomicity_open;
         s.load_facts(g);
         // Rows of one word (graphs of up to 64 nodes: most litmus tests) are the common case;
         // with the width a constant the row loops compile to straight-line code.
@@ -226,10 +225,8 @@ impl Ptx {
     /// between the write its read reads from and its own write in coherence order, a write
     /// morally strong with both halves. Most candidates the explorer rejects are such (an rmw's
     /// write placed anywhere in `co` but right after the write its read reads from, or two rmws
-    /// reading one write). Where it cannot tell cheaply (the perform of an asynchronous tcgen05
-    /// operation) it says `None`, and [`Scratch::static_axioms`] decides.
-    fn breaks_atomicity(&self, g: &ExecutionGraph) -> Option<bool> {
-        let mut sure = true;
+    /// reading one write).
+    fn breaks_atomicity(&self, g: &ExecutionGraph) -> bool {
         for (t, evs) in g.threads.iter().enumerate() {
             for (i, e) in evs.iter().enumerate().skip(1) {
                 let read = &evs[i - 1];
@@ -248,36 +245,57 @@ impl Ptx {
                         None => continue,
                     }
                 };
-                let Some(end) = ws.iter().position(|&x| x == EventId::new(t, i)) else { continue };
+                let (r, w) = (EventId::new(t, i - 1), EventId::new(t, i));
+                let Some(end) = ws.iter().position(|&x| x == w) else { continue };
                 for &x in ws.get(after..end).unwrap_or_default() {
-                    let (lx, tx) = (g.label(x), x.thread as usize);
-                    let ms = |l: &Label| self.morally_strong_plain(l, t, lx, tx);
-                    match (ms(&read.label), ms(&e.label)) {
-                        (Some(true), Some(true)) => return Some(true),
-                        (Some(false), _) | (_, Some(false)) => {}
-                        _ => sure = false,
+                    let lx = g.label(x);
+                    if self.morally_strong(g, (r, &read.label), (x, lx)) && self.morally_strong(g, (w, &e.label), (x, lx)) {
+                        return true;
                     }
                 }
             }
         }
-        sure.then_some(false)
+        false
     }
 
-    /// §8.7 Morally strong for two distinct events of threads `ta` and `tb`, `None` where one is
-    /// the perform of an asynchronous tcgen05 operation (whether program order relates it to the
-    /// other event depends on their instructions, [`Scratch::unordered_async`]).
-    fn morally_strong_plain(&self, la: &Label, ta: usize, lb: &Label, tb: usize) -> Option<bool> {
-        if la.is_async() || lb.is_async() {
-            return None;
-        }
+    /// §8.7 Morally strong for two distinct events of `g`'s threads (with their labels), as
+    /// [`Scratch`] builds it: same proxy, the same virtual address for two memory operations, and
+    /// related in program order — which does not relate the perform of an asynchronous tcgen05
+    /// operation to the other events of its thread ([`crate::model::tcgen05::Facts::restrict`])
+    /// — or both strong, each one's scope including the other's thread.
+    fn morally_strong(&self, g: &ExecutionGraph, (a, la): (EventId, &Label), (b, lb): (EventId, &Label)) -> bool {
         if la.proxy != lb.proxy || (la.is_access() && lb.is_access() && la.vloc != lb.vloc) {
-            return Some(false);
+            return false;
         }
-        if ta == tb {
-            return Some(true);
+        let (ta, tb) = (a.thread as usize, b.thread as usize);
+        if ta == tb && (!(la.is_async() || lb.is_async()) || same_instruction(&g.threads[ta], a.index, b.index)) {
+            return true;
         }
         let (pa, pb) = (&self.places[ta], &self.places[tb]);
-        Some(la.strong && lb.strong && pa.scope_includes(la.scope, pb) && pb.scope_includes(lb.scope, pa))
+        la.strong && lb.strong && pa.scope_includes(la.scope, pb) && pb.scope_includes(lb.scope, pa)
+    }
+}
+
+/// Whether events `i` and `j` of a thread's events belong to one instruction: every event after
+/// the first of them, up to the second, continues a tcgen05 instruction (as
+/// [`crate::model::tcgen05::Facts::load`] groups them).
+fn same_instruction(evs: &[Event], i: u32, j: u32) -> bool {
+    let (lo, hi) = (i.min(j) as usize, i.max(j) as usize);
+    evs[lo + 1..=hi].iter().all(|e| e.label.tc.is_some_and(|t| !t.first))
+}
+
+#[cfg(test)]
+impl Ptx {
+    /// Program order, morally strong and the tcgen05 ordering edges of `g` as the scratch space
+    /// builds them (rows of any width), consistent or not: for the tests against `reference`.
+    fn relations(&self, g: &ExecutionGraph) -> [crate::bitset::Relation; 3] {
+        let mut s = self.scratch();
+        s.consistent = false;
+        s.load_facts(g);
+        s.build::<0>(g);
+        s.build_ms::<0>(&self.compat);
+        s.add_sync::<0>();
+        s.relations()
     }
 }
 
@@ -313,11 +331,7 @@ impl MemoryModel for Ptx {
         if s.consistent && s.holds(g) {
             return s.races();
         }
-        match self.breaks_atomicity(g) {
-            Some(true) => Vec::new(),
-            atomicity if self.evaluate(g, atomicity.is_none(), &mut s) => s.races(),
-            _ => Vec::new(),
-        }
+        if !self.breaks_atomicity(g) && self.evaluate(g, &mut s) { s.races() } else { Vec::new() }
     }
 
     fn allows_porf_cycles(&self) -> bool {
@@ -328,18 +342,21 @@ impl MemoryModel for Ptx {
     /// strong with both halves of the rmw (§8.7): a later position puts a morally strong write
     /// between the two, which Atomicity forbids (§8.10.3); an earlier one puts the rmw's write
     /// before the write its read reads from, a cycle of `co`, `rf` and `po` between morally strong
-    /// accesses of one location, which SC per location forbids (§8.10.5). Not in a graph with holes
-    /// (the judged graph leaves some writes out) nor for asynchronous tcgen05 events.
+    /// accesses of one location, which SC per location forbids (§8.10.5; program order relates
+    /// the two halves of an asynchronous tcgen05 rmw only within one instruction). Not in a graph
+    /// with holes (the judged graph leaves some writes out).
     fn rmw_co_position(&self, g: &ExecutionGraph, w: EventId) -> Option<usize> {
         let (src, r) = crate::model::sc::rmw_source(g, w)?;
         if g.has_holes() {
             return None;
         }
-        let (lr, lw, t) = (g.label(r), g.label(w), w.thread as usize);
-        let loc = lw.loc as usize;
-        let all_ms = g.co[loc].iter().all(|&x| {
-            let (lx, tx) = (g.label(x), x.thread as usize);
-            self.morally_strong_plain(lr, t, lx, tx) == Some(true) && self.morally_strong_plain(lw, t, lx, tx) == Some(true)
+        let (lr, lw) = (g.label(r), g.label(w));
+        if (lr.is_async() || lw.is_async()) && !same_instruction(&g.threads[w.thread as usize], r.index, w.index) {
+            return None;
+        }
+        let all_ms = g.co[lw.loc as usize].iter().all(|&x| {
+            let lx = g.label(x);
+            self.morally_strong(g, (r, lr), (x, lx)) && self.morally_strong(g, (w, lw), (x, lx))
         });
         if !all_ms {
             return None;

@@ -54,43 +54,49 @@
 //! (an asynchronous one needs rule 1, 2, 3 or 5 — else the spec's patterns 2 and 4 would not need
 //! their waits); `fence::before_thread_sync` orders an asynchronous operation before later
 //! execution-ordering operations only as a pipeline (rule 2), never as completion.
+//!
+//! # How it is computed
+//! [`Facts::load`] reads, once per graph, what the rules need into scratch space kept from graph
+//! to graph: each node's instruction (consecutive events of one thread from a `first`-marked
+//! tcgen05 event; every other event is its own instruction), the tcgen05 instructions, and node
+//! masks (asynchronous events, the fences and waits of each kind, commit arrives).
+//! [`Facts::restrict`] takes out of a row of program order the pairs §9.7.16.6.1 leaves
+//! unordered, and [`Facts::ordering`] builds the edges above into a reused relation, row by row:
+//! for each asynchronous operation `X` one row of everything `X` performs before, shared by the
+//! events of `X`. `ptx/reference/tcgen05.rs` (test-only) is the same rules pair by pair, as first
+//! written; the tests compare the two on every graph they judge.
 
 use crate::bitset::Relation;
+use crate::bitset::row::{bits, has, is_zero, or_into, range_word, set_range, unset};
 use crate::event::{Label, Proxy, TcOp};
 
-/// Per node, the index of the instruction it belongs to: consecutive events of one thread from
-/// a `first`-marked tcgen05 event share it; every other event is its own instruction. Nodes are
-/// numbered initial writes first, then each thread in program order (`graph::NodeIndex`).
-pub fn instruction_ids(labels: &[Option<Label>], threads: &[Option<usize>]) -> Vec<usize> {
-    let mut ids = Vec::with_capacity(labels.len());
-    let mut next = 0;
-    for (n, l) in labels.iter().enumerate() {
-        let continues = n > 0 && threads[n].is_some() && threads[n] == threads[n - 1] && l.is_some_and(|l| l.tc.is_some_and(|t| !t.first));
-        if !continues {
-            next += 1;
-        }
-        ids.push(next);
-    }
-    ids
-}
+/// The thread of an initial write (as in the PTX model's scratch space).
+const NONE: u32 = u32::MAX;
 
-/// Program order without the pairs that involve an asynchronous event of another instruction.
-pub fn restrict_program_order(po: &Relation, labels: &[Option<Label>], instr: &[usize]) -> Relation {
-    let is_async = |n: usize| labels[n].is_some_and(|l| l.is_async());
-    po.filter(|x, y| instr[x] == instr[y] || !(is_async(x) || is_async(y)))
-}
+/// Node masks of [`Facts`], `w` words each: the perform of an asynchronous operation
+/// ([`Label::is_async`]); `fence::before_thread_sync` and the commit issues that imply one
+/// (rule 2); `fence::after_thread_sync`; `wait::ld`; `wait::st`; `fence.proxy.async` (rule 4);
+/// commit arrives, and those of them that are writes.
+const ASYNC: usize = 0;
+const BEFORE: usize = 1;
+const AFTER: usize = 2;
+const WAIT_LD: usize = 3;
+const WAIT_ST: usize = 4;
+const PROXY_FENCE: usize = 5;
+const ARRIVE: usize = 6;
+const ARRIVE_WRITE: usize = 7;
+const MASKS: usize = 8;
+/// Not a mask: every node ([`Facts::or_firsts`]).
+const ANY: usize = usize::MAX;
 
-/// One tcgen05 instruction of the graph.
+/// One tcgen05 instruction of the graph: its tcgen05 events are the nodes `first..end`, its
+/// operation and cta_group those of the first.
+#[derive(Clone, Copy)]
 struct Instr {
-    nodes: Vec<usize>,
+    first: usize,
+    end: usize,
     op: TcOp,
     group: u8,
-}
-
-impl Instr {
-    fn first(&self) -> usize {
-        self.nodes[0]
-    }
 }
 
 /// §9.7.16.6.2: whether `x` then `y` (issued in that order) is a pipelined pair.
@@ -107,118 +113,299 @@ fn pipelined(x: &Instr, y: &Instr) -> bool {
     }
 }
 
-/// The `⇒` edges of the module docs. `po` is the full program order, `eo` execution order (see
-/// rule 2), `obs` observation order (§8.9.2).
-pub fn ordering(labels: &[Option<Label>], instr: &[usize], po: &Relation, eo: &Relation, obs: &Relation) -> Relation {
-    let n = labels.len();
-    let mut out = Relation::empty(n);
-    let op_of = |x: usize| labels[x].and_then(|l| l.tc).map(|t| t.op);
-    let mut ins: Vec<Instr> = Vec::new();
-    for x in 0..n {
-        let Some(tc) = labels[x].and_then(|l| l.tc) else { continue };
-        match ins.last_mut() {
-            Some(last) if instr[last.first()] == instr[x] => last.nodes.push(x),
-            _ => ins.push(Instr { nodes: vec![x], op: tc.op, group: tc.group }),
+/// The tcgen05 facts of one graph and the scratch space of [`Facts::ordering`], reused from
+/// graph to graph (see "How it is computed").
+#[derive(Default)]
+pub struct Facts {
+    n: usize,
+    /// Words per row.
+    w: usize,
+    /// Per node, its thread ([`NONE`] for initial writes) and its instruction as a range of nodes
+    /// `start..end` (instructions are consecutive).
+    thread: Vec<u32>,
+    span: Vec<(u32, u32)>,
+    instrs: Vec<Instr>,
+    /// Indices in `instrs`: the asynchronous data operations (the instructions whose first
+    /// event is asynchronous), and the commits.
+    data: Vec<usize>,
+    commits: Vec<usize>,
+    /// The node masks (`MASKS` of them).
+    masks: Vec<u64>,
+    /// Per commit (as in `commits`), three rows: its arrive events; the reads that observe an
+    /// arrive (rule 7); the `fence::after_thread_sync`s after such a read in its thread, where
+    /// completion is established (rule 5).
+    commit_rows: Vec<u64>,
+    /// Row buffers of [`Facts::ordering`].
+    rows: Vec<u64>,
+}
+
+impl Facts {
+    fn mask(&self, k: usize) -> &[u64] {
+        &self.masks[k * self.w..(k + 1) * self.w]
+    }
+
+    /// Reads the facts of a graph: per node its label (`None` for initial writes) and thread
+    /// (`u32::MAX` for initial writes), nodes numbered initial writes first, then each thread in
+    /// program order ([`crate::graph::NodeIndex`]).
+    pub fn load(&mut self, labels: &[Option<Label>], thread: &[u32]) {
+        let n = labels.len();
+        let w = n.div_ceil(64).max(1);
+        (self.n, self.w) = (n, w);
+        self.thread.clear();
+        self.thread.extend_from_slice(thread);
+        self.span.clear();
+        self.instrs.clear();
+        self.data.clear();
+        self.commits.clear();
+        self.masks.clear();
+        self.masks.resize(MASKS * w, 0);
+        let mut start = 0;
+        for x in 0..n {
+            let tc = labels[x].and_then(|l| l.tc);
+            // Consecutive events of one thread from a `first`-marked tcgen05 event are one
+            // instruction; every other event starts its own.
+            let continues = x > 0 && thread[x] != NONE && thread[x] == thread[x - 1] && tc.is_some_and(|t| !t.first);
+            if !continues {
+                start = x;
+            }
+            self.span.push((start as u32, 0));
+            let Some(l) = labels[x] else { continue };
+            let (xw, bit) = (x / 64, 1u64 << (x % 64));
+            let mut put = |k: usize| self.masks[k * w + xw] |= bit;
+            if l.is_async() {
+                put(ASYNC);
+            }
+            if l.is_fence() && l.proxy == Proxy::Async && l.tc.is_none() && !l.completion_fence {
+                put(PROXY_FENCE);
+            }
+            let Some(tc) = tc else { continue };
+            match tc.op {
+                TcOp::FenceBefore | TcOp::CommitIssue => put(BEFORE),
+                TcOp::FenceAfter => put(AFTER),
+                TcOp::WaitLd => put(WAIT_LD),
+                TcOp::WaitSt => put(WAIT_ST),
+                TcOp::CommitArrive => {
+                    put(ARRIVE);
+                    if l.is_write() {
+                        put(ARRIVE_WRITE);
+                    }
+                }
+                _ => {}
+            }
+            // The tcgen05 events of one instruction are consecutive (a non-tcgen05 event always
+            // starts an instruction of its own).
+            match self.instrs.last_mut() {
+                Some(last) if continues && last.end == x => last.end = x + 1,
+                _ => self.instrs.push(Instr { first: x, end: x + 1, op: tc.op, group: tc.group }),
+            }
+        }
+        let mut end = n;
+        for x in (0..n).rev() {
+            self.span[x].1 = end as u32;
+            if self.span[x].0 as usize == x {
+                end = x;
+            }
+        }
+        for (i, ins) in self.instrs.iter().enumerate() {
+            if ins.op.is_async() {
+                self.data.push(i);
+            }
+            if ins.op == TcOp::CommitIssue {
+                self.commits.push(i);
+            }
         }
     }
-    // The asynchronous data operations (not commits).
-    let data: Vec<&Instr> = ins.iter().filter(|i| i.op.is_async()).collect();
-    let nodes_with = |pred: &dyn Fn(TcOp) -> bool| -> Vec<usize> { (0..n).filter(|&x| op_of(x).is_some_and(pred)).collect() };
-    let before_fences = nodes_with(&|o| matches!(o, TcOp::FenceBefore | TcOp::CommitIssue));
-    let after_fences = nodes_with(&|o| o == TcOp::FenceAfter);
-    let waits = |st: bool| nodes_with(&|o| o == if st { TcOp::WaitSt } else { TcOp::WaitLd });
-    let (wait_ld, wait_st) = (waits(false), waits(true));
-    let proxy_fences: Vec<usize> = (0..n)
-        .filter(|&x| labels[x].is_some_and(|l| l.is_fence() && l.proxy == Proxy::Async && l.tc.is_none() && !l.completion_fence))
-        .collect();
-    let mut add = |from: &[usize], to: &[usize]| {
-        for &a in from {
-            for &b in to {
-                if a != b {
-                    out.add(a, b);
-                }
+
+    /// Takes out of `row`, a row of node `x` within its thread (program order, or the thread's
+    /// events), the nodes that program order does not relate to `x`: where `x` or the other
+    /// node is the perform of an asynchronous operation and they belong to different
+    /// instructions (§9.7.16.6.1).
+    pub fn restrict(&self, x: usize, row: &mut [u64]) {
+        let (lo, hi) = (self.span[x].0 as usize, self.span[x].1 as usize);
+        let x_async = has(self.mask(ASYNC), x);
+        if hi == lo + 1 && !x_async {
+            // An instruction of one event (most are): no other event shares it.
+            for (word, a) in row.iter_mut().zip(self.mask(ASYNC)) {
+                *word &= !a;
             }
+            return;
         }
-    };
-    // A before-fence `fb` reaches an after-fence `fa` in execution order (or program order).
-    let reaches = |fb: usize, fa: usize| eo.contains(fb, fa) || po.contains(fb, fa);
-    // Rule 2's bridge: from `e` through some before-fence to `fa`.
-    let bridged = |e: usize, fa: usize| before_fences.iter().any(|&fb| (e == fb || po.contains(e, fb)) && reaches(fb, fa));
-    for x in &data {
-        for y in &data {
-            if std::ptr::eq(*x, *y) {
-                continue;
-            }
-            // Rules 1 and 2.
-            if pipelined(x, y)
-                && (po.contains(x.first(), y.first())
-                    || after_fences.iter().any(|&fa| po.contains(fa, y.first()) && bridged(x.first(), fa)))
-            {
-                add(&x.nodes, &y.nodes);
-            }
+        for (k, word) in row.iter_mut().enumerate() {
+            let same = range_word(k, lo, hi);
+            *word &= if x_async { same } else { !self.masks[ASYNC * self.w + k] | same };
         }
     }
-    for x in &data {
-        // Rule 3: completion points, and rule 5: where completion is established.
-        let mut established: Vec<usize> = Vec::new();
-        match x.op {
-            TcOp::Ld | TcOp::St => {
-                let ws = if x.op == TcOp::Ld { &wait_ld } else { &wait_st };
-                for &w in ws.iter().filter(|&&w| po.contains(x.first(), w)) {
-                    add(&x.nodes, &[w]);
-                    established.push(w);
+
+    /// The `⇒` edges of the module docs into `out`. `po` is the full program order, `eo`
+    /// execution order (see rule 2), `obs` observation order (§8.9.2).
+    pub fn ordering(&mut self, out: &mut Relation, po: &Relation, eo: &Relation, obs: &Relation) {
+        let (n, w) = (self.n, self.w);
+        out.reset(n);
+        let mut rows = std::mem::take(&mut self.rows);
+        rows.clear();
+        rows.resize(5 * w, 0);
+        let (acc, rest) = rows.split_at_mut(w);
+        let (from, rest) = rest.split_at_mut(w);
+        let (bridge, rest) = rest.split_at_mut(w);
+        let (est, after) = rest.split_at_mut(w);
+        self.load_commits(po, obs);
+        for &xi in &self.data {
+            let x = self.instrs[xi];
+            let issued_after = po.row(x.first);
+            acc.fill(0);
+            // Rules 1 and 2: the pipelined partners `y` issued after `x`, or after a
+            // `fence::after_thread_sync` that a `fence::before_thread_sync` after `x` reaches.
+            if self.data.iter().any(|&yi| yi != xi && pipelined(&x, &self.instrs[yi])) {
+                // (`x` itself is no before-fence.)
+                self.bridge(bridge, issued_after, po, eo);
+                after.fill(0);
+                self.or_firsts(after, bridge, AFTER, po);
+                or_into(after, issued_after);
+                for &yi in &self.data {
+                    let y = self.instrs[yi];
+                    if yi != xi && pipelined(&x, &y) && has(after, y.first) {
+                        set_range(acc, y.first, y.end);
+                    }
                 }
             }
-            _ => {
-                let commits = ins.iter().filter(|c| c.op == TcOp::CommitIssue && c.group == x.group && po.contains(x.first(), c.first()));
-                for c in commits {
-                    let arrive: Vec<usize> = c.nodes.iter().copied().filter(|&a| op_of(a) == Some(TcOp::CommitArrive)).collect();
-                    add(&x.nodes, &arrive);
-                    for &k in arrive.iter().filter(|&&k| labels[k].is_some_and(|l| l.is_write())) {
-                        for r in obs.successors(k) {
-                            // Rule 7: the read that observes the arrive comes after X.
-                            add(&x.nodes, &[r]);
-                            established.extend(after_fences.iter().copied().filter(|&fa| po.contains(r, fa)));
+            // Rule 3: completion points; rule 7: reads observing a commit's arrive. `est`: where
+            // completion is established (rule 5).
+            match x.op {
+                TcOp::Ld | TcOp::St => {
+                    let waits = self.mask(if x.op == TcOp::Ld { WAIT_LD } else { WAIT_ST });
+                    for k in 0..w {
+                        est[k] = issued_after[k] & waits[k];
+                        acc[k] |= est[k];
+                    }
+                }
+                _ => {
+                    est.fill(0);
+                    for (ci, &c) in self.commits.iter().enumerate() {
+                        let c = self.instrs[c];
+                        if c.group == x.group && has(issued_after, c.first) {
+                            let r = &self.commit_rows[3 * ci * w..3 * (ci + 1) * w];
+                            for k in 0..w {
+                                acc[k] |= r[k] | r[w + k];
+                                est[k] |= r[2 * w + k];
+                            }
                         }
                     }
                 }
             }
-        }
-        for y in &data {
-            if std::ptr::eq(*x, *y) {
-                continue;
+            // Rule 5: `y` after a `fence::after_thread_sync` that is a place of establishment,
+            // or after one in program order, or reached through a `fence::before_thread_sync`
+            // after one (rule 2's bridge).
+            if !is_zero(est) {
+                from.copy_from_slice(est);
+                self.or_firsts(from, est, ANY, po);
+                self.bridge(bridge, from, po, eo);
+                self.or_firsts(bridge, est, AFTER, po);
+                or_into(bridge, est);
+                after.fill(0);
+                self.or_firsts(after, bridge, AFTER, po);
+                for &yi in &self.data {
+                    let y = self.instrs[yi];
+                    if yi != xi && has(after, y.first) {
+                        set_range(acc, y.first, y.end);
+                    }
+                }
             }
-            let ordered = after_fences.iter().any(|&fa| {
-                po.contains(fa, y.first())
-                    && established.iter().any(|&e| e == fa || po.contains(e, fa) && after_fences.contains(&e) || bridged(e, fa))
-            });
-            if ordered {
-                add(&x.nodes, &y.nodes);
+            for a in x.first..x.end {
+                let row = out.row_mut(a);
+                or_into(row, acc);
+                unset(row, a);
+            }
+        }
+        // Rule 6: commit arrives in issue order.
+        for (ai, &a) in self.commits.iter().enumerate() {
+            acc.fill(0);
+            for (bi, &b) in self.commits.iter().enumerate() {
+                if has(po.row(self.instrs[a].first), self.instrs[b].first) {
+                    or_into(acc, &self.commit_rows[3 * bi * w..(3 * bi + 1) * w]);
+                }
+            }
+            for k in bits(&self.commit_rows[3 * ai * w..(3 * ai + 1) * w]) {
+                let row = out.row_mut(k);
+                or_into(row, acc);
+                unset(row, k);
+            }
+        }
+        // Rules 3 (synchronous waits) and 4: the asynchronous operations issued after a wait, a
+        // `fence::after_thread_sync` or a `fence.proxy.async` perform after it.
+        for (k, f) in from.iter_mut().enumerate() {
+            *f = [WAIT_LD, WAIT_ST, AFTER, PROXY_FENCE].iter().fold(0, |m, &slot| m | self.masks[slot * w + k]);
+        }
+        for f in bits(from) {
+            acc.fill(0);
+            for &yi in &self.data {
+                let y = self.instrs[yi];
+                if has(po.row(f), y.first) {
+                    set_range(acc, y.first, y.end);
+                }
+            }
+            let row = out.row_mut(f);
+            or_into(row, acc);
+            unset(row, f);
+        }
+        self.rows = rows;
+    }
+
+    /// Fills `commit_rows` (see there).
+    fn load_commits(&mut self, po: &Relation, obs: &Relation) {
+        let w = self.w;
+        let mut rows = std::mem::take(&mut self.commit_rows);
+        rows.clear();
+        rows.resize(3 * w * self.commits.len(), 0);
+        for (ci, &c) in self.commits.iter().enumerate() {
+            let c = self.instrs[c];
+            let r = &mut rows[3 * ci * w..3 * (ci + 1) * w];
+            let (arrive, rest) = r.split_at_mut(w);
+            let (readers, est) = rest.split_at_mut(w);
+            for (k, a) in arrive.iter_mut().enumerate() {
+                *a = range_word(k, c.first, c.end) & self.masks[ARRIVE * w + k];
+            }
+            for (k, &a) in arrive.iter().enumerate() {
+                let mut word = a & self.masks[ARRIVE_WRITE * w + k];
+                while word != 0 {
+                    let a = k * 64 + word.trailing_zeros() as usize;
+                    word &= word - 1;
+                    or_into(readers, obs.row(a));
+                }
+            }
+            for r in bits(readers) {
+                or_into(est, po.row(r));
+            }
+            for (e, &m) in est.iter_mut().zip(self.mask(AFTER)) {
+                *e &= m;
+            }
+        }
+        self.commit_rows = rows;
+    }
+
+    /// Rule 2's bridge: into `out`, what the `fence::before_thread_sync`s (and commit issues)
+    /// among `from` reach in execution order or program order. (In one thread, what a later one
+    /// reaches the first reaches too: program order between them is in execution order.)
+    fn bridge(&self, out: &mut [u64], from: &[u64], po: &Relation, eo: &Relation) {
+        out.fill(0);
+        self.or_firsts(out, from, BEFORE, eo);
+        self.or_firsts(out, from, BEFORE, po);
+    }
+
+    /// `out |= rel[x]` for `x` the first node of each thread among the nodes of `set` in mask
+    /// `slot` (every node of `set` for [`ANY`]). Only for a transitive `rel` that holds program
+    /// order between those nodes: then the rows of the later ones of a thread add nothing.
+    fn or_firsts(&self, out: &mut [u64], set: &[u64], slot: usize, rel: &Relation) {
+        let mut last = NONE;
+        for (k, &s) in set.iter().enumerate().take(self.w) {
+            let mut word = if slot == ANY { s } else { s & self.masks[slot * self.w + k] };
+            while word != 0 {
+                let x = k * 64 + word.trailing_zeros() as usize;
+                word &= word - 1;
+                if self.thread[x] != last {
+                    last = self.thread[x];
+                    or_into(out, rel.row(x));
+                }
             }
         }
     }
-    // Rule 6: commit arrives in issue order.
-    let commits: Vec<&Instr> = ins.iter().filter(|c| c.op == TcOp::CommitIssue).collect();
-    for a in &commits {
-        for b in &commits {
-            if po.contains(a.first(), b.first()) {
-                let arrive =
-                    |c: &Instr| -> Vec<usize> { c.nodes.iter().copied().filter(|&x| op_of(x) == Some(TcOp::CommitArrive)).collect() };
-                add(&arrive(a), &arrive(b));
-            }
-        }
-    }
-    // Rules 3 (synchronous waits) and 4: events before an asynchronous operation in its thread.
-    for y in &data {
-        let from: Vec<usize> = wait_ld
-            .iter()
-            .chain(&wait_st)
-            .chain(&after_fences)
-            .chain(&proxy_fences)
-            .copied()
-            .filter(|&f| po.contains(f, y.first()))
-            .collect();
-        add(&from, &y.nodes);
-    }
-    out
 }

@@ -3,11 +3,14 @@
 //! representation).
 
 use super::{PROXIES, SCOPES, proxy_index, scope_index};
+use crate::bitset::row::{bits, has, is_zero, or_into, set, set_range, union_of_rows, unset, width};
 use crate::bitset::{OrderScratch, Relation};
 use crate::event::{EventId, Label, Proxy};
 use crate::graph::ExecutionGraph;
 use crate::model::tcgen05 as tc;
 use crate::program::ThreadPlace;
+
+mod proxy;
 
 /// No node (`rf` of a non-read, thread of an initial write).
 const NONE: u32 = u32::MAX;
@@ -25,7 +28,10 @@ const STRONG_WRITE: usize = 4;
 const ACQUIRE_READ: usize = 5;
 const ACQUIRE_FENCE: usize = 6;
 const STRONG: usize = 7;
-const FIXED_MASKS: usize = 8;
+const FENCE: usize = 8;
+/// `fence.proxy.alias`.
+const ALIAS_FENCE: usize = 9;
+const FIXED_MASKS: usize = 10;
 
 /// The facts and relations of the graph being judged, and the scratch space to compute them.
 #[derive(Default)]
@@ -52,10 +58,9 @@ pub(super) struct Scratch {
     co_start: Vec<usize>,
     barrier_members: Vec<u64>,
     pub(super) sc_fences: Vec<usize>,
-    /// The graph has `tcgen05` events; then `instr` gives each node its instruction
-    /// ([`tc::instruction_ids`]).
+    /// The graph has `tcgen05` events; then `tc_facts` holds what their rules need.
     tc: bool,
-    instr: Vec<usize>,
+    tc_facts: tc::Facts,
     /// Every event goes through the generic proxy and none is an alias fence.
     generic_only: bool,
     has_barriers: bool,
@@ -72,8 +77,8 @@ pub(super) struct Scratch {
     present_classes: Vec<usize>,
     present: Vec<u64>,
     po: Relation,
-    /// With tcgen05 events: program order in full (`po` leaves out the pairs of
-    /// [`Scratch::unordered_async`]).
+    /// With tcgen05 events: program order in full (`po` leaves out the pairs that
+    /// [`tc::Facts::restrict`] takes out).
     po_issue: Relation,
     rf: Relation,
     co: Relation,
@@ -86,92 +91,25 @@ pub(super) struct Scratch {
     rel: Relation,
     acq: Relation,
     sw_ra: Relation,
+    /// With tcgen05 events: execution order (§9.7.16.6.3) and their ordering edges.
+    eo: Relation,
     tc_order: Relation,
     base: Relation,
+    /// Proxy-preserved base causality, and the scratch space of [`Scratch::proxy_preserved`]:
+    /// from each proxy fence to the later memory operations of its proxy and CTA, per thread
+    /// the nodes of its CTA, and rows.
     ppcb: Relation,
+    fence_to_op: Relation,
+    cta_masks: Vec<u64>,
+    mixed: Vec<u64>,
+    rows: Vec<u64>,
     cause: Relation,
     tmp: Relation,
     order: OrderScratch,
     row: Vec<u64>,
     row2: Vec<u64>,
-    /// [`super::Ptx::breaks_atomicity`] could not decide for the graph loaded: Atomicity is left to
-    /// [`Scratch::static_axioms`].
-    pub(super) atomicity_open: bool,
     /// The last graph loaded was consistent, and `cause` is its causality order.
     pub(super) consistent: bool,
-}
-
-/// Words per row: `W`, or `w` where `W` is 0 (see [`super::Ptx::judge_loaded`]).
-fn width<const W: usize>(w: usize) -> usize {
-    if W == 0 { w } else { W }
-}
-
-fn has(row: &[u64], b: usize) -> bool {
-    row[b / 64] & (1 << (b % 64)) != 0
-}
-
-pub(super) fn set(row: &mut [u64], b: usize) {
-    row[b / 64] |= 1 << (b % 64);
-}
-
-fn unset(row: &mut [u64], b: usize) {
-    row[b / 64] &= !(1 << (b % 64));
-}
-
-/// Sets bits `lo..hi`.
-fn set_range(row: &mut [u64], lo: usize, hi: usize) {
-    if lo >= hi {
-        return;
-    }
-    let (first, last) = (lo / 64, (hi - 1) / 64);
-    for (wi, word) in row.iter_mut().enumerate().take(last + 1).skip(first) {
-        let start = if wi == first { lo % 64 } else { 0 };
-        let end = if wi == last { (hi - 1) % 64 + 1 } else { 64 };
-        *word |= (!0u64 >> (64 - (end - start))) << start;
-    }
-}
-
-fn is_zero(row: &[u64]) -> bool {
-    row.iter().all(|&x| x == 0)
-}
-
-/// The set bits of `row`.
-fn bits(row: &[u64]) -> impl Iterator<Item = usize> + '_ {
-    row.iter().enumerate().flat_map(|(wi, &w)| {
-        let mut w = w;
-        std::iter::from_fn(move || {
-            if w == 0 {
-                return None;
-            }
-            let b = w.trailing_zeros() as usize;
-            w &= w - 1;
-            Some(wi * 64 + b)
-        })
-    })
-}
-
-/// `dst |= src`, word by word.
-fn or_into(dst: &mut [u64], src: &[u64]) {
-    for (d, s) in dst.iter_mut().zip(src) {
-        *d |= s;
-    }
-}
-
-/// `out := ⋃ rel[y]` over the bits `y` of `set`.
-fn union_of_rows<const W: usize>(out: &mut [u64], set: &[u64], rel: &Relation) {
-    let w = width::<W>(out.len());
-    out[..w].fill(0);
-    for (wi, &word) in set[..w].iter().enumerate() {
-        let mut word = word;
-        while word != 0 {
-            let y = wi * 64 + word.trailing_zeros() as usize;
-            word &= word - 1;
-            let r = rel.row(y);
-            for k in 0..w {
-                out[k] |= r[k];
-            }
-        }
-    }
 }
 
 impl Scratch {
@@ -325,8 +263,14 @@ impl Scratch {
                 }
                 self.class_nodes[c * w + xw] |= bit;
             }
-            if l.is_fence() && l.sc {
-                self.sc_fences.push(x);
+            if l.is_fence() {
+                put(FENCE);
+                if l.sc {
+                    self.sc_fences.push(x);
+                }
+            }
+            if l.alias_fence {
+                put(ALIAS_FENCE);
             }
             self.tc |= l.tc.is_some();
             self.generic_only &= l.proxy == Proxy::Generic && !l.alias_fence;
@@ -341,11 +285,11 @@ impl Scratch {
             }
         }
         if self.tc {
-            let threads: Vec<Option<usize>> = self.thread.iter().map(|&t| (t != NONE).then_some(t as usize)).collect();
-            self.instr = tc::instruction_ids(&self.labels, &threads);
+            self.tc_facts.load(&self.labels, &self.thread);
             self.po_issue.assign(&self.po);
-            let po = tc::restrict_program_order(&self.po_issue, &self.labels, &self.instr);
-            self.po.assign(&po);
+            for x in nlocs..n {
+                self.tc_facts.restrict(x, self.po.row_mut(x));
+            }
         }
         self.rf.reset(n);
         self.rmw.reset(n);
@@ -419,11 +363,7 @@ impl Scratch {
             if self.tc {
                 // Not the perform of an asynchronous tcgen05 operation: program order does not
                 // relate it to the thread's other events.
-                for y in self.offsets[t]..self.offsets[t + 1] {
-                    if self.unordered_async(x, y) {
-                        unset(&mut row, y);
-                    }
-                }
+                self.tc_facts.restrict(x, &mut row);
             }
             if l.strong {
                 let c = t * SCOPES.len() + scope_index(l.scope);
@@ -443,37 +383,10 @@ impl Scratch {
         self.row = row;
     }
 
-    /// Whether `a` and `b` are events of one asynchronous tcgen05 operation's perform, or one of
-    /// them is and they belong to different instructions (then program order does not relate
-    /// them, §9.7.16.6.1).
-    fn unordered_async(&self, a: usize, b: usize) -> bool {
-        let is_async = |x: usize| self.labels[x].is_some_and(|l| l.is_async());
-        self.tc && (is_async(a) || is_async(b)) && self.instr[a] != self.instr[b]
-    }
-
-    /// Axioms that do not involve causality: Atomicity, No-Thin-Air, SC per location.
+    /// Axioms that do not involve causality: No-Thin-Air, SC per location (Atomicity is
+    /// [`super::Ptx::breaks_atomicity`]'s).
     pub(super) fn static_axioms<const W: usize>(&mut self) -> bool {
         let (n, w) = (self.n, width::<W>(self.w));
-        // §8.10.3 Atomicity: (ms ∩ fr) ; (ms ∩ co) disjoint from rmw. For an rmw `r → e`: no
-        // node after `r` in fr and before `e` in co that is morally strong with both (ms is
-        // symmetric, so row `e` of ms is its column). Mostly decided by `breaks_atomicity`.
-        for r in self.nlocs..n {
-            if !self.atomicity_open || self.rmw.row_is_empty(r) || self.rf_src[r] == NONE {
-                continue;
-            }
-            let e = r + 1;
-            let (fr, ms, ms_e) = (self.co.row(self.rf_src[r] as usize), self.ms.row(r), self.ms.row(e));
-            for k in 0..w {
-                let mut between = fr[k] & ms[k] & ms_e[k];
-                while between != 0 {
-                    let x = k * 64 + between.trailing_zeros() as usize;
-                    between &= between - 1;
-                    if self.co.contains(x, e) {
-                        return false;
-                    }
-                }
-            }
-        }
         // §8.10.4 No-Thin-Air: acyclic(rf ∪ dep). Dependencies go forward in node order (to a
         // later event of the thread), so a cycle has an `rf` edge going backward, into a read
         // that some event depends on (a read's only way on): without one, no cycle.
@@ -601,9 +514,12 @@ impl Scratch {
         if self.tc {
             // §9.7.16.6.3: execution order — program order, observation of morally strong
             // writes (relaxed ones included), barriers and synchronizes-with.
-            let eo = self.po.union(&self.obs).union(&self.sb).union(&self.sw_ra).closure();
-            let order = tc::ordering(&self.labels, &self.instr, &self.po_issue, &eo, &self.obs);
-            self.tc_order.assign(&order);
+            self.eo.assign(&self.po);
+            for r in [&self.obs, &self.sb, &self.sw_ra] {
+                self.eo.union_with(r);
+            }
+            self.eo.close(&mut self.order);
+            self.tc_facts.ordering(&mut self.tc_order, &self.po_issue, &self.eo, &self.obs);
         }
     }
 
@@ -707,12 +623,13 @@ impl Scratch {
     /// mixedproxy: generic → generic on the same virtual address; same non-generic proxy, same
     /// CTA, same virtual address; through a proxy fence of the first operation's proxy in its CTA
     /// (`A`) and/or of the last operation's (`B`); and on the same physical location through a
-    /// `fence.proxy.alias` on the way.
+    /// `fence.proxy.alias` on the way. The general case is [`Scratch::proxy_preserved_mixed`]
+    /// (`relations/proxy.rs`).
     fn proxy_preserved<const W: usize>(&mut self, places: &[ThreadPlace]) {
         let (n, w) = (self.n, width::<W>(self.w));
         if self.generic_only {
-            // Generic proxy only, no alias fence: every other disjunct below goes through a
-            // generic fence and is implied, by transitivity of base causality, by the first.
+            // Generic proxy only, no alias fence: every other disjunct goes through a generic
+            // fence and is implied, by transitivity of base causality, by the first.
             self.ppcb.reset(n);
             for x in 0..n {
                 if !has(self.mask(MEM), x) {
@@ -726,71 +643,18 @@ impl Scratch {
             }
             return;
         }
-        let r = self.proxy_preserved_mixed(&self.base, places);
-        self.ppcb.assign(&r);
-    }
-
-    /// [`Scratch::proxy_preserved`] where proxies or alias fences other than generic appear, pair
-    /// by pair.
-    fn proxy_preserved_mixed(&self, cb: &Relation, places: &[ThreadPlace]) -> Relation {
-        let same_cta = |x: usize, y: usize| match (self.thread[x], self.thread[y]) {
-            (NONE, _) | (_, NONE) => false,
-            (tx, ty) => {
-                let (px, py) = (&places[tx as usize], &places[ty as usize]);
-                px.gpu == py.gpu && px.cta == py.cta
-            }
-        };
-        // pfo(F, X): a fence and a memory operation of the same proxy in the same CTA.
-        let pfo = |f: usize, x: usize| self.is_fence(f) && self.is_mem(x) && self.proxy(f) == self.proxy(x) && same_cta(f, x);
-        let a = cb.filter(|x, f| pfo(f, x));
-        let bb = cb.filter(pfo);
-        let g = |x: usize| self.is_mem(x) && self.proxy(x) == Proxy::Generic;
-        let mut r = cb.filter(|x, y| {
-            (g(x) && g(y) && self.same_vloc(x, y))
-                || (self.is_mem(x) && self.is_mem(y) && self.proxy(x) == self.proxy(y) && same_cta(x, y) && self.same_vloc(x, y))
-        });
-        let a_cb = a.compose(cb);
-        r.union_with(&a_cb.filter(|x, y| g(y) && self.same_vloc(x, y)));
-        r.union_with(&cb.compose(&bb).filter(|x, y| g(x) && self.same_vloc(x, y)));
-        r.union_with(&a_cb.compose(&bb).filter(|x, y| self.same_vloc(x, y)));
-        let to_alias_fence = cb.filter(|_, f| self.labels[f].is_some_and(|l| l.alias_fence));
-        if !to_alias_fence.is_empty() {
-            let via = to_alias_fence.compose(cb);
-            r.union_with(&via.filter(|x, y| g(x) && g(y) && self.same_loc(x, y)));
-            let a_via = a.compose(&via);
-            r.union_with(&a_via.filter(|x, y| g(y) && self.same_loc(x, y)));
-            r.union_with(&via.compose(&bb).filter(|x, y| g(x) && self.same_loc(x, y)));
-            r.union_with(&a_via.compose(&bb).filter(|x, y| self.same_loc(x, y)));
-        }
-        r
-    }
-
-    fn is_mem(&self, x: usize) -> bool {
-        self.labels[x].is_none_or(|l| l.is_access())
-    }
-    fn is_fence(&self, x: usize) -> bool {
-        self.labels[x].is_some_and(|l| l.is_fence())
-    }
-    fn proxy(&self, x: usize) -> Proxy {
-        self.labels[x].map_or(Proxy::Generic, |l| l.proxy)
-    }
-    /// The virtual address (`vloc`) or location (`loc`) of a memory operation.
-    fn addr(&self, x: usize, virt: bool) -> Option<u32> {
-        match self.labels[x] {
-            None => Some(x as u32),
-            Some(l) if l.is_access() => Some(if virt { l.vloc } else { l.loc }),
-            Some(_) => None,
-        }
-    }
-    fn same_vloc(&self, a: usize, b: usize) -> bool {
-        self.addr(a, true).is_some() && self.addr(a, true) == self.addr(b, true)
-    }
-    fn same_loc(&self, a: usize, b: usize) -> bool {
-        self.addr(a, false).is_some() && self.addr(a, false) == self.addr(b, false)
+        self.proxy_preserved_mixed::<W>(places);
     }
 }
 
 impl Scratch {
+    /// Program order, morally strong and the tcgen05 ordering edges of the graph loaded (for the
+    /// tests).
+    #[cfg(test)]
+    pub(super) fn relations(&self) -> [Relation; 3] {
+        [self.po.clone(), self.ms.clone(), self.tc_order.clone()]
+    }
+
     /// The data races of the loaded consistent graph (§8.10 "data race"): conflicting accesses
     /// (same location, one a write) neither morally strong nor ordered by causality either way.
     pub(super) fn races(&self) -> Vec<(EventId, EventId)> {
