@@ -65,7 +65,7 @@ then one summary object:
 /// operations, when it misses unrestricted executions but nothing else (as below). Any other
 /// verdict with a caveat agrees when it equals the unrestricted oracle, or when it misses
 /// executions but nothing else: each final state it reports is the oracle's with at most its
-/// count, the races are the same, no duplicates.
+/// count, each race and misuse it reports is the oracle's, no duplicates.
 ///
 /// A program the oracle cannot judge (more than 200000 candidate executions, or an instruction it
 /// does not model) is skipped. A program counts as disagreeing if the two disagree under some
