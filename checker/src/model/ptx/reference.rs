@@ -5,6 +5,7 @@
 //! same program order, morally strong and tcgen05 edges, which `reference/tcgen05.rs` builds as
 //! first written).
 
+use super::permutations;
 use crate::bitset::Relation;
 use crate::event::{EventId, Label, Proxy};
 use crate::graph::{ExecutionGraph, NodeIndex};
@@ -366,22 +367,6 @@ impl Ptx {
         self.add_sync(&mut b);
         [b.po, b.ms, b.tc]
     }
-}
-
-/// Calls `f` on each permutation of `items[k..]` until it returns true; returns whether it did.
-fn permutations(items: &mut Vec<usize>, k: usize, f: &mut dyn FnMut(&[usize]) -> bool) -> bool {
-    if k + 1 >= items.len() {
-        return f(items);
-    }
-    for i in k..items.len() {
-        items.swap(k, i);
-        let done = permutations(items, k + 1, f);
-        items.swap(k, i);
-        if done {
-            return true;
-        }
-    }
-    false
 }
 
 impl Ptx {
