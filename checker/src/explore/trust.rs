@@ -73,11 +73,6 @@ pub(crate) fn caveats(prog: &CompiledProgram, model: ModelKind, allows_porf_cycl
             "the explorer does not explore load-buffering executions whose cycle goes through a barrier that a thread reaches after a branch on a value it read, which the {name} model allows; use the oracle for those"
         ));
     }
-    if !barrier_after_branch(prog) && prog.may_have_porf_cycles() && has_barrier(prog) {
-        out.push(format!(
-            "the explorer may miss load-buffering executions in programs with a CTA barrier (seen: a read after a barrier reading a write that comes later on the cycle), which the {name} model allows; use the oracle for those"
-        ));
-    }
     if prog.may_have_porf_cycles() && cas_before_ordering(prog) {
         out.push(format!(
             "the explorer does not explore load-buffering executions in which a cas fails only because it reads a write that comes later on the cycle while a later access of its location (or a release, fence or barrier after it) needs that failure, nor those whose cycle goes through the register a cas compares with, which the {name} model allows; use the oracle for those"
@@ -89,15 +84,6 @@ pub(crate) fn caveats(prog: &CompiledProgram, model: ModelKind, allows_porf_cycl
         ));
     }
     out
-}
-
-/// Whether some thread of `prog` arrives at a CTA barrier (or a `cta_group::2` rendezvous). A
-/// known gap of the dependency revisits: `sync` seed 453340667 (`ld y; ld x; st x, 2 | bar.sync
-/// 1, 2; ld x; st.release x, 1 | st.release x, 2; bar.sync 1, 2`) has a consistent execution in
-/// which P1's read of `x` reads P0's store, which the explorer does not reach; until the cause is
-/// found, every program with a barrier and a possible `po ∪ rf` cycle gets a caveat.
-fn has_barrier(prog: &CompiledProgram) -> bool {
-    prog.threads.iter().flat_map(|t| &t.code).any(|l| matches!(l.op, Op::Barrier { .. } | Op::TmemAlloc { rendezvous: Some(_), .. }))
 }
 
 /// Whether some thread of `prog` may arrive at a barrier after a branch (whose condition may
@@ -368,8 +354,9 @@ impl Explorer<'_, '_> {
                 continue;
             }
             let mut g2 = g.clone();
-            cut(&mut g2, &|e: EventId| !deleted.contains(idx.node(e)));
+            // `r`'s new source first: its old one may be deleted (a forced source, `maximal`).
             g2.set_rf(r, a);
+            cut(&mut g2, &|e: EventId| !deleted.contains(idx.node(e)));
             fix_cas_layout(&mut g2, r);
             // `a` may have moved one position if it follows `r` in `r`'s thread.
             let a2 = g2.event(r).rf.expect("[tcfuzz internal bug] revisited read without rf");
