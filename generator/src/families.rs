@@ -10,8 +10,9 @@
 //! `indexer`'s CAS loop computes its addresses; litmus addresses are static names, so each
 //! insertion is unrolled over the slots its probe can reach ([`indexer`]).
 //!
-//! Not written as a litmus program (yet): `szymanski` (GenMC turns its await loops into
-//! `assume`s, which decide its blocked counts; we have no `assume`).
+//! `szymanski`'s `__VERIFIER_assume(c)` becomes a branch, when `c` fails, to a label that jumps
+//! to itself: the thread stops there without another event, and the execution counts as blocked
+//! once it hits the loop bound ([`szymanski`]).
 
 use std::fmt::Write;
 use tcfuzz_litmus::Program;
@@ -27,12 +28,22 @@ pub struct Family {
     /// Smallest valid `n`.
     pub min_n: u32,
     build: fn(u32) -> String,
+    /// Default sizes under PTX where they must be smaller (`szymanski`: see [`szymanski`]).
+    ptx_sizes: Option<&'static [u32]>,
 }
 
 impl Family {
     /// The litmus text of the family's program of size `n`.
     pub fn text(&self, n: u32) -> String {
         (self.build)(n)
+    }
+
+    /// The sizes the benchmark runs by default under PTX (`ptx`) or SC.
+    pub fn default_sizes_for(&self, ptx: bool) -> &'static [u32] {
+        match self.ptx_sizes {
+            Some(sizes) if ptx => sizes,
+            _ => self.default_sizes,
+        }
     }
 
     /// The family's program of size `n`. Panics only on a bug in the family's builder.
@@ -49,32 +60,56 @@ impl Family {
 
 /// Every family, in the order the benchmark runs them.
 pub const FAMILIES: &[Family] = &[
-    Family { name: "readers", param: "readers (one writer)", default_sizes: &[8, 12, 14], min_n: 1, build: readers },
+    Family { name: "readers", param: "readers (one writer)", default_sizes: &[8, 12, 14], min_n: 1, build: readers, ptx_sizes: None },
     Family {
         name: "n-writers",
         param: "writers beyond the first (N+1 writers, one reader)",
         default_sizes: &[4, 5, 6],
         min_n: 0,
         build: n_writers,
+        ptx_sizes: None,
     },
-    Family { name: "casrot", param: "threads in the CAS rotation", default_sizes: &[6, 8, 9], min_n: 1, build: casrot },
-    Family { name: "lastzero", param: "writer threads", default_sizes: &[5, 8, 10], min_n: 1, build: lastzero },
-    Family { name: "ainc", param: "threads doing one fetch_add", default_sizes: &[5, 6, 7], min_n: 1, build: ainc },
-    Family { name: "binc", param: "threads doing two fetch_adds", default_sizes: &[3, 4], min_n: 1, build: binc },
-    Family { name: "wcas", param: "CAS threads (plus one writer)", default_sizes: &[6, 8, 10], min_n: 1, build: wcas },
-    Family { name: "casw", param: "threads doing CAS then store", default_sizes: &[3, 4], min_n: 1, build: casw },
-    Family { name: "coa", param: "N (N-1 threads writing y and z)", default_sizes: &[2, 3, 4], min_n: 1, build: coa },
-    Family { name: "fib", param: "loop iterations (NUM)", default_sizes: &[2, 3], min_n: 1, build: fib },
-    Family { name: "indexer", param: "threads inserting 4 values each", default_sizes: &[12, 13, 14], min_n: 1, build: indexer },
-    Family { name: "sb", param: "threads in the store-buffering ring", default_sizes: &[3, 4, 5], min_n: 2, build: sb },
-    Family { name: "iriw", param: "reader threads (two writers)", default_sizes: &[2, 3, 4], min_n: 1, build: iriw },
-    Family { name: "mp-chain", param: "hops in the message-passing chain", default_sizes: &[3, 5, 7], min_n: 1, build: mp_chain },
+    Family { name: "casrot", param: "threads in the CAS rotation", default_sizes: &[6, 8, 9], min_n: 1, build: casrot, ptx_sizes: None },
+    Family { name: "lastzero", param: "writer threads", default_sizes: &[5, 8, 10], min_n: 1, build: lastzero, ptx_sizes: None },
+    Family { name: "ainc", param: "threads doing one fetch_add", default_sizes: &[5, 6, 7], min_n: 1, build: ainc, ptx_sizes: None },
+    Family { name: "binc", param: "threads doing two fetch_adds", default_sizes: &[3, 4], min_n: 1, build: binc, ptx_sizes: None },
+    Family { name: "wcas", param: "CAS threads (plus one writer)", default_sizes: &[6, 8, 10], min_n: 1, build: wcas, ptx_sizes: None },
+    Family { name: "casw", param: "threads doing CAS then store", default_sizes: &[3, 4], min_n: 1, build: casw, ptx_sizes: None },
+    Family { name: "coa", param: "N (N-1 threads writing y and z)", default_sizes: &[2, 3, 4], min_n: 1, build: coa, ptx_sizes: None },
+    Family { name: "fib", param: "loop iterations (NUM)", default_sizes: &[2, 3], min_n: 1, build: fib, ptx_sizes: None },
+    Family {
+        name: "indexer",
+        param: "threads inserting 4 values each",
+        default_sizes: &[12, 13, 14],
+        min_n: 1,
+        build: indexer,
+        ptx_sizes: None,
+    },
+    Family {
+        name: "szymanski",
+        param: "critical-section entries per thread",
+        default_sizes: &[1, 2, 3],
+        min_n: 1,
+        build: szymanski,
+        ptx_sizes: Some(&[1]),
+    },
+    Family { name: "sb", param: "threads in the store-buffering ring", default_sizes: &[3, 4, 5], min_n: 2, build: sb, ptx_sizes: None },
+    Family { name: "iriw", param: "reader threads (two writers)", default_sizes: &[2, 3, 4], min_n: 1, build: iriw, ptx_sizes: None },
+    Family {
+        name: "mp-chain",
+        param: "hops in the message-passing chain",
+        default_sizes: &[3, 5, 7],
+        min_n: 1,
+        build: mp_chain,
+        ptx_sizes: None,
+    },
     Family {
         name: "tc-pipeline",
         param: "stages through a 2-deep tcgen05 producer/consumer pipeline (at most 5: 64 events per thread)",
         default_sizes: &[2, 3, 4],
         min_n: 1,
         build: tc_pipeline,
+        ptx_sizes: None,
     },
 ];
 
@@ -242,6 +277,66 @@ fn fib(n: u32) -> String {
     // T3 reads y only when x <= 144; for NUM <= 5 (GenMC's correct instances) x never exceeds 144.
     let threads = vec![body("x"), body("y"), vec!["ld.acquire.gpu r0, x".to_string(), "ld.acquire.gpu r1, y".to_string()]];
     program("fib", n, &[("x".into(), 1), ("y".into(), 1)], &threads, "exists (P2:r0 == 144)")
+}
+
+/// GenMC's `szymanski` (variants/szymanski0.c): two threads enter a critical section `n` times
+/// each under Szymanski's mutual exclusion protocol; all accesses relaxed, `smp_mb()` a
+/// `fence.sc`. Flags take the values 0..=4, so each `assume` on a flag is a set of `beq`/`bne`
+/// tests that jump to `BLOCK` — `BLOCK: goto BLOCK` adds no event, so a failed assume blocks the
+/// execution right after the load it tests, as in GenMC. The `||` of the exit test short-circuits:
+/// the second load of the other flag happens only when the first reads at least 2.
+fn szymanski(n: u32) -> String {
+    let thread = |me: &str, other: &str, cs_value: u32| -> Vec<String> {
+        let mut code = Vec::new();
+        // Jump to BLOCK unless `r0` is one of `allowed` (values of a flag: 0..=4).
+        let assume = |code: &mut Vec<String>, reg: &str, allowed: &[i64]| {
+            code.extend((0..=4).filter(|v| !allowed.contains(v)).map(|v| format!("beq {reg}, {v}, BLOCK")));
+        };
+        for k in 0..n {
+            code.push(format!("st.relaxed.gpu {me}, 1"));
+            code.push("fence.sc.gpu".into());
+            code.push(format!("ld.relaxed.gpu r0, {other}"));
+            assume(&mut code, "r0", &[0, 1, 2]);
+            code.push(format!("st.relaxed.gpu {me}, 3"));
+            code.push("fence.sc.gpu".into());
+            code.push(format!("ld.relaxed.gpu r0, {other}"));
+            code.push(format!("bne r0, 1, ENTER{k}"));
+            code.push(format!("st.relaxed.gpu {me}, 2"));
+            code.push("fence.sc.gpu".into());
+            code.push(format!("ld.relaxed.gpu r0, {other}"));
+            assume(&mut code, "r0", &[4]);
+            code.push(format!("ENTER{k}:"));
+            code.push(format!("st.relaxed.gpu {me}, 4"));
+            code.push("fence.sc.gpu".into());
+            code.push(format!("ld.relaxed.gpu r0, {other}"));
+            assume(&mut code, "r0", &[0, 1]);
+            // The critical section: write x, read it back (GenMC asserts on it).
+            code.push(format!("st.relaxed.gpu x, {cs_value}"));
+            code.push("ld.relaxed.gpu r1, x".into());
+            code.push("fence.sc.gpu".into());
+            // assume(2 > other || other > 3), two loads, short-circuit.
+            code.push(format!("ld.relaxed.gpu r0, {other}"));
+            code.push(format!("beq r0, 0, EXIT{k}"));
+            code.push(format!("beq r0, 1, EXIT{k}"));
+            code.push(format!("ld.relaxed.gpu r0, {other}"));
+            assume(&mut code, "r0", &[4]);
+            code.push(format!("EXIT{k}:"));
+            code.push(format!("st.relaxed.gpu {me}, 0"));
+        }
+        code.push("goto END".into());
+        code.push("BLOCK:".into());
+        code.push("goto BLOCK".into());
+        code.push("END:".into());
+        code
+    };
+    let threads = vec![thread("flag1", "flag2", 0), thread("flag2", "flag1", 1)];
+    let init = [("x".to_string(), 0), ("flag1".to_string(), 0), ("flag2".to_string(), 0)];
+    let mut s = program("szymanski", n, &init, &threads, "exists (P0:r1 == 1)");
+    // Labels end with `:`, not `;`.
+    for k in 0..n {
+        s = s.replace(&format!("ENTER{k}:;"), &format!("ENTER{k}:")).replace(&format!("EXIT{k}:;"), &format!("EXIT{k}:"));
+    }
+    s.replace("BLOCK:;", "BLOCK:").replace("END:;", "END:")
 }
 
 fn sb(n: u32) -> String {
