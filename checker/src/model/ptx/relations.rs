@@ -523,6 +523,12 @@ impl Scratch {
         }
     }
 
+    /// Whether `a` precedes `b` in program order and the two are morally strong (after
+    /// [`Scratch::build_ms`]).
+    pub(super) fn po_orders(&self, a: usize, b: usize) -> bool {
+        self.po.contains(a, b) && self.ms.contains(a, b)
+    }
+
     /// Checks the axioms that involve causality under one Fence-SC order (`order` lists the SC
     /// fences, earliest first); leaves causality order in `cause`.
     pub(super) fn with_fence_order<const W: usize>(&mut self, order: &[usize], places: &[ThreadPlace]) -> bool {
