@@ -149,7 +149,7 @@ pub fn check_compiled(prog: &program::CompiledProgram, model: ModelKind, options
     let mut out = verdict::Collector::new(prog, options.detect_duplicates, options.max_races, options.witnesses);
     out.set_loop_bound(options.loop_bound);
     let dependency = explore::trust::explores_porf_cycles(model) && !options.exclude_porf_cycles && !prog.has_sync_objects();
-    let mut max_depth = 0;
+    let (mut max_depth, mut lost_revisit) = (0, false);
     for p in progs {
         out.set_program(p);
         let mut explorer = explore::trust::Explorer {
@@ -161,12 +161,17 @@ pub fn check_compiled(prog: &program::CompiledProgram, model: ModelKind, options
             depth: 0,
             max_depth: 0,
             dependency_revisits: dependency,
+            lost_revisit: std::cell::Cell::new(false),
         };
         explorer.run()?;
         max_depth = max_depth.max(explorer.max_depth);
+        lost_revisit |= explorer.lost_revisit.get();
     }
     out.set_max_depth(max_depth);
-    let caveats = explore::trust::caveats(prog, model, m.allows_porf_cycles(), dependency);
+    let mut caveats = explore::trust::caveats(prog, model, m.allows_porf_cycles(), dependency);
+    if lost_revisit {
+        caveats.push(explore::trust::lost_revisit_caveat(model));
+    }
     Ok(out.finish(model, Method::Explorer, caveats))
 }
 

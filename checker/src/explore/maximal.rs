@@ -35,17 +35,12 @@
 //! deleted now. `ld y; ld x; st x, 2 | bar; ld x; st x, 1 | st x, 2; bar` (sync seed 453340667):
 //! P1's `ld x` comes after the barrier, so it must see P2's `st x, 2`; for P0's store to revisit
 //! it, the graph must hold P2's store — added after the read, and deleted by the revisit while
-//! P2's barrier stays. No graph in which `r` reads from `Previous(r)` can be completed, so the
-//! canonical one is where `r` reads a *forced* source ([`forced_source`]): `r` qualifies when
-//! no write of `Previous(r)` admits a completion, and the source's own reader is then `r` itself
-//! (whose source the revisit replaces). Several deleted writes may each be a possible source
-//! (`szymanski` n = 1: a thread's first read of the other's flag, revisited by each of the
-//! other's writes in turn); the canonical one is the `co`-latest deleted write of the location,
-//! the last the exploration lets revisit `r` before `a` does. To keep every `Previous(e)` closed
-//! under `rf`, a source counts as forced only when no deleted event was added before it. This
-//! extension is checked, not proven: the explorer equals the oracle, with no duplicates, on the
-//! random programs of `tcfuzz selftest` and the barrier example above, and `szymanski`'s counts
-//! equal GenMC's (without it the explorer found 3 of its 6 PTX executions, and 10 of 11 above).
+//! P2's barrier stays. No graph in which `r` reads from `Previous(r)` can be completed, so no
+//! graph qualifies and the revisit is lost. Accepting such a *forced* source instead (the
+//! co-latest deleted write) found those executions on every random program, but sent
+//! `szymanski` n = 2 into an endless chain of revisits; until a canonical choice that provably
+//! terminates is found, the explorer records the loss ([`Explorer::lost_revisit`]) and the
+//! verdict says it may miss executions.
 
 use super::holes::{cut, fix_cas_layout};
 use super::trust::Explorer;
@@ -66,15 +61,22 @@ impl Explorer<'_, '_> {
         prefix: &BitSet,
         deleted: &BitSet,
     ) -> Result<bool, CheckError> {
-        let forced_r = forced_source(g, idx, r, deleted);
+        // `r` was revisited by a write this revisit deletes: it is checked first (module docs).
+        let orphan = g.event(r).rf.is_some_and(|w| !w.is_init() && g.stamp(w) > g.stamp(r) && deleted.contains(idx.node(w)));
         // No read kept in Previous(e) may read from a deleted write `e` (checked first: the
         // consistency tests below restrict the graph to such sets).
         for e in deleted.iter().map(|n| idx.id(n)) {
             let se = g.stamp(e);
             let previous = |x: EventId| !g.is_hole(x) && (g.stamp(x) <= se || prefix.contains(idx.node(x)));
-            if g.label(e).is_write() && g.readers(e).any(|x| previous(x) && !(forced_r && x == r)) {
+            if g.label(e).is_write() && g.readers(e).any(|x| previous(x) && !(orphan && x == r)) {
                 return Ok(false);
             }
+        }
+        if orphan {
+            if self.dependency_revisits && !self.completable_with_previous_source(g, idx, a, r, prefix)? {
+                self.lost_revisit.set(true);
+            }
+            return Ok(false);
         }
         let checked = deleted.iter().map(|n| idx.id(n)).chain(std::iter::once(r));
         for e in checked {
@@ -84,23 +86,17 @@ impl Explorer<'_, '_> {
             let write = match label.kind {
                 EventKind::Fence | EventKind::Barrier => continue,
                 EventKind::Write => {
-                    if g.readers(e).any(|x| previous(x) && !(forced_r && x == r)) {
+                    if g.readers(e).any(previous) {
                         return Ok(false);
                     }
                     e
                 }
                 EventKind::Read => g.event(e).rf.expect("[tcfuzz internal bug] read without rf in a revisited graph"),
             };
-            // A forced `r` qualifies when no write of Previous(r) lets the graph be completed.
-            let forced = forced_r && e == r;
-            if !previous(write) && !forced {
+            if !previous(write) {
                 return Ok(false);
             }
-            let later: Vec<EventId> = if forced {
-                g.writes_to(label.loc).filter(|&s| previous(s)).collect()
-            } else {
-                g.writes_to(label.loc).skip_while(|&w| w != write).skip(1).filter(|&s| previous(s)).collect()
-            };
+            let later: Vec<EventId> = g.writes_to(label.loc).skip_while(|&w| w != write).skip(1).filter(|&s| previous(s)).collect();
             if later.is_empty() {
                 continue;
             }
@@ -122,6 +118,29 @@ impl Explorer<'_, '_> {
             }
         }
         Ok(true)
+    }
+
+    /// Whether some write of `Previous(r)` (for the revisit of `r` by `a`) can be `r`'s source in
+    /// a graph made of `Previous(r)` and the holes it leaves, filled in any way.
+    fn completable_with_previous_source(
+        &self,
+        g: &ExecutionGraph,
+        idx: &NodeIndex,
+        a: EventId,
+        r: EventId,
+        prefix: &BitSet,
+    ) -> Result<bool, CheckError> {
+        let sr = g.stamp(r);
+        let previous = |x: EventId| x.is_init() || (!g.is_hole(x) && (g.stamp(x) <= sr || prefix.contains(idx.node(x))));
+        let keep = |x: EventId| previous(x) && x != a;
+        let holes: Vec<EventId> = holes_left(g, &keep).into_iter().filter(|&h| h != a).collect();
+        let sources: Vec<EventId> = g.writes_to(g.label(r).loc).filter(|&s| keep(s)).collect();
+        for s in sources {
+            if self.could_choose(g, &keep, &holes, r, s)? {
+                return Ok(true);
+            }
+        }
+        Ok(false)
     }
 
     /// Whether `Previous(e)` (the events `keep` accepts), with `e` reading from `s` (a read) or
@@ -217,17 +236,6 @@ impl Explorer<'_, '_> {
         }
         Ok(NewEvent { label: old.label, value: old.value, deps: old.deps, cas_expected: old.cas_expected, span: old.span })
     }
-}
-
-/// Whether `r`'s source is *forced* on it (module docs): a write added after `r` (which revisited
-/// it), deleted by this revisit, with no deleted event added before it.
-fn forced_source(g: &ExecutionGraph, idx: &NodeIndex, r: EventId, deleted: &BitSet) -> bool {
-    let Some(w) = g.event(r).rf.filter(|w| !w.is_init()) else { return false };
-    let co_later_deleted = || g.writes_to(g.loc_of(w)).skip_while(|&x| x != w).skip(1).any(|x| deleted.contains(idx.node(x)));
-    g.stamp(w) > g.stamp(r)
-        && deleted.contains(idx.node(w))
-        && deleted.iter().all(|n| g.stamp(idx.id(n)) >= g.stamp(w))
-        && !co_later_deleted()
 }
 
 /// The events of `g` that `keep` rejects although a later event of their thread is kept: the

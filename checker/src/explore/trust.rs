@@ -86,6 +86,15 @@ pub(crate) fn caveats(prog: &CompiledProgram, model: ModelKind, allows_porf_cycl
     out
 }
 
+/// The caveat of a verdict whose exploration skipped a revisit no graph qualified for
+/// ([`Explorer::lost_revisit`]).
+pub(crate) fn lost_revisit_caveat(model: ModelKind) -> String {
+    format!(
+        "the explorer met a load-buffering revisit it cannot take (a read whose only possible sources are writes the revisit removes, e.g. through a barrier or a spin loop's fences) and may miss executions the {} model allows; use the oracle for those",
+        model.name()
+    )
+}
+
 /// Whether some thread of `prog` may arrive at a barrier after a branch (whose condition may
 /// depend on a read) while some thread reads before it writes. A barrier arrival is in the prefix
 /// of every later event of its thread and of its partners ([`super::holes::dep_prefix`]), and
@@ -153,6 +162,9 @@ pub(crate) struct Explorer<'a, 'c> {
     /// HMC's revisits (keep the dependency prefix of the revisiting write, leaving holes) rather
     /// than TruSt's (keep its `po ∪ rf` prefix): [`explores_porf_cycles`] of the model.
     pub dependency_revisits: bool,
+    /// Set when a revisit was skipped because no graph qualifies for it ([`super::maximal`]'s
+    /// module docs): the verdict then says the explorer may have missed executions.
+    pub lost_revisit: std::cell::Cell<bool>,
 }
 
 enum Next {
@@ -354,9 +366,8 @@ impl Explorer<'_, '_> {
                 continue;
             }
             let mut g2 = g.clone();
-            // `r`'s new source first: its old one may be deleted (a forced source, `maximal`).
-            g2.set_rf(r, a);
             cut(&mut g2, &|e: EventId| !deleted.contains(idx.node(e)));
+            g2.set_rf(r, a);
             fix_cas_layout(&mut g2, r);
             // `a` may have moved one position if it follows `r` in `r`'s thread.
             let a2 = g2.event(r).rf.expect("[tcfuzz internal bug] revisited read without rf");

@@ -485,6 +485,7 @@ mod tests {
                 depth: 0,
                 max_depth: 0,
                 dependency_revisits: !p.has_sync_objects(),
+                lost_revisit: std::cell::Cell::new(false),
             }
             .run();
             let mut out = Collector::new(p, false, 16, false);
