@@ -162,8 +162,9 @@ pub(crate) struct Explorer<'a, 'c> {
     /// HMC's revisits (keep the dependency prefix of the revisiting write, leaving holes) rather
     /// than TruSt's (keep its `po ∪ rf` prefix): [`explores_porf_cycles`] of the model.
     pub dependency_revisits: bool,
-    /// Set when a revisit was skipped because no graph qualifies for it ([`super::maximal`]'s
-    /// module docs): the verdict then says the explorer may have missed executions.
+    /// Set when a revisit was skipped because no graph qualifies for it (a forced source the
+    /// explorer does not accept, [`super::maximal`]'s module docs): the verdict then says the
+    /// explorer may have missed executions.
     pub lost_revisit: std::cell::Cell<bool>,
 }
 
@@ -366,8 +367,9 @@ impl Explorer<'_, '_> {
                 continue;
             }
             let mut g2 = g.clone();
-            cut(&mut g2, &|e: EventId| !deleted.contains(idx.node(e)));
+            // `r`'s new source first: its old one may be deleted (a forced source, `maximal`).
             g2.set_rf(r, a);
+            cut(&mut g2, &|e: EventId| !deleted.contains(idx.node(e)));
             fix_cas_layout(&mut g2, r);
             // `a` may have moved one position if it follows `r` in `r`'s thread.
             let a2 = g2.event(r).rf.expect("[tcfuzz internal bug] revisited read without rf");

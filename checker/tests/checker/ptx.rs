@@ -260,12 +260,11 @@ fn ptx_load_buffering_explorer_agrees_with_oracle() {
 
 /// A load-buffering cycle through a CTA barrier (selftest `--family sync --seed 453340667`): P1's
 /// read after the barrier must see P2's store before it, and reads P0's store only through a
-/// revisit whose graph holds P2's store — added after the read, and removed by the revisit. No
-/// graph qualifies for that revisit (`explore::maximal`), so the explorer finds 10 of the
-/// oracle's 11 executions, and its verdict says it may miss some. A known gap, pinned so that
-/// closing it shows here.
+/// revisit whose graph holds P2's store — added after the read, and removed by the revisit. The
+/// explorer used to miss that execution (10 of 11); it now takes the read's forced source
+/// (`explore::maximal`).
 #[test]
-fn ptx_load_buffering_through_a_barrier_is_caveated() {
+fn ptx_load_buffering_through_a_barrier_agrees_with_oracle() {
     let text = "PTX lb-through-barrier
 { x = 0; y = 0; }
  P0@cta 0,gpu 0       | P1@cta 0,gpu 0       | P2@cta 0,gpu 0       ;
@@ -275,13 +274,13 @@ fn ptx_load_buffering_through_a_barrier_is_caveated() {
 exists (P0:r1 == 1 /\\ P1:r0 == 2 /\\ x == 2)";
     let p = tcfuzz_litmus::parse(text).expect("parses");
     let (e, o) = both(&p);
-    assert_eq!((e.stats.complete, o.stats.complete), (10, 11), "{e}\n{o}");
-    // The execution the explorer misses ends in P0:r1=1, P1:r0=2, x=2, as does one it finds.
+    assert_eq!((e.stats.complete, o.stats.complete), (11, 11), "{e}\n{o}");
+    assert_eq!(crate::property::outcomes(&e), crate::property::outcomes(&o), "{e}\n{o}");
+    // The execution the explorer missed ends in P0:r1=1, P1:r0=2, x=2, as does one other.
     let has = |s: &tcfuzz_checker::StateCount, k: &str, v: i64| s.values.iter().any(|(n, x)| n == k && *x == v);
     let witnesses = |v: &Verdict| {
         v.states.iter().filter(|s| has(s, "P0:r1", 1) && has(s, "P1:r0", 2) && has(s, "x", 2)).map(|s| s.executions).sum::<u64>()
     };
-    assert_eq!((witnesses(&e), witnesses(&o)), (1, 2), "{e}");
-    assert!(e.caveats.iter().any(|c| c.contains("load-buffering revisit it cannot take")), "{e}");
-    assert!(o.caveats.is_empty(), "{o}");
+    assert_eq!((witnesses(&e), witnesses(&o)), (2, 2), "{e}");
+    assert!(e.caveats.is_empty(), "{e}");
 }
