@@ -91,7 +91,7 @@ pub const FAMILIES: &[Family] = &[
         default_sizes: &[1, 2, 3],
         min_n: 1,
         build: szymanski,
-        ptx_sizes: Some(&[1]),
+        ptx_sizes: Some(&[1, 2]),
     },
     Family { name: "sb", param: "threads in the store-buffering ring", default_sizes: &[3, 4, 5], min_n: 2, build: sb, ptx_sizes: None },
     Family { name: "iriw", param: "reader threads (two writers)", default_sizes: &[2, 3, 4], min_n: 1, build: iriw, ptx_sizes: None },
