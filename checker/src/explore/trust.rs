@@ -153,11 +153,16 @@ fn cas_before_ordering(prog: &CompiledProgram) -> bool {
 
 /// Whether some thread of `prog` has an rmw other than a `cas` whose operand is a register: its
 /// write depends on more than its read, so a revisit may keep the read and delete the write
-/// ([`super::holes::dep_prefix`]). A known gap, not yet understood: `tcfuzz selftest --family ptx
-/// --seed 425020` (minimised: `ld.acquire.cluster x; ld.acquire.gpu z | atom.acq_rel.exch x, 5 |
+/// ([`super::holes::dep_prefix`]). A known gap: `tcfuzz selftest --family ptx --seed 425020`
+/// (minimised: `ld.acquire.cluster x; ld.acquire.gpu z | atom.acq_rel.exch x, 5 |
 /// ld.acquire.cta r0, x; atom.relaxed.gpu.exch r1, x, r0; st z, r1`) — the explorer finds 17
-/// executions, the oracle 18 (one more ending in x = 5 with every register 0); the same before
-/// this caveat's session.
+/// executions, the oracle 18: the one where P0 reads z from `st z` and P1's exch reads P2's.
+/// Its `po ∪ rf` is acyclic; the revisit of `ld z` by `st z` keeps P2's exch read (the store
+/// depends on it) but deletes its write, and P1's exch read, deleted too, reads that write —
+/// added after it — so [`super::maximal`] rejects the graph, while the graph it deems canonical
+/// (P1's exch reading the initial write) is inconsistent as a whole (Atomicity, two exchs
+/// reading one write) and never explored. The forced-source rule covers only the revisited read
+/// itself, not a deleted one like this.
 fn rmw_writes_register(prog: &CompiledProgram) -> bool {
     prog.threads
         .iter()
