@@ -78,10 +78,11 @@ pub(crate) fn caveats(prog: &CompiledProgram, model: ModelKind, allows_porf_cycl
             "the explorer does not explore load-buffering executions in which a cas fails only because it reads a write that comes later on the cycle while a later access of its location (or a release, fence or barrier after it) needs that failure, nor those whose cycle goes through the register a cas compares with, which the {name} model allows; use the oracle for those"
         ));
     }
-    // Seen only under PTX; Tile IR's random programs (tests and selftest) stay exact.
-    if model == ModelKind::Ptx && prog.may_have_porf_cycles() && rmw_writes_register(prog) {
+    // Seen only under PTX; Tile IR's random programs (tests and selftest) stay exact. Not only
+    // load buffering: the execution missed in the example has an acyclic po ∪ rf.
+    if model == ModelKind::Ptx && rmw_writes_register(prog) {
         out.push(format!(
-            "the explorer may miss load-buffering executions through an atomic whose written value comes from a register (seen: `ld x; atom.exch r1, x, r0; st z, r1` against an exch and two loads, one execution of 18), which the {name} model allows; use the oracle for those"
+            "the explorer may miss executions in which an atomic whose written value comes from a register is read by another atomic (seen: `ld x; atom.exch r1, x, r0; st z, r1` against an exch and two loads, one execution of 18), which the {name} model allows; use the oracle for those"
         ));
     }
     if prog.may_have_porf_cycles() && prog.has_async_operations() {
