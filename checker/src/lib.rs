@@ -162,6 +162,7 @@ pub fn check_compiled(prog: &program::CompiledProgram, model: ModelKind, options
             max_depth: 0,
             dependency_revisits: dependency,
             lost_revisit: std::cell::Cell::new(false),
+            replays: Default::default(),
         };
         explorer.run()?;
         max_depth = max_depth.max(explorer.max_depth);

@@ -4,7 +4,7 @@
 //! turn comes. The models never see holes: [`judged`] removes them first.
 
 use crate::bitset::BitSet;
-use crate::event::{Event, EventId, EventKind, Label, TcOp};
+use crate::event::{EventId, EventKind, Label, TcOp};
 use crate::graph::{ExecutionGraph, HOLE, NodeIndex};
 use crate::program::{CodeLine, CompiledProgram, Op, Opnd};
 use tcfuzz_litmus::{AtomOp, Span};
@@ -47,6 +47,12 @@ pub(crate) fn frontier(g: &ExecutionGraph, t: usize) -> usize {
 pub(crate) fn dep_prefix(g: &ExecutionGraph, idx: &NodeIndex, prog: &CompiledProgram, e: EventId) -> BitSet {
     let mut set = BitSet::new(idx.len());
     let mut stack = vec![e];
+    // Per thread, the events before this index have had what they bring to every later event of
+    // their thread pushed (the scans below): a later event of the thread needs no scan below it.
+    let mut scanned = vec![0usize; g.threads.len()];
+    // Per thread, whether its code has an instruction whose shape varies (`shape_varies`), once
+    // looked up: most have none, and the lookup scans the code.
+    let mut varies: Vec<Option<bool>> = vec![None; g.threads.len()];
     while let Some(x) = stack.pop() {
         if !set.insert(idx.node(x)) || x.is_init() {
             continue;
@@ -58,31 +64,36 @@ pub(crate) fn dep_prefix(g: &ExecutionGraph, idx: &NodeIndex, prog: &CompiledPro
         }
         push_deps(&mut stack, x, ev.deps);
         let evs = &g.threads[x.thread as usize];
-        for (j, p) in evs[..x.index as usize].iter().enumerate() {
-            if p.stamp != HOLE && decides_continuation(&p.label) {
+        let code = &prog.threads[x.thread as usize].code;
+        let varies = *varies[x.thread as usize].get_or_insert_with(|| code.iter().any(|l| shape_varying_line(&l.op)));
+        let (from, to) = (scanned[x.thread as usize], x.index as usize);
+        for (j, p) in evs.iter().enumerate().take(to).skip(from) {
+            if p.stamp == HOLE {
+                continue;
+            }
+            if decides_continuation(&p.label) {
                 stack.push(EventId::new(x.thread as usize, j));
             }
+            // An `mma` whose accumulator flag is a register: whether it reads the accumulator
+            // moves every later event, so they need what its write depends on.
+            if varies && p.label.is_write() && p.label.tc.is_some() && shape_varies(code, &p.label, p.span) {
+                push_deps(&mut stack, x, p.deps);
+            }
         }
+        scanned[x.thread as usize] = from.max(to);
         if ev.label.tc.is_some_and(|t| !t.first) && x.index > 0 {
             stack.push(EventId { thread: x.thread, index: x.index - 1 });
         }
-        let code = &prog.threads[x.thread as usize].code;
         // A `cas` whose expected value is a register: whether it writes — and so where every
         // later event of its thread sits — depends on the reads that value comes from (its write
         // half's dependencies; all earlier reads where it has none).
-        if ev.cas_expected.is_some() && shape_varies(code, &ev.label, ev.span) {
+        if varies && ev.cas_expected.is_some() && shape_varies(code, &ev.label, ev.span) {
             let earlier_reads = evs[..x.index as usize].iter().enumerate().filter(|(_, p)| p.stamp != HOLE && p.label.is_read());
             let deps = match evs.get(x.index as usize + 1).filter(|n| n.label.rmw_write) {
                 Some(w) => w.deps & !(1 << x.index),
                 None => earlier_reads.fold(0, |m, (j, _)| m | 1 << j),
             };
             push_deps(&mut stack, x, deps);
-        }
-        // Likewise an `mma` whose accumulator flag is a register: whether it reads the
-        // accumulator moves every later event, so they need what its write depends on.
-        let mma = |p: &&Event| p.stamp != HOLE && p.label.is_write() && p.label.tc.is_some() && shape_varies(code, &p.label, p.span);
-        for p in evs[..x.index as usize].iter().filter(mma) {
-            push_deps(&mut stack, x, p.deps);
         }
         if ev.label.is_barrier() {
             stack.extend(g.barrier_partners(x));
@@ -116,14 +127,21 @@ fn push_deps(stack: &mut Vec<EventId>, x: EventId, mut deps: u64) {
 /// label and source position in the thread's code; where lines share both (programs built in
 /// code have no positions), any of them counts.
 fn shape_varies(code: &[CodeLine], label: &Label, span: Span) -> bool {
-    code.iter().any(|l| {
-        l.span == span
-            && match &l.op {
-                Op::Rmw { op: AtomOp::Cas, a: Opnd::Reg(_), b: Some(_), read, .. } => read == label,
-                Op::TcCompute { acc: Some((Opnd::Reg(_), _)), write, .. } => write == label,
-                _ => false,
-            }
-    })
+    code.iter().any(|l| l.span == span && shape_varying_line(&l.op) && op_label_is(&l.op, label))
+}
+
+/// Whether `op` is an instruction whose shape depends on a register (`shape_varies`).
+fn shape_varying_line(op: &Op) -> bool {
+    matches!(op, Op::Rmw { op: AtomOp::Cas, a: Opnd::Reg(_), b: Some(_), .. } | Op::TcCompute { acc: Some((Opnd::Reg(_), _)), .. })
+}
+
+/// For a shape-varying `op`: whether `label` is its read (`cas`) or write (`mma`).
+fn op_label_is(op: &Op, label: &Label) -> bool {
+    match op {
+        Op::Rmw { read, .. } => read == label,
+        Op::TcCompute { write, .. } => write == label,
+        _ => false,
+    }
 }
 
 /// Whether the thread goes on past event `l` depends on it (other than through the

@@ -11,13 +11,19 @@
 //!   a fence        → Visit(G + a)        (likewise a barrier arrival; a thread waiting at a
 //!                                         barrier its whole CTA has not reached yet is skipped)
 //!   a read         → for each write w to loc(a), in co order: Visit(G + a, rf(a) = w)
-//!   a write        → VisitCOs(G + a, a)                                  -- forward
-//!                    for each read r of loc(a), r ∉ prefix(a):           -- backward revisits
+//!   a write        → for each read r of loc(a), r ∉ prefix(a):           -- backward revisits
 //!                      Deleted := {e | r <_G e} \ prefix(a)
 //!                      if every e ∈ Deleted ∪ {r} was added maximally:
 //!                        VisitCOs(Cut(G + a, Deleted), rf(r) = a)
+//!                    VisitCOs(G + a, a)                                  -- forward
 //! VisitCOs(G, a): for each position p of co(loc(a)): Visit(G with a at p)
 //! ```
+//!
+//! (The order of a graph's children does not matter; the forward step comes last so that it can
+//! take `G + a` over instead of copying it.) Most consistency checks add one event to a graph just
+//! found consistent: where that event is a *sink* — its thread's last, read by nothing, last in
+//! `co` if a write — the model may answer from it alone ([`MemoryModel::sink_extension`]; debug
+//! builds check the answer against the full check).
 //!
 //! `prefix(a)` is the `po ∪ rf`-prefix (TruSt) or the dependency prefix (HMC,
 //! [`super::holes::dep_prefix`]); `Cut` turns a deleted event into a hole where a later event of
@@ -31,7 +37,7 @@ use crate::bitset::BitSet;
 use crate::error::CheckError;
 use crate::event::{EventId, EventKind};
 use crate::graph::ExecutionGraph;
-use crate::interp::{NewEvent, Step, replay};
+use crate::interp::{NewEvent, Replay, Step, replay};
 use crate::model::{MemoryModel, ModelKind};
 use crate::program::{CompiledProgram, Op};
 use crate::verdict::Collector;
@@ -192,7 +198,13 @@ pub(crate) struct Explorer<'a, 'c> {
     /// explorer does not accept, [`super::maximal`]'s module docs): the verdict then says the
     /// explorer may have missed executions.
     pub lost_revisit: std::cell::Cell<bool>,
+    /// Per thread, the last [`replay`] (the values it replayed, and its result): `next` replays
+    /// every thread before the one that moves, and a finished thread's values rarely change.
+    pub replays: std::cell::RefCell<Vec<Option<ReplayedThread>>>,
 }
+
+/// The values a thread's events read or wrote, and what [`replay`] gave for them.
+type ReplayedThread = (Vec<i64>, Replay);
 
 enum Next {
     /// The event for this position: one past the thread's last event, or its first hole.
@@ -211,14 +223,34 @@ impl Explorer<'_, '_> {
         self.visit(g)
     }
 
+    /// [`replay`] of thread `t` over the values of its first `f` events (a pure function of
+    /// them: the last result per thread is kept).
+    fn replay_thread(&self, g: &ExecutionGraph, t: usize, f: usize) -> Result<Replay, CheckError> {
+        let values = || g.threads[t][..f].iter().map(|e| e.value);
+        let mut cache = self.replays.borrow_mut();
+        if cache.len() < g.threads.len() {
+            cache.resize_with(g.threads.len(), || None);
+        }
+        if let Some((key, r)) = &cache[t] {
+            if key.len() == f && key.iter().copied().eq(values()) {
+                return Ok(r.clone());
+            }
+        }
+        let key: Vec<i64> = values().collect();
+        let r = replay(&self.prog.threads[t], &key, self.loop_bound)?;
+        cache[t] = Some((key, r.clone()));
+        Ok(r)
+    }
+
     fn next(&self, g: &ExecutionGraph) -> Result<Next, CheckError> {
-        let performed = |t: usize, f: usize| -> Vec<i64> { g.threads[t][..f].iter().map(|e| e.value).collect() };
         // An rmw whose read is in the graph and whose write is not goes first. Only a thread whose
         // event before its frontier (first hole, or end) is an atomic read can be in that state.
         for (t, evs) in g.threads.iter().enumerate() {
             let f = frontier(g, t);
-            if f > 0 && evs[f - 1].label.is_read() && evs[f - 1].label.atomic {
-                if let Step::Event(ev) = replay(&self.prog.threads[t], &performed(t, f), self.loop_bound)?.step {
+            // (A `cas` read of another value than it expects has no write half.)
+            let last = evs.get(f.wrapping_sub(1));
+            if last.is_some_and(|e| e.label.is_read() && e.label.atomic && e.cas_expected.is_none_or(|v| v == e.value)) {
+                if let Step::Event(ev) = self.replay_thread(g, t, f)?.step {
                     if ev.label.rmw_write {
                         return Ok(Next::Add(EventId::new(t, f), ev));
                     }
@@ -232,7 +264,6 @@ impl Explorer<'_, '_> {
         let mut regs = vec![Vec::new(); g.threads.len()];
         let mut blocked = Vec::new();
         for t in order {
-            let code = &self.prog.threads[t];
             let f = frontier(g, t);
             let holes = f < g.threads[t].len();
             if !holes && g.waiting_at_barrier(t) {
@@ -240,7 +271,7 @@ impl Explorer<'_, '_> {
                 blocked.push(t);
                 continue;
             }
-            let r = replay(code, &performed(t, f), self.loop_bound)?;
+            let r = self.replay_thread(g, t, f)?;
             match r.step {
                 Step::Event(ev) => {
                     debug_assert!(
@@ -278,6 +309,21 @@ impl Explorer<'_, '_> {
         self.consistent(g)
     }
 
+    /// [`Explorer::admits`] for `g`, made of a graph just found consistent and `a` added as a
+    /// sink ([`MemoryModel::sink_extension`]): its thread's last event, read by nothing, last in
+    /// `co` if a write.
+    fn admits_sink(&mut self, g: &ExecutionGraph, a: EventId) -> bool {
+        // With holes the model judges another graph (`judged`): left to the full check. An
+        // event filling a hole is not its thread's last, and may have readers.
+        let last = a.index as usize + 1 == g.threads[a.thread as usize].len();
+        let sink = last && !g.has_holes() && (!g.label(a).is_write() || g.readers(a).next().is_none());
+        let quick = if sink { self.model.sink_extension(g, a) } else { None };
+        let Some(ok) = quick else { return self.admits(g) };
+        self.max_depth = self.max_depth.max(self.depth + 1);
+        debug_assert_eq!(ok, self.consistent(g), "[tcfuzz internal bug] sink_extension disagrees with is_consistent on {a:?}");
+        ok
+    }
+
     /// `Visit(G)` past the consistency check.
     fn visit_consistent(&mut self, g: ExecutionGraph) -> Result<(), CheckError> {
         self.depth += 1;
@@ -303,7 +349,7 @@ impl Explorer<'_, '_> {
                 EventKind::Fence | EventKind::Barrier => {
                     let mut g = g;
                     g.put_event(a, &ev, None);
-                    self.visit(g)
+                    if self.admits_sink(&g, a) { self.visit_consistent(g) } else { Ok(()) }
                 }
                 EventKind::Read => {
                     let writes: Vec<EventId> = g.writes_to(ev.label.loc).collect();
@@ -325,18 +371,20 @@ impl Explorer<'_, '_> {
                     g.put_event(a, &ev, Some(last));
                     for &w in others {
                         g.set_rf(a, w);
-                        if self.admits(&g) {
+                        if self.admits_sink(&g, a) {
                             self.visit_consistent(g.clone())?;
                         }
                     }
                     g.set_rf(a, last);
-                    if self.admits(&g) { self.visit_consistent(g) } else { Ok(()) }
+                    if self.admits_sink(&g, a) { self.visit_consistent(g) } else { Ok(()) }
                 }
                 EventKind::Write => {
                     let mut g1 = g;
                     g1.put_event(a, &ev, None);
-                    self.visit_cos(&mut g1, a)?;
-                    self.backward_revisits(&g1, a)
+                    // The revisits first: they read `g1` as it is, which the forward exploration
+                    // then takes over (the order of a graph's children does not matter).
+                    self.backward_revisits(&g1, a)?;
+                    self.visit_cos(g1, a, true)
                 }
             },
         }
@@ -351,29 +399,48 @@ impl Explorer<'_, '_> {
         self.out.explored()
     }
 
-    /// `VisitCOs(G, a)`: each candidate is `g` with `a` inserted in `co`, checked in place and
-    /// cloned only when consistent; `g` is left as it came.
-    fn visit_cos(&mut self, g: &mut ExecutionGraph, a: EventId) -> Result<(), CheckError> {
+    /// `VisitCOs(G, a)`: each candidate is `g` with `a` inserted in `co`, checked in place; those
+    /// found consistent are then explored, the last one in `g` itself. `fresh`: `a` was just
+    /// added to a consistent graph and nothing reads it, so it is a sink where it goes last in
+    /// `co`.
+    fn visit_cos(&mut self, mut g: ExecutionGraph, a: EventId, fresh: bool) -> Result<(), CheckError> {
         let loc = g.loc_of(a) as usize;
         // An rmw's write has one possible place where the model says so (the others would be
         // rejected one by one).
-        let positions = match self.model.rmw_co_position(g, a) {
+        let positions = match self.model.rmw_co_position(&g, a) {
             Some(p) if p <= g.co[loc].len() => p..=p,
             _ => 0..=g.co[loc].len(),
         };
+        let mut admitted = Vec::new();
         for pos in positions {
             g.insert_co(a, pos);
-            let r = if self.admits(g) { self.visit_consistent(g.clone()) } else { Ok(()) };
+            let last = pos == g.co[loc].len() - 1;
+            if if fresh && last { self.admits_sink(&g, a) } else { self.admits(&g) } {
+                admitted.push(pos);
+            }
             g.co[loc].remove(pos);
-            r?;
         }
-        Ok(())
+        let Some((&final_pos, others)) = admitted.split_last() else { return Ok(()) };
+        for &pos in others {
+            let mut g2 = g.clone();
+            g2.insert_co(a, pos);
+            self.visit_consistent(g2)?;
+        }
+        g.insert_co(a, final_pos);
+        self.visit_consistent(g)
     }
 
     fn backward_revisits(&mut self, g: &ExecutionGraph, a: EventId) -> Result<(), CheckError> {
+        // Most writes have no read to revisit but those they depend on (an rmw's own read): then
+        // there is no prefix to compute.
+        let loc = g.loc_of(a);
+        let own = g.event(a).deps;
+        let own_read = |r: EventId| r.thread == a.thread && r.index < a.index && own & 1 << r.index != 0;
+        if !present(g).any(|r| g.label(r).is_read() && g.label(r).loc == loc && !own_read(r)) {
+            return Ok(());
+        }
         let idx = g.node_index();
         let prefix = if self.dependency_revisits { dep_prefix(g, &idx, self.prog, a) } else { g.porf_prefix(&idx, a) };
-        let loc = g.loc_of(a);
         let reads: Vec<EventId> = present(g)
             .filter(|&r| {
                 let l = g.label(r);
@@ -399,7 +466,7 @@ impl Explorer<'_, '_> {
             fix_cas_layout(&mut g2, r);
             // `a` may have moved one position if it follows `r` in `r`'s thread.
             let a2 = g2.event(r).rf.expect("[tcfuzz internal bug] revisited read without rf");
-            self.visit_cos(&mut g2, a2)?;
+            self.visit_cos(g2, a2, false)?;
         }
         Ok(())
     }

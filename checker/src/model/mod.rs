@@ -63,6 +63,46 @@ pub trait MemoryModel {
     fn rmw_co_position(&self, _g: &ExecutionGraph, _w: EventId) -> Option<usize> {
         None
     }
+
+    /// Whether `g` is consistent, when the model can tell from `g` without `a` being consistent
+    /// (the caller's guarantee) and `a` being a *sink*: its thread's last event, read by no
+    /// event, and last in `co` if a write. `None`: ask [`MemoryModel::is_consistent`].
+    ///
+    /// An event with no edge out of it in any relation the axioms look at closes no cycle, so
+    /// only the rules that look at `a` alone can fail. Most of the explorer's checks add one such
+    /// event to a graph it has just found consistent. Only an optimisation: the explorer checks
+    /// the answer against [`MemoryModel::is_consistent`] in debug builds.
+    fn sink_extension(&self, _g: &ExecutionGraph, _a: EventId) -> Option<bool> {
+        None
+    }
+}
+
+/// The part of [`MemoryModel::sink_extension`] common to the models that order events only
+/// through `po`, `rf`, `co`, `fr` and relations built from them (dependencies, release/acquire
+/// patterns and synchronisation, observation and causality orders): `a` has no edge out of it
+/// when it is a fence, a read of the last write of its location in `co` (no `fr` edge out), or a
+/// write last in `co`. `Some(true)` then, unless `a` is the write half of an rmw, whose
+/// atomicity the model decides (`atomic_rmw`). `None` for barriers (a barrier orders every
+/// arrival before what follows the others, an edge out of `a`).
+pub(crate) fn plain_sink(g: &ExecutionGraph, a: EventId, atomic_rmw: impl FnOnce() -> bool) -> Option<bool> {
+    let l = g.label(a);
+    let co_last = |w: EventId| {
+        let ws = &g.co[l.loc as usize];
+        if w.is_init() { ws.is_empty() } else { ws.last() == Some(&w) }
+    };
+    if l.is_barrier() {
+        return None;
+    }
+    if l.is_fence() {
+        return Some(true);
+    }
+    if l.is_read() {
+        return co_last(g.event(a).rf?).then_some(true);
+    }
+    if !co_last(a) {
+        return None;
+    }
+    Some(!l.rmw_write || atomic_rmw())
 }
 
 /// The model of `kind` for `program` (PTX needs the threads' placement).

@@ -242,35 +242,40 @@ impl Ptx {
     /// write placed anywhere in `co` but right after the write its read reads from, or two rmws
     /// reading one write).
     fn breaks_atomicity(&self, g: &ExecutionGraph) -> bool {
-        for (t, evs) in g.threads.iter().enumerate() {
-            for (i, e) in evs.iter().enumerate().skip(1) {
-                let read = &evs[i - 1];
-                if !e.label.rmw_write || read.label.loc != e.label.loc {
-                    continue;
-                }
-                let Some(src) = read.rf else { continue };
-                let ws = &g.co[e.label.loc as usize];
-                // The writes after `src` start at index `after` of `ws` (which leaves out the
-                // initial write); those before `e` end at its index.
-                let after = if src.is_init() {
-                    0
-                } else {
-                    match ws.iter().position(|&x| x == src) {
-                        Some(p) => p + 1,
-                        None => continue,
-                    }
-                };
-                let (r, w) = (EventId::new(t, i - 1), EventId::new(t, i));
-                let Some(end) = ws.iter().position(|&x| x == w) else { continue };
-                for &x in ws.get(after..end).unwrap_or_default() {
-                    let lx = g.label(x);
-                    if self.morally_strong(g, (r, &read.label), (x, lx)) && self.morally_strong(g, (w, &e.label), (x, lx)) {
-                        return true;
-                    }
-                }
-            }
+        g.threads.iter().enumerate().any(|(t, evs)| (1..evs.len()).any(|i| self.rmw_breaks_atomicity(g, EventId::new(t, i))))
+    }
+
+    /// Atomicity for one event `w` of `g`: whether it is the write half of an rmw with, between
+    /// the write its read reads from and `w` in coherence order, a write morally strong with both
+    /// halves.
+    fn rmw_breaks_atomicity(&self, g: &ExecutionGraph, w: EventId) -> bool {
+        let (t, i) = (w.thread as usize, w.index as usize);
+        if i == 0 {
+            return false;
         }
-        false
+        let evs = &g.threads[t];
+        let (e, read) = (&evs[i], &evs[i - 1]);
+        if !e.label.rmw_write || read.label.loc != e.label.loc {
+            return false;
+        }
+        let Some(src) = read.rf else { return false };
+        let ws = &g.co[e.label.loc as usize];
+        // The writes after `src` start at index `after` of `ws` (which leaves out the initial
+        // write); those before `w` end at its index.
+        let after = if src.is_init() {
+            0
+        } else {
+            match ws.iter().position(|&x| x == src) {
+                Some(p) => p + 1,
+                None => return false,
+            }
+        };
+        let r = EventId::new(t, i - 1);
+        let Some(end) = ws.iter().position(|&x| x == w) else { return false };
+        ws.get(after..end).unwrap_or_default().iter().any(|&x| {
+            let lx = g.label(x);
+            self.morally_strong(g, (r, &read.label), (x, lx)) && self.morally_strong(g, (w, &e.label), (x, lx))
+        })
     }
 
     /// §8.7 Morally strong for two distinct events of `g`'s threads (with their labels), as
@@ -375,11 +380,34 @@ impl MemoryModel for Ptx {
         if s.consistent && s.holds(g) {
             return s.races();
         }
+        // It may not be (the last event came in through `sink_extension`): morally strong is
+        // cheap to build, and most graphs have no conflicting pair outside it.
+        s.consistent = false;
+        s.load_facts(g);
+        s.build::<0>(g);
+        s.build_ms::<0>(&self.compat);
+        if !s.weak_conflict() {
+            return Vec::new();
+        }
         if !self.breaks_atomicity(g) && self.evaluate(g, &mut s) { s.races() } else { Vec::new() }
     }
 
     fn allows_porf_cycles(&self) -> bool {
         true
+    }
+
+    /// Every relation of the model leaves an event through a later event of its thread, a read of
+    /// it, a later write in `co`, or `fr` (`model::plain_sink`), except `fence.sc` (Fence-SC
+    /// order, §8.9.3, relates it to the other `fence.sc` either way), barriers (§9.7.13.1) and
+    /// the tcgen05 rules (left to the full check); a sink rmw write still answers to Atomicity
+    /// (§8.10.3). With a sink added, the Fence-SC order that made `g` without it consistent
+    /// still works.
+    fn sink_extension(&self, g: &ExecutionGraph, a: EventId) -> Option<bool> {
+        let l = g.label(a);
+        if (l.is_fence() && l.sc) || g.threads.iter().flatten().any(|e| e.label.tc.is_some()) {
+            return None;
+        }
+        crate::model::plain_sink(g, a, || !self.rmw_breaks_atomicity(g, a))
     }
 
     /// Right after the write the rmw reads from, when every write of the location is morally

@@ -35,6 +35,15 @@ impl MemoryModel for Sc {
         let (src, _) = rmw_source(g, w)?;
         g.co_position(src)
     }
+
+    /// Rule 1 has no cycle through a sink; rule 2 for a sink rmw write `a`: the write its read
+    /// reads from is the one before it in `co`.
+    fn sink_extension(&self, g: &ExecutionGraph, a: EventId) -> Option<bool> {
+        crate::model::plain_sink(g, a, || match rmw_source(g, a) {
+            Some((src, _)) => g.co_position(src).map(|p| p + 1) == g.co_position(a),
+            None => true,
+        })
+    }
 }
 
 /// For the write half `w` of an rmw: the write its read half reads from, and that read.

@@ -486,6 +486,7 @@ mod tests {
                 max_depth: 0,
                 dependency_revisits: !p.has_sync_objects(),
                 lost_revisit: std::cell::Cell::new(false),
+                replays: Default::default(),
             }
             .run();
             let mut out = Collector::new(p, false, 16, false);

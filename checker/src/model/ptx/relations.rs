@@ -661,6 +661,25 @@ impl Scratch {
         [self.po.clone(), self.ms.clone(), self.tc_order.clone()]
     }
 
+    /// Whether the loaded graph has two conflicting accesses that are not morally strong (after
+    /// [`Scratch::build_ms`]): without such a pair it has no data race, whatever causality says.
+    pub(super) fn weak_conflict(&self) -> bool {
+        let w = self.w;
+        (self.nlocs..self.n).any(|x| {
+            let Some(l) = self.labels[x].filter(|l| l.is_access()) else { return false };
+            let (same, ms) = (self.mask(self.loc_masks + l.loc as usize), self.ms.row(x));
+            let (access, writes) = (self.mask(ACCESS), self.mask(WRITE));
+            (0..w).any(|k| {
+                let conflicting = if l.is_write() { access[k] } else { access[k] & writes[k] };
+                let mut word = conflicting & same[k] & !ms[k];
+                if k == x / 64 {
+                    word &= !(1 << (x % 64));
+                }
+                word != 0
+            })
+        })
+    }
+
     /// The data races of the loaded consistent graph (§8.10 "data race"): conflicting accesses
     /// (same location, one a write) neither morally strong nor ordered by causality either way.
     pub(super) fn races(&self) -> Vec<(EventId, EventId)> {
