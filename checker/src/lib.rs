@@ -140,8 +140,24 @@ pub fn check(program: &Program, model: ModelKind, options: &Options) -> Result<V
     check_compiled(&prog, model, options)
 }
 
+/// The stack of the thread the explorer runs on: its recursion goes one level deeper per event
+/// added (`Visit`), a few kilobytes each in a debug build, and a long program (hundreds of
+/// events) needs more than a default thread's 2 MiB. Only touched pages are backed by memory.
+const EXPLORER_STACK: usize = 512 << 20;
+
 /// Like [`check`], for a program already lowered.
 pub fn check_compiled(prog: &program::CompiledProgram, model: ModelKind, options: &Options) -> Result<Verdict, CheckError> {
+    std::thread::scope(|s| {
+        let explorer = std::thread::Builder::new().name("tcfuzz-explorer".into()).stack_size(EXPLORER_STACK);
+        match explorer.spawn_scoped(s, || explore_compiled(prog, model, options)) {
+            Ok(handle) => handle.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic)),
+            // No thread to be had (resource limits): explore on this one.
+            Err(_) => explore_compiled(prog, model, options),
+        }
+    })
+}
+
+fn explore_compiled(prog: &program::CompiledProgram, model: ModelKind, options: &Options) -> Result<Verdict, CheckError> {
     model_applies(prog, model)?;
     let m = model::model_for(model, prog);
     let variants = prog.rendezvous_variants()?;
