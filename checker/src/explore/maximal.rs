@@ -127,6 +127,10 @@ impl Explorer<'_, '_> {
                 return Ok(false);
             }
             for s in later {
+                // (An rmw's write that cannot follow `s` whatever the graph holds is not tried.)
+                if label.rmw_write && !self.model.rmw_may_follow(g, e, s) {
+                    continue;
+                }
                 if self.could_choose(g, &keep, &holes, e, s)? {
                     return Ok(false);
                 }

@@ -64,6 +64,13 @@ pub trait MemoryModel {
         None
     }
 
+    /// Whether the write half `w` of an rmw may sit right after `s` in `co` with its read half
+    /// reading as in `g`: `false` where the model's atomicity rule forbids it whatever else the
+    /// graph holds. Only an optimisation, for the explorer's maximality test.
+    fn rmw_may_follow(&self, _g: &ExecutionGraph, _w: EventId, _s: EventId) -> bool {
+        true
+    }
+
     /// Whether `g` is consistent, when the model can tell from `g` without `a` being consistent
     /// (the caller's guarantee) and `a` being a *sink*: its thread's last event, read by no
     /// event, and last in `co` if a write. `None`: ask [`MemoryModel::is_consistent`].
@@ -82,9 +89,16 @@ pub trait MemoryModel {
 /// patterns and synchronisation, observation and causality orders): `a` has no edge out of it
 /// when it is a fence, a read of the last write of its location in `co` (no `fr` edge out), or a
 /// write last in `co`. `Some(true)` then, unless `a` is the write half of an rmw, whose
-/// atomicity the model decides (`atomic_rmw`). `None` for barriers (a barrier orders every
-/// arrival before what follows the others, an edge out of `a`).
-pub(crate) fn plain_sink(g: &ExecutionGraph, a: EventId, atomic_rmw: impl FnOnce() -> bool) -> Option<bool> {
+/// atomicity the model decides (`atomic_rmw`). A read of an earlier write has `fr` edges out of
+/// it: `Some(true)` when the model finds no path back into it (`fr_closes_nothing`), else `None`.
+/// `None` for barriers (a barrier orders every arrival before what follows the others, an edge
+/// out of `a`).
+pub(crate) fn plain_sink(
+    g: &ExecutionGraph,
+    a: EventId,
+    atomic_rmw: impl FnOnce() -> bool,
+    fr_closes_nothing: impl FnOnce(EventId) -> bool,
+) -> Option<bool> {
     let l = g.label(a);
     let co_last = |w: EventId| {
         let ws = &g.co[l.loc as usize];
@@ -97,7 +111,8 @@ pub(crate) fn plain_sink(g: &ExecutionGraph, a: EventId, atomic_rmw: impl FnOnce
         return Some(true);
     }
     if l.is_read() {
-        return co_last(g.event(a).rf?).then_some(true);
+        let src = g.event(a).rf?;
+        return (co_last(src) || fr_closes_nothing(src)).then_some(true);
     }
     if !co_last(a) {
         return None;

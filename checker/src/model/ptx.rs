@@ -278,6 +278,36 @@ impl Ptx {
         })
     }
 
+    /// For a sink read `a` of `src`, a write with later writes in `co` (`fr` edges out of `a`):
+    /// whether no cycle goes through `a` all the same.
+    /// - Causality (§8.10.6) needs a write causality-before `a`. Causality order ends, at `a`, in
+    ///   proxy-preserved base causality from a memory operation of `a`'s location (§8.9.5); with
+    ///   no synchronisation into `a`'s thread up to `a` (no acquire read or fence, barrier or
+    ///   `fence.sc` before it, `a` not acquire), base causality into `a` is program order, and
+    ///   no earlier event of the thread accesses `a`'s location.
+    /// - SC per location (§8.10.5): then the only edge into `a` is `rf` from `src` (morally
+    ///   strong), and every morally strong `fr` edge out of `a` reaches a write `w` that `src`
+    ///   precedes in `co` — an edge of the axiom too when the two are morally strong, so a path
+    ///   from `w` back to `src` would be a cycle without `a`. (The initial write has no edge
+    ///   into it.)
+    fn read_closes_nothing(&self, g: &ExecutionGraph, a: EventId, src: EventId) -> bool {
+        let (t, la) = (a.thread as usize, g.label(a));
+        let synchronised = |l: &Label| (l.acquire && (l.is_read() || l.is_fence())) || l.is_barrier() || (l.is_fence() && l.sc);
+        if la.acquire
+            || g.threads[t][..a.index as usize].iter().any(|e| synchronised(&e.label) || (e.label.is_access() && e.label.loc == la.loc))
+        {
+            return false;
+        }
+        if src.is_init() || !self.morally_strong(g, (src, g.label(src)), (a, la)) {
+            return true;
+        }
+        let ls = g.label(src);
+        g.writes_to(la.loc).skip_while(|&x| x != src).skip(1).all(|w| {
+            let lw = g.label(w);
+            !self.morally_strong(g, (a, la), (w, lw)) || self.morally_strong(g, (src, ls), (w, lw))
+        })
+    }
+
     /// §8.7 Morally strong for two distinct events of `g`'s threads (with their labels), as
     /// [`Scratch`] builds it: same proxy, the same virtual address for two memory operations, and
     /// related in program order — which does not relate the perform of an asynchronous tcgen05
@@ -396,6 +426,15 @@ impl MemoryModel for Ptx {
         true
     }
 
+    /// Not after a write `s` that is `co`-after the write the read half reads from and morally
+    /// strong with both halves: `s` would sit between the two (§8.10.3 Atomicity).
+    fn rmw_may_follow(&self, g: &ExecutionGraph, w: EventId, s: EventId) -> bool {
+        let Some((src, r)) = crate::model::sc::rmw_source(g, w) else { return true };
+        let after_src = matches!((g.co_position(s), g.co_position(src)), (Some(ps), Some(pr)) if ps > pr);
+        let ls = g.label(s);
+        !(after_src && self.morally_strong(g, (r, g.label(r)), (s, ls)) && self.morally_strong(g, (w, g.label(w)), (s, ls)))
+    }
+
     /// Every relation of the model leaves an event through a later event of its thread, a read of
     /// it, a later write in `co`, or `fr` (`model::plain_sink`), except `fence.sc` (Fence-SC
     /// order, §8.9.3, relates it to the other `fence.sc` either way), barriers (§9.7.13.1) and
@@ -407,7 +446,7 @@ impl MemoryModel for Ptx {
         if (l.is_fence() && l.sc) || g.threads.iter().flatten().any(|e| e.label.tc.is_some()) {
             return None;
         }
-        crate::model::plain_sink(g, a, || !self.rmw_breaks_atomicity(g, a))
+        crate::model::plain_sink(g, a, || !self.rmw_breaks_atomicity(g, a), |src| self.read_closes_nothing(g, a, src))
     }
 
     /// Right after the write the rmw reads from, when every write of the location is morally

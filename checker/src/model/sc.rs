@@ -36,13 +36,21 @@ impl MemoryModel for Sc {
         g.co_position(src)
     }
 
+    /// Rule 2: only right after the write its read reads from.
+    fn rmw_may_follow(&self, g: &ExecutionGraph, w: EventId, s: EventId) -> bool {
+        rmw_source(g, w).is_none_or(|(src, _)| src == s)
+    }
+
     /// Rule 1 has no cycle through a sink; rule 2 for a sink rmw write `a`: the write its read
-    /// reads from is the one before it in `co`.
+    /// reads from is the one before it in `co`. A read first in its thread has only its `rf`
+    /// edge coming in, from a write `co`-before every write its `fr` edges reach: a cycle
+    /// through it would be one without it.
     fn sink_extension(&self, g: &ExecutionGraph, a: EventId) -> Option<bool> {
-        crate::model::plain_sink(g, a, || match rmw_source(g, a) {
+        let atomic_rmw = || match rmw_source(g, a) {
             Some((src, _)) => g.co_position(src).map(|p| p + 1) == g.co_position(a),
             None => true,
-        })
+        };
+        crate::model::plain_sink(g, a, atomic_rmw, |_| a.index == 0)
     }
 }
 
