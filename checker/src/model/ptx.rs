@@ -28,10 +28,11 @@
 //!   CTA barrier, both ways.
 //! - *Fence-SC order* (§8.9.3): an order, chosen by the execution, relating every pair of morally
 //!   strong `fence.sc`; the checker quantifies existentially over all of them (it is not part of
-//!   what makes two executions different). They are enumerated as the orders of the execution's
-//!   `fence.sc` events that extend program order between morally strong ones (any other breaks
-//!   the Fence-SC axiom): the interleavings of each thread's fences, exponential in the threads
-//!   with more than one.
+//!   what makes two executions different). An order only adds edges, so the graph is first
+//!   judged without any (inconsistent then, inconsistent under every order); then the orders of
+//!   the execution's `fence.sc` events that extend the causality order so found between morally
+//!   strong ones are enumerated (any other breaks the Fence-SC axiom): at worst the interleavings
+//!   of each thread's fences, exponential in the threads with more than one.
 //! - *Base causality order* (§8.9.5): `(po ∪ sw)+`. *Proxy-preserved base causality*: base
 //!   causality between memory operations restricted as the ISA's proxy rules say (generic to
 //!   generic on one virtual address; one non-generic proxy within a CTA; through proxy fences of
@@ -216,12 +217,21 @@ impl Ptx {
         }
         s.add_sync::<W>();
         let fences = std::mem::take(&mut s.sc_fences);
-        // §8.10.2: a Fence-SC order against program order between two morally strong fences
-        // breaks the Fence-SC axiom whatever else holds (program order is in causality order),
-        // so only the orders that extend it are tried.
+        // A Fence-SC order only adds edges (synchronizes-with between fences), and the axioms only
+        // forbid edges: a graph inconsistent without them is inconsistent under every order. And
+        // §8.10.2: an order against causality between two morally strong fences breaks the
+        // Fence-SC axiom whatever else holds, so only the orders that extend the causality found
+        // without them are tried.
+        if fences.len() >= 2 && !s.with_fence_order::<W>(&[], &self.places) {
+            s.sc_fences = fences;
+            return false;
+        }
         let before: Vec<u64> = fences
             .iter()
-            .map(|&f| fences.iter().enumerate().take(64).filter(|&(_, &e)| s.po_orders(e, f)).fold(0, |m, (i, _)| m | 1 << i))
+            .map(|&f| {
+                let causes = |&(_, &e): &(usize, &usize)| fences.len() >= 2 && e != f && s.fence_causes(e, f);
+                fences.iter().enumerate().take(64).filter(causes).fold(0, |m, (i, _)| m | 1 << i)
+            })
             .collect();
         let mut order = Vec::with_capacity(fences.len());
         let found = if fences.len() <= 64 {

@@ -523,10 +523,12 @@ impl Scratch {
         }
     }
 
-    /// Whether `a` precedes `b` in program order and the two are morally strong (after
-    /// [`Scratch::build_ms`]).
-    pub(super) fn po_orders(&self, a: usize, b: usize) -> bool {
-        self.po.contains(a, b) && self.ms.contains(a, b)
+    /// Whether `a` precedes `b` in causality order between fences (base causality, or
+    /// observation order followed by it) and the two are morally strong: after
+    /// [`Scratch::with_fence_order`] on no fence (or program order before it, with `base` reset).
+    pub(super) fn fence_causes(&self, a: usize, b: usize) -> bool {
+        let caused = self.base.contains(a, b) || bits(self.obs.row(a)).any(|y| self.base.contains(y, b));
+        (caused || self.po.contains(a, b)) && self.ms.contains(a, b)
     }
 
     /// Checks the axioms that involve causality under one Fence-SC order (`order` lists the SC
