@@ -267,7 +267,8 @@ impl ExecutionGraph {
 
     pub fn node_index(&self) -> NodeIndex {
         let mut offsets = Vec::with_capacity(self.threads.len());
-        let mut ids: Vec<EventId> = (0..self.init.len()).map(|l| EventId::init(l as LocId)).collect();
+        let mut ids: Vec<EventId> = Vec::with_capacity(self.init.len() + self.num_events());
+        ids.extend((0..self.init.len()).map(|l| EventId::init(l as LocId)));
         for (t, evs) in self.threads.iter().enumerate() {
             offsets.push(ids.len());
             ids.extend((0..evs.len()).map(|i| EventId::new(t, i)));

@@ -447,14 +447,13 @@ impl Explorer<'_, '_> {
                 l.is_read() && l.loc == loc && !prefix.contains(idx.node(r))
             })
             .collect();
+        // The events a revisit may delete: those outside the prefix, with their stamps.
+        let outside: Vec<(usize, u32)> = present(g).map(|e| (idx.node(e), g.stamp(e))).filter(|&(n, _)| !prefix.contains(n)).collect();
         for r in reads {
             let sr = g.stamp(r);
             let mut deleted = BitSet::new(idx.len());
-            for e in present(g) {
-                let n = idx.node(e);
-                if g.stamp(e) > sr && !prefix.contains(n) {
-                    deleted.insert(n);
-                }
+            for &(n, _) in outside.iter().filter(|&&(_, s)| s > sr) {
+                deleted.insert(n);
             }
             if !self.maximally_added(g, &idx, (a, r), &prefix, &deleted)? {
                 continue;
