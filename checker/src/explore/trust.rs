@@ -66,8 +66,12 @@ pub(crate) fn caveats(prog: &CompiledProgram, model: ModelKind, allows_porf_cycl
         return out;
     }
     let name = model.name();
+    // The static analysis is the costly part (a graph of every instruction): once, and only
+    // where a cheaper test leaves it to decide.
+    let porf = std::cell::OnceCell::new();
+    let may_have_porf_cycles = || *porf.get_or_init(|| prog.may_have_porf_cycles());
     if !dependency {
-        if prog.may_have_porf_cycles() || barrier_after_branch(prog) {
+        if barrier_after_branch(prog) || may_have_porf_cycles() {
             out.push(format!(
                 "the explorer does not explore executions with a cyclic po ∪ rf (load buffering), which the {name} model allows; use the oracle for those"
             ));
@@ -79,7 +83,7 @@ pub(crate) fn caveats(prog: &CompiledProgram, model: ModelKind, allows_porf_cycl
             "the explorer does not explore load-buffering executions whose cycle goes through a barrier that a thread reaches after a branch on a value it read, which the {name} model allows; use the oracle for those"
         ));
     }
-    if prog.may_have_porf_cycles() && cas_before_ordering(prog) {
+    if cas_before_ordering(prog) && may_have_porf_cycles() {
         out.push(format!(
             "the explorer does not explore load-buffering executions in which a cas fails only because it reads a write that comes later on the cycle while a later access of its location (or a release, fence or barrier after it) needs that failure, nor those whose cycle goes through the register a cas compares with, which the {name} model allows; use the oracle for those"
         ));
@@ -91,7 +95,7 @@ pub(crate) fn caveats(prog: &CompiledProgram, model: ModelKind, allows_porf_cycl
             "the explorer may miss executions in which an atomic whose written value comes from a register is read by another atomic (seen: `ld x; atom.exch r1, x, r0; st z, r1` against an exch and two loads, one execution of 18), which the {name} model allows; use the oracle for those"
         ));
     }
-    if prog.may_have_porf_cycles() && prog.has_async_operations() {
+    if prog.has_async_operations() && may_have_porf_cycles() {
         out.push(format!(
             "the explorer does not explore load-buffering executions whose cycle goes through an asynchronous tcgen05 operation, which the {name} model allows; use the oracle for those"
         ));
