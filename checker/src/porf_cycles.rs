@@ -10,8 +10,9 @@
 //! - within a thread, from a write to an earlier read of the same location where the model lets
 //!   the read see it: through another virtual address (an alias), or when either is the perform
 //!   of an asynchronous `tcgen05` operation, which program order does not order (PTX ISA
-//!   §9.7.16.6.1). Otherwise a read cannot see a later write of its own thread: the two are
-//!   morally strong, and SC per location (§8.10.5) forbids it;
+//!   §9.7.16.6.1), or when the read is a bulk copy's (asynchronous: program order does not put
+//!   the thread's later events after it). Otherwise a read cannot see a later write of its own
+//!   thread: the two are morally strong, and SC per location (§8.10.5) forbids it;
 //! - both ways between arrivals at the same CTA barrier (or `cta_group::2` rendezvous) in
 //!   different threads, which the explorer adds together.
 //!
@@ -30,6 +31,9 @@ struct Accesses {
     reads: Vec<Label>,
     writes: Vec<Label>,
     barrier: Option<u32>,
+    /// A bulk copy: asynchronous, so its reads may see writes of later instructions of its
+    /// thread ([`crate::sync::bulk_copy_unordered`]).
+    bulk_copy: bool,
 }
 
 fn accesses(op: &Op) -> Accesses {
@@ -49,6 +53,7 @@ fn accesses(op: &Op) -> Accesses {
         Op::BulkCopy { read, write, cread, cwrite, .. } => {
             a.reads.extend([*read, *cread]);
             a.writes.extend([*write, *cwrite]);
+            a.bulk_copy = true;
         }
         Op::TcCompute { reads, acc, write, .. } => {
             a.reads.extend(reads.iter().copied());
@@ -125,7 +130,7 @@ pub(crate) fn may_have_porf_cycles(prog: &CompiledProgram) -> bool {
         for &(a, w) in ws {
             for &(b, r) in readers.get(loc).into_iter().flatten() {
                 let (ta, tb) = (nodes[a].0, nodes[b].0);
-                if ta != tb || (b < a && reads_later_own_write(&r, &w)) {
+                if ta != tb || (b < a && (reads_later_own_write(&r, &w) || nodes[b].1.bulk_copy)) {
                     succ[a].push(b);
                     rf.push((a, b));
                 }

@@ -76,10 +76,12 @@
 //! # Approximations
 //! - `cp.async.bulk` is modelled as a weak read of the source and a weak write of the destination
 //!   in the async proxy, the implicit generic-async proxy fence that follows its completion, then
-//!   the complete-tx on the mbarrier (a release RMW at cluster scope) — all performed at issue, in
-//!   the thread's program order. The copy is really asynchronous: a later access of the issuing
-//!   thread is ordered after it here even without waiting on the mbarrier, so a thread that reads
-//!   its own copy's destination without waiting is not reported.
+//!   the complete-tx on the mbarrier (a release RMW at cluster scope), in that order. The copy is
+//!   asynchronous: program order puts the thread's earlier events before these (it starts at
+//!   issue) but none of its later events after them ([`bulk_copy_unordered`]), so a later access
+//!   of the copy's source or destination that does not wait on the mbarrier races with it
+//!   (`examples/mbarrier/bulk-copy-destination-read-without-wait.litmus`). What is approximated
+//!   is the copy as one read and one write of whole locations.
 //! - Thread counts are static (the ISA waits for "non-exited" threads; a litmus thread that exits
 //!   without arriving is still counted).
 //! - Symmetric barriers (above) never hang on a thread that does not execute them.
@@ -461,4 +463,22 @@ pub fn mbarrier_init(kind: &LocationKind) -> Option<i64> {
 /// threads, or warps when `b` is a multiple of the warp size.
 pub fn arrivals_for_count(b: i64) -> i64 {
     if b >= 32 && b % 32 == 0 { b / 32 } else { b }
+}
+
+/// The bulk copies among a thread's events (`len` of them, `label(i)` the `i`-th's label), as
+/// index ranges `[lo, hi)`: each copy is five consecutive events — its read, its write, the
+/// completion fence, the complete-tx read and write ([`crate::interp`]) — cut short where the
+/// thread's events end.
+pub(crate) fn bulk_copy_spans(len: usize, label: impl Fn(usize) -> crate::event::Label) -> Vec<(usize, usize)> {
+    (2..len).filter(|&i| label(i).completion_fence).map(|f| (f - 2, (f + 3).min(len))).collect()
+}
+
+/// Whether program order leaves events `i` and `j` of one thread unordered because of a bulk
+/// copy (`spans` from [`bulk_copy_spans`]): the copy performs asynchronously, so no later event of
+/// its thread comes after its events in program order (PTX ISA `cp.async.bulk`: an asynchronous
+/// operation; the thread learns of its completion through the mbarrier). Earlier events stay
+/// before it: the copy starts after it is issued.
+pub(crate) fn bulk_copy_unordered(spans: &[(usize, usize)], i: usize, j: usize) -> bool {
+    let (lo, hi) = (i.min(j), i.max(j));
+    spans.iter().any(|&(start, end)| (start..end).contains(&lo) && hi >= end)
 }

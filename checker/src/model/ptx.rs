@@ -329,7 +329,11 @@ impl Ptx {
         }
         let (ta, tb) = (a.thread as usize, b.thread as usize);
         if ta == tb && (!(la.is_async() || lb.is_async()) || same_instruction(&g.threads[ta], a.index, b.index)) {
-            return true;
+            let evs = &g.threads[ta];
+            let copies = crate::sync::bulk_copy_spans(evs.len(), |i| evs[i].label);
+            if !crate::sync::bulk_copy_unordered(&copies, a.index as usize, b.index as usize) {
+                return true;
+            }
         }
         let (pa, pb) = (&self.places[ta], &self.places[tb]);
         la.strong && lb.strong && pa.scope_includes(la.scope, pb) && pb.scope_includes(lb.scope, pa)

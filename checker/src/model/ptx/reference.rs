@@ -54,6 +54,19 @@ impl Nodes {
         let is_async = |n: usize| self.labels[n].is_some_and(|l| l.is_async());
         self.tc && (is_async(a) || is_async(b)) && self.instr[a] != self.instr[b]
     }
+    /// Whether `a` and `b` are events of one thread that a bulk copy leaves unordered
+    /// (`sync::bulk_copy_unordered`).
+    fn copy_unordered(&self, a: usize, b: usize) -> bool {
+        let (ea, eb) = (self.idx.id(a), self.idx.id(b));
+        if ea.is_init() || eb.is_init() || ea.thread != eb.thread {
+            return false;
+        }
+        let first = self.idx.node(crate::event::EventId::new(ea.thread as usize, 0));
+        let len = (first..self.n()).take_while(|&x| !self.idx.id(x).is_init() && self.idx.id(x).thread == ea.thread).count();
+        let spans = crate::sync::bulk_copy_spans(len, |i| self.labels[first + i].expect("thread node with a label"));
+        crate::sync::bulk_copy_unordered(&spans, ea.index as usize, eb.index as usize)
+    }
+
     fn n(&self) -> usize {
         self.idx.len()
     }
@@ -136,7 +149,7 @@ impl Ptx {
         }
         // Program order makes two operations morally strong — not the perform of an asynchronous
         // tcgen05 operation, which program order does not relate to the thread's other events.
-        if ta == tb && !nodes.unordered_async(a, b) {
+        if ta == tb && !nodes.unordered_async(a, b) && !nodes.copy_unordered(a, b) {
             return true;
         }
         la.strong
@@ -149,7 +162,7 @@ impl Ptx {
         let nodes = Nodes::new(g);
         let n = nodes.n();
         let idx = &nodes.idx;
-        let po_issue = g.po(idx);
+        let po_issue = g.po(idx).filter(|x, y| !nodes.copy_unordered(x, y));
         let po = if nodes.tc { tc::restrict_program_order(&po_issue, &nodes.labels, &nodes.instr) } else { po_issue.clone() };
         let rf = g.rf(idx);
         let co = g.co(idx);

@@ -45,6 +45,8 @@ pub(super) struct Scratch {
     pub(super) class_words: usize,
     /// Per thread its first node, and the number of nodes last.
     offsets: Vec<usize>,
+    /// The bulk copies of the graph, as node ranges (`sync::bulk_copy_spans`).
+    copies: Vec<(usize, usize)>,
     /// Per node: its label (`None` for initial writes), thread ([`NONE`] for initial writes),
     /// the node it reads from ([`NONE`] for non-reads) and its dependencies (bit `j`: the `j`-th
     /// event of its thread).
@@ -276,12 +278,19 @@ impl Scratch {
             self.generic_only &= l.proxy == Proxy::Generic && !l.alias_fence;
             self.has_barriers |= l.is_barrier();
         }
-        // Program order: each thread's nodes, in order.
+        // Program order: each thread's nodes, in order — but not from the events of a bulk copy
+        // to what follows it (`sync::bulk_copy_unordered`).
         self.po.reset(n);
+        self.copies.clear();
         for t in 0..nthreads {
             let (first, end) = (self.offsets[t], self.offsets[t + 1]);
+            let labels = &self.labels;
+            let spans =
+                crate::sync::bulk_copy_spans(end - first, |i| labels[first + i].expect("[tcfuzz internal bug] thread node without label"));
+            self.copies.extend(spans.iter().map(|&(lo, hi)| (first + lo, first + hi)));
             for x in first..end {
-                set_range(self.po.row_mut(x), x + 1, end);
+                let stop = spans.iter().find(|&&(lo, hi)| (first + lo..first + hi).contains(&x)).map_or(end, |&(_, hi)| first + hi);
+                set_range(self.po.row_mut(x), x + 1, stop);
             }
         }
         if self.tc {
@@ -360,6 +369,19 @@ impl Scratch {
             let Some(l) = self.labels[x] else { continue };
             let t = self.thread[x] as usize;
             row.copy_from_slice(&self.masks[(self.thread_masks + t) * w..(self.thread_masks + t + 1) * w]);
+            // A bulk copy's events and the events after it in its thread are not related in
+            // program order (`sync::bulk_copy_unordered`).
+            for &(lo, hi) in self.copies.iter().filter(|&&(lo, _)| self.thread[lo] as usize == t) {
+                if (lo..hi).contains(&x) {
+                    for y in hi..self.offsets[t + 1] {
+                        unset(&mut row, y);
+                    }
+                } else if x >= hi {
+                    for y in lo..hi {
+                        unset(&mut row, y);
+                    }
+                }
+            }
             if self.tc {
                 // Not the perform of an asynchronous tcgen05 operation: program order does not
                 // relate it to the thread's other events.
