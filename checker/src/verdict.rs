@@ -279,6 +279,13 @@ fn repair_hint(g: &ExecutionGraph, kind: RaceKind, a: EventId, b: EventId) -> St
     use crate::event::TcOp;
     let (first, second) = if a.thread == b.thread && b.index < a.index { (b, a) } else { (a, b) };
     let op = |e: EventId| g.label(e).tc.map(|t| t.op);
+    if first.thread == second.thread {
+        let evs = &g.threads[first.thread as usize];
+        let copies = crate::sync::bulk_copy_spans(evs.len(), |i| evs[i].label);
+        if crate::sync::bulk_copy_unordered(&copies, first.index as usize, second.index as usize) {
+            return "a wait on the bulk copy's mbarrier (an acquire try_wait that observes the phase its complete-tx completes) between the copy and the later access: the copy completes asynchronously (PTX ISA cp.async.bulk)".to_string();
+        }
+    }
     match kind {
         RaceKind::Tmem => {
             let completion = match op(first) {
