@@ -329,6 +329,11 @@ impl Ptx {
         }
         let (ta, tb) = (a.thread as usize, b.thread as usize);
         if ta == tb && (!(la.is_async() || lb.is_async()) || same_instruction(&g.threads[ta], a.index, b.index)) {
+            // Two strong operations of one thread are morally strong anyway (each one's scope
+            // includes its own thread): only weak ones need the bulk-copy lookup.
+            if la.strong && lb.strong {
+                return true;
+            }
             let evs = &g.threads[ta];
             let copies = crate::sync::bulk_copy_spans(evs.len(), |i| evs[i].label);
             if !crate::sync::bulk_copy_unordered(&copies, a.index as usize, b.index as usize) {

@@ -546,8 +546,8 @@ impl Scratch {
     }
 
     /// Whether `a` precedes `b` in causality order between fences (base causality, or
-    /// observation order followed by it) and the two are morally strong: after
-    /// [`Scratch::with_fence_order`] on no fence (or program order before it, with `base` reset).
+    /// observation order followed by it; program order at least) and the two are morally strong.
+    /// Reads `base` as [`Scratch::with_fence_order`] left it: call it with no fence order first.
     pub(super) fn fence_causes(&self, a: usize, b: usize) -> bool {
         let caused = self.base.contains(a, b) || bits(self.obs.row(a)).any(|y| self.base.contains(y, b));
         (caused || self.po.contains(a, b)) && self.ms.contains(a, b)
