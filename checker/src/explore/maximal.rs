@@ -153,6 +153,12 @@ impl Explorer<'_, '_> {
         let previous = |x: EventId| x.is_init() || (!g.is_hole(x) && (g.stamp(x) <= sr || prefix.contains(idx.node(x))));
         let keep = |x: EventId| previous(x) && x != a;
         let holes: Vec<EventId> = holes_left(g, &keep).into_iter().filter(|&h| h != a).collect();
+        // As for a deleted event: with nothing after `r` in its thread kept and no hole to fill,
+        // `r` can take the co-latest write of `Previous(r)`.
+        let followed = (r.index as usize + 1..g.threads[r.thread as usize].len()).any(|i| keep(EventId::new(r.thread as usize, i)));
+        if holes.is_empty() && !followed {
+            return Ok(true);
+        }
         let sources: Vec<EventId> = g.writes_to(g.label(r).loc).filter(|&s| keep(s)).collect();
         for s in sources {
             if self.could_choose(g, &keep, &holes, r, s)? {
