@@ -217,12 +217,13 @@ impl Ptx {
         }
         s.add_sync::<W>();
         let fences = std::mem::take(&mut s.sc_fences);
+
         // A Fence-SC order only adds edges (synchronizes-with between fences), and the axioms only
         // forbid edges: a graph inconsistent without them is inconsistent under every order. And
         // §8.10.2: an order against causality between two morally strong fences breaks the
         // Fence-SC axiom whatever else holds, so only the orders that extend the causality found
         // without them are tried.
-        if fences.len() >= 2 && !s.with_fence_order::<W>(&[], &self.places) {
+        if fences.len() >= 2 && !s.with_fence_order::<W>(&[], 0, &self.places) {
             s.sc_fences = fences;
             return false;
         }
@@ -233,12 +234,20 @@ impl Ptx {
                 fences.iter().enumerate().take(64).filter(causes).fold(0, |m, (i, _)| m | 1 << i)
             })
             .collect();
-        let mut order = Vec::with_capacity(fences.len());
-        let found = if fences.len() <= 64 {
-            linear_extensions(&fences, &before, 0, &mut order, &mut |order| s.with_fence_order::<W>(order, &self.places))
-        } else {
+        // Most consistent graphs have an order the guess finds: one check rather than one per
+        // fence the search places.
+        let guessed = |s: &mut Scratch| {
+            let order = s.guessed_fence_order(&fences, &before);
+            order.len() == fences.len() && s.with_fence_order::<W>(&order, order.len(), &self.places)
+        };
+        let found = if fences.len() > 64 {
             let mut all = fences.clone();
-            permutations(&mut all, 0, &mut |order| s.with_fence_order::<W>(order, &self.places))
+            permutations(&mut all, 0, &mut |order| s.with_fence_order::<W>(order, order.len(), &self.places))
+        } else if fences.len() >= 2 && guessed(s) {
+            true
+        } else {
+            let mut order = Vec::with_capacity(fences.len());
+            linear_extensions(&fences, &before, 0, &mut order, &mut |order, placed| s.with_fence_order::<W>(order, placed, &self.places))
         };
         s.sc_fences = fences;
         found
@@ -372,16 +381,38 @@ impl Ptx {
 /// `before[i]` (`placed`: those already in `order`), until it returns true; returns whether it
 /// did. At most 64 items: more `fence.sc` than that in one execution is beyond any litmus test.
 ///
-/// `f` is called on prefixes too, and a prefix it rejects is not extended: every axiom only
-/// forbids edges, and a Fence-SC order's edges include those of each of its prefixes, so an
-/// execution inconsistent under a prefix (its fences first, the rest unordered) is inconsistent
-/// under every order that starts with it.
-fn linear_extensions(items: &[usize], before: &[u64], placed: u64, order: &mut Vec<usize>, f: &mut dyn FnMut(&[usize]) -> bool) -> bool {
-    if order.len() == items.len() {
-        return f(order);
+/// `f` is called on prefixes too, as `(list, placed)`: the first `placed` fences of `list` in
+/// order, each before every fence after it, and those after unordered. A prefix it rejects is not
+/// extended: every axiom only forbids edges, and a Fence-SC order that starts with the prefix has
+/// all of those edges, so an execution inconsistent under the prefix is inconsistent under every
+/// order that starts with it. (The edges from the prefix to the rest are what make a wrong first
+/// choice fail at once rather than after the rest is placed.)
+fn linear_extensions(
+    items: &[usize],
+    before: &[u64],
+    placed: u64,
+    order: &mut Vec<usize>,
+    f: &mut dyn FnMut(&[usize], usize) -> bool,
+) -> bool {
+    let k = order.len();
+    if k == items.len() {
+        return f(order, k);
     }
-    if order.len() >= 2 && !f(order) {
-        return false;
+    let rest = |order: &mut Vec<usize>| order.extend(items.iter().enumerate().filter(|&(i, _)| placed & 1 << i == 0).map(|(_, &x)| x));
+    if k + 1 == items.len() {
+        // One left: the order is complete.
+        rest(order);
+        let ok = f(order, k + 1);
+        order.truncate(k);
+        return ok;
+    }
+    if k > 0 {
+        rest(order);
+        let ok = f(order, k);
+        order.truncate(k);
+        if !ok {
+            return false;
+        }
     }
     for (i, &item) in items.iter().enumerate() {
         if placed & 1 << i != 0 || before[i] & !placed != 0 {

@@ -553,9 +553,60 @@ impl Scratch {
         (caused || self.po.contains(a, b)) && self.ms.contains(a, b)
     }
 
+    /// A Fence-SC order likely to work, to try before searching (most consistent graphs have one
+    /// the first try finds): `fences` in an order that extends `before` (fence `i` after those of
+    /// bit mask `before[i]`) and, where they allow it, puts `F1` before `F2` when `F1` reaches
+    /// `F2` through base causality, one `rf`, `co` or `fr` edge and base causality again — what
+    /// an SC order must follow for `F2`'s side to see `F1`'s (RC11's `psc` in spirit). Call after
+    /// [`Scratch::with_fence_order`] with no order: it reads `base` as that left it.
+    pub(super) fn guessed_fence_order(&self, fences: &[usize], before: &[u64]) -> Vec<usize> {
+        let (k, w) = (fences.len(), self.w);
+        // Per fence, itself and what is base-causality-before it.
+        let mut preds = vec![0u64; k * w];
+        for (j, &g) in fences.iter().enumerate() {
+            let col = &mut preds[j * w..(j + 1) * w];
+            col[g / 64] |= 1 << (g % 64);
+            for b in (0..self.n).filter(|&b| self.base.contains(b, g)) {
+                col[b / 64] |= 1 << (b % 64);
+            }
+        }
+        let mut reach = vec![0u64; k];
+        let mut eco = vec![0u64; w];
+        for (i, &f) in fences.iter().enumerate() {
+            eco.iter_mut().for_each(|x| *x = 0);
+            for a in bits(self.base.row(f)) {
+                let src = self.rf_src[a];
+                let rows = [Some(self.rf.row(a)), Some(self.co.row(a)), (src != NONE).then(|| self.co.row(src as usize))];
+                for row in rows.into_iter().flatten() {
+                    eco.iter_mut().zip(row).for_each(|(x, y)| *x |= y);
+                }
+            }
+            for j in (0..k).filter(|&j| j != i) {
+                if eco.iter().zip(&preds[j * w..(j + 1) * w]).any(|(x, y)| x & y != 0) {
+                    reach[i] |= 1 << j;
+                }
+            }
+        }
+        // Kahn's algorithm over `before`, taking a fence that nothing unplaced reaches when there
+        // is one (`reach` may have cycles: then the guess is only a guess).
+        let mut placed = 0u64;
+        let mut order = Vec::with_capacity(k);
+        while order.len() < k {
+            let ready = |i: usize| placed & 1 << i == 0 && before[i] & !placed == 0;
+            let unreached = |i: usize| (0..k).all(|j| placed & 1 << j != 0 || reach[j] & 1 << i == 0);
+            let Some(i) = (0..k).find(|&i| ready(i) && unreached(i)).or_else(|| (0..k).find(|&i| ready(i))) else { break };
+            placed |= 1 << i;
+            order.push(fences[i]);
+        }
+        order
+    }
+
     /// Checks the axioms that involve causality under one Fence-SC order (`order` lists the SC
-    /// fences, earliest first); leaves causality order in `cause`.
-    pub(super) fn with_fence_order<const W: usize>(&mut self, order: &[usize], places: &[ThreadPlace]) -> bool {
+    /// fences, earliest first); leaves causality order in `cause`. Only the first `placed` fences
+    /// of `order` are ordered: each precedes every fence after it, and those after are unordered
+    /// among themselves (a part of every order that starts with them, which the search prunes
+    /// with: more edges only forbid more).
+    pub(super) fn with_fence_order<const W: usize>(&mut self, order: &[usize], placed: usize, places: &[ThreadPlace]) -> bool {
         let (n, w) = (self.n, width::<W>(self.w));
         // A cta_group::2 allocator rendezvous is a barrier event too: the two warps meet there
         // (which also keeps a deadlock through it from looking consistent).
@@ -566,7 +617,7 @@ impl Scratch {
         if self.tc {
             self.base.union_with(&self.tc_order);
         }
-        for i in 0..order.len() {
+        for i in 0..placed.min(order.len()) {
             for j in i + 1..order.len() {
                 if self.ms.contains(order[i], order[j]) {
                     self.base.add(order[i], order[j]);
@@ -609,7 +660,7 @@ impl Scratch {
         // proxy-preserved): base ∪ obs ; base.
         for j in 1..order.len() {
             union_of_rows::<W>(&mut self.row, self.obs.row(order[j]), &self.base);
-            for &earlier in &order[..j] {
+            for &earlier in &order[..j.min(placed)] {
                 let later_first = self.base.contains(order[j], earlier) || has(&self.row, earlier);
                 if self.ms.contains(earlier, order[j]) && later_first {
                     return false;
