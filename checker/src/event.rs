@@ -147,6 +147,11 @@ pub struct Label {
     /// The implicit generic-async proxy fence that follows the completion of a bulk copy (a
     /// fence of the async proxy, but not a `fence.proxy.async` instruction of the thread).
     pub completion_fence: bool,
+    /// For the events of a `cp.async.bulk`: which of its thread's copies (1 for the first it
+    /// issues, in the order it issues them) they belong to; 0 for every other event. What
+    /// [`crate::sync::bulk_copy_spans`] groups them by, which their positions alone cannot do in
+    /// a graph judged without its holes (a copy's events and the next instruction's then meet).
+    pub bulk_copy: u32,
     /// Strong (`.relaxed`, `.acquire`, `.release`, `.acq_rel`, `.volatile`, atomics, fences) versus
     /// weak (`.weak`, the default of `ld`/`st`) — PTX ISA §8.4.
     pub strong: bool,

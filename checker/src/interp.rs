@@ -77,6 +77,8 @@ pub fn replay(code: &ThreadCode, performed: &[i64], loop_bound: u32) -> Result<R
     let mut back_jumps = 0u32;
     let (mut spin_from, mut last_jump) = (0usize, 0usize);
     let mut misuse = Vec::new();
+    // Bulk copies issued so far (`Label::bulk_copy`).
+    let mut copies = 0u32;
     let val = |regs: &[i64], rdeps: &[u64], o: Opnd| match o {
         Opnd::Imm(v) => (v, 0),
         Opnd::Reg(r) => (regs[r], rdeps[r]),
@@ -178,6 +180,10 @@ pub fn replay(code: &ThreadCode, performed: &[i64], loop_bound: u32) -> Result<R
                     if !ok {
                         return Ok(Replay { step: Step::Blocked, regs, await_failed: true, spin_from, misuse });
                     }
+                    // The thread goes on only because the wait saw the phase complete: every later
+                    // event control-depends on it (the wait is a loop), and on the arrival that
+                    // gave the phase.
+                    ctrl |= 1 << (k - 1) | 1 << read_index | deps;
                 }
                 if let Some(d) = *dst {
                     regs[d] = phase;
@@ -189,10 +195,16 @@ pub fn replay(code: &ThreadCode, performed: &[i64], loop_bound: u32) -> Result<R
                 if k == performed.len() {
                     return ev(*label, 0, ctrl);
                 }
-                let (v, _) = val(&regs, &rdeps, *operand);
+                let (v, d) = val(&regs, &rdeps, *operand);
                 let ok = wait_succeeds(*mode, performed[k], v);
                 if *blocking && !ok {
                     return Ok(Replay { step: Step::Blocked, regs, await_failed: true, spin_from, misuse });
+                }
+                if *blocking {
+                    // Past a blocking wait only because it succeeded: a control dependency of
+                    // every later event (as the loop it stands for would be), on the wait and on
+                    // the phase it waited for.
+                    ctrl |= 1 << k | d;
                 }
                 if let Some(d) = *dst {
                     regs[d] = i64::from(ok);
@@ -202,21 +214,23 @@ pub fn replay(code: &ThreadCode, performed: &[i64], loop_bound: u32) -> Result<R
                 pc += 1;
             }
             Op::BulkCopy { read, write, fence, complete, cread, cwrite } => {
+                copies += 1;
+                let tagged = |l: &Label| Label { bulk_copy: copies, ..*l };
                 if k == performed.len() {
-                    return ev(*read, 0, ctrl);
+                    return ev(tagged(read), 0, ctrl);
                 }
                 let (v, read_index) = (performed[k], k);
                 k += 1;
                 if k == performed.len() {
-                    return ev(*write, v, (1 << read_index) | ctrl);
+                    return ev(tagged(write), v, (1 << read_index) | ctrl);
                 }
                 k += 1;
                 if k == performed.len() {
-                    return ev(*fence, 0, ctrl);
+                    return ev(tagged(fence), 0, ctrl);
                 }
                 k += 1;
                 if k == performed.len() {
-                    return ev(*cread, 0, ctrl);
+                    return ev(tagged(cread), 0, ctrl);
                 }
                 let (old, cread_index) = (performed[k], k);
                 k += 1;
@@ -227,7 +241,7 @@ pub fn replay(code: &ThreadCode, performed: &[i64], loop_bound: u32) -> Result<R
                     v
                 });
                 if k == performed.len() {
-                    return ev(*cwrite, new, (1 << cread_index) | deps | ctrl);
+                    return ev(tagged(cwrite), new, (1 << cread_index) | deps | ctrl);
                 }
                 k += 1;
                 pc += 1;

@@ -41,7 +41,7 @@
 //!   buffering) with HMC's dependency revisits and TruSt's maximality extended to their holes
 //!   (`explore`). What it still does not reach is named in the verdict's caveat (a barrier reached
 //!   after a branch on a read, a failing `cas` a later access needs, asynchronous tcgen05
-//!   operations, programs with synchronization objects, which use TruSt's `po ∪ rf` revisits);
+//!   operations);
 //!   [`check_oracle`] has no such limit.
 //! - Locations a program uses without declaring them start at 0 (herd7 / Dat3M convention).
 //! - Tile IR programs (tile-block threads only; a PTX thread beside them is unsupported) are
@@ -165,7 +165,7 @@ fn explore_compiled(prog: &program::CompiledProgram, model: ModelKind, options: 
     let progs: Vec<&program::CompiledProgram> = if variants.is_empty() { vec![prog] } else { variants.iter().collect() };
     let mut out = verdict::Collector::new(prog, options.detect_duplicates, options.max_races, options.witnesses);
     out.set_loop_bound(options.loop_bound);
-    let dependency = explore::trust::explores_porf_cycles(model) && !options.exclude_porf_cycles && !prog.has_sync_objects();
+    let dependency = explore::trust::explores_porf_cycles(model) && !options.exclude_porf_cycles;
     let (mut max_depth, mut lost_revisit) = (0, false);
     for p in progs {
         out.set_program(p);

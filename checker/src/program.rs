@@ -163,14 +163,6 @@ impl CompiledProgram {
         self.threads[..t].iter().map(|t| t.reg_names.len()).sum()
     }
 
-    /// Whether the program uses synchronization objects (mbarriers, counted barriers, bulk copies,
-    /// the `sync` lowering): a blocking wait there decides whether its thread goes on without
-    /// being a dependency of what follows, so the explorer keeps TruSt's `po ∪ rf` revisits for
-    /// such programs.
-    pub fn has_sync_objects(&self) -> bool {
-        self.threads.iter().flat_map(|t| &t.code).any(|l| matches!(l.op, Op::SyncArrive { .. } | Op::SyncWait { .. } | Op::BulkCopy { .. }))
-    }
-
     /// Whether some thread issues an asynchronous tcgen05 operation (whose perform program order
     /// does not order, PTX ISA §9.7.16.6.1).
     pub fn has_async_operations(&self) -> bool {
@@ -591,6 +583,7 @@ pub(crate) fn access(kind: EventKind, name: Name, sem: Option<Sem>, scope: Optio
         proxy: Proxy::Generic,
         alias_fence: false,
         completion_fence: false,
+        bulk_copy: 0,
         strong: true,
         scope: scope.unwrap_or(Scope::Gpu),
         acquire: false,
@@ -622,6 +615,7 @@ pub(crate) fn fence_label(scope: Scope, sc: bool) -> Label {
         proxy: Proxy::Generic,
         alias_fence: false,
         completion_fence: false,
+        bulk_copy: 0,
         strong: true,
         scope,
         acquire: true,
@@ -641,6 +635,7 @@ pub(crate) fn barrier_label(id: u32) -> Label {
         proxy: Proxy::Generic,
         alias_fence: false,
         completion_fence: false,
+        bulk_copy: 0,
         strong: true,
         scope: Scope::Cta,
         acquire: false,

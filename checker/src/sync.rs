@@ -466,11 +466,22 @@ pub fn arrivals_for_count(b: i64) -> i64 {
 }
 
 /// The bulk copies among a thread's events (`len` of them, `label(i)` the `i`-th's label), as
-/// index ranges `[lo, hi)`: each copy is five consecutive events — its read, its write, the
-/// completion fence, the complete-tx read and write ([`crate::interp`]) — cut short where the
-/// thread's events end.
+/// index ranges `[lo, hi)`: each copy's events — its read, its write, the completion fence, the
+/// complete-tx read and write ([`crate::interp`]), those of them present — are consecutive and
+/// share their [`crate::event::Label::bulk_copy`] number.
 pub(crate) fn bulk_copy_spans(len: usize, label: impl Fn(usize) -> crate::event::Label) -> Vec<(usize, usize)> {
-    (2..len).filter(|&i| label(i).completion_fence).map(|f| (f - 2, (f + 3).min(len))).collect()
+    let mut spans: Vec<(usize, usize)> = Vec::new();
+    let mut last = 0;
+    for i in 0..len {
+        let copy = label(i).bulk_copy;
+        match spans.last_mut() {
+            Some(span) if copy != 0 && copy == last && span.1 == i => span.1 = i + 1,
+            _ if copy != 0 => spans.push((i, i + 1)),
+            _ => {}
+        }
+        last = copy;
+    }
+    spans
 }
 
 /// Whether program order leaves events `i` and `j` of one thread unordered because of a bulk

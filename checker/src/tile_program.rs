@@ -71,6 +71,7 @@ fn access_label(kind: EventKind, loc: LocId, ordering: TileOrdering, scope: Opti
         proxy: Proxy::Generic,
         alias_fence: false,
         completion_fence: false,
+        bulk_copy: 0,
         strong,
         scope: if strong { scope.map_or(Scope::Gpu, label_scope) } else { Scope::Sys },
         acquire,

@@ -15,14 +15,15 @@
 //! revisit keeps `{e | e ≤_G r}` (`≤_G`: the order of addition) and the prefix, deletes the rest,
 //! and makes `r` read from `w`. An execution is reachable when some order of addition puts every
 //! event after its prefix, so the prefix decides what is explored:
-//! - *TruSt* (SC; PTX and Tile IR with [`crate::Options::exclude_porf_cycles`]; programs with
-//!   synchronization objects, [`CompiledProgram::has_sync_objects`](crate::program::CompiledProgram::has_sync_objects)): the `po ∪ rf`-prefix. Complete for
-//!   the `po ∪ rf`-acyclic executions.
+//! - *TruSt* (SC; PTX and Tile IR with [`crate::Options::exclude_porf_cycles`]): the
+//!   `po ∪ rf`-prefix. Complete for the `po ∪ rf`-acyclic executions.
 //! - *HMC* (PTX and Tile IR, [`trust::explores_porf_cycles`]): the *dependency prefix*
 //!   ([`holes::dep_prefix`]) — HMC's `(ppo ∪ rf)`-prefix with `ppo` what the explorer itself
 //!   needs kept in order: `rf`, data and control dependencies (which No-Thin-Air makes acyclic
 //!   with `rf` in every consistent execution), whatever decides whether a thread goes on past an
-//!   event (a barrier and its partners, a `tcgen05.alloc` read) or where its later events sit (the
+//!   event (a barrier and its partners, a `tcgen05.alloc` read; a blocking wait on an mbarrier
+//!   or counted barrier is a control dependency of every later event of its thread, as the loop
+//!   it stands for would be, [`crate::interp`]) or where its later events sit (the
 //!   register a `cas` compares with, the register accumulator flag of an `mma`), and instructions
 //!   whole where that costs nothing (an rmw's write with its read unless it depends on more,
 //!   `tcgen05` operations). No other program order: PTX orders two accesses of one location
@@ -64,9 +65,6 @@
 //!   compares with (its read needs the reads that register comes from).
 //! - Load buffering through an asynchronous `tcgen05` operation whose perform the explorer keeps
 //!   in place.
-//! - Programs with synchronization objects (mbarriers, counted barriers, bulk copies): a blocking
-//!   wait decides whether its thread goes on without being a dependency of what follows, and
-//!   they keep TruSt's revisits and its `po ∪ rf` caveat.
 //!
 //! [`crate::check_oracle`] has none of these limits.
 

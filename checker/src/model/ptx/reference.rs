@@ -497,7 +497,7 @@ mod tests {
                 max_executions: 2_000,
                 depth: 0,
                 max_depth: 0,
-                dependency_revisits: !p.has_sync_objects(),
+                dependency_revisits: true,
                 lost_revisit: std::cell::Cell::new(false),
                 replays: Default::default(),
             }

@@ -61,15 +61,13 @@ pub enum Coverage {
 }
 
 impl Coverage {
-    /// What the explorer covers under `model` on `prog` by the checker's crate docs ("Limitations
-    /// and caveats") where its verdict has a caveat: exactly the executions without a `po ∪ rf`
-    /// cycle where it makes TruSt's revisits only (Tile IR; PTX programs with synchronization
-    /// objects). Its dependency revisits (other PTX programs) reach beyond that but miss a class
-    /// no restriction of the oracle describes exactly; those verdicts are held to the unrestricted
+    /// What the explorer covers under `model` by the checker's crate docs ("Limitations and
+    /// caveats") where its verdict has a caveat: exactly the executions without a `po ∪ rf` cycle
+    /// under Tile IR. Under PTX its dependency revisits reach beyond that but miss a class no
+    /// restriction of the oracle describes exactly; those verdicts are held to the unrestricted
     /// oracle, with misses allowed ([`Comparison::WithinCaveat`]).
-    pub fn of_explorer(model: ModelKind, prog: &CompiledProgram) -> Coverage {
+    pub fn of_explorer(model: ModelKind) -> Coverage {
         match model {
-            ModelKind::Ptx if prog.has_sync_objects() => Coverage::PorfAcyclic,
             ModelKind::TileIr => Coverage::PorfAcyclic,
             _ => Coverage::All,
         }
@@ -168,7 +166,7 @@ pub fn compare(prog: &CompiledProgram, model: ModelKind) -> Comparison {
         Ok(Err(e)) => return explorer_failed(prog, model, &base, format!("the explorer fails ({e})")),
         Err(panic) => return explorer_failed(prog, model, &base, format!("the explorer panics ({panic})")),
     };
-    let coverage = if explorer.caveats.is_empty() { Coverage::All } else { Coverage::of_explorer(model, prog) };
+    let coverage = if explorer.caveats.is_empty() { Coverage::All } else { Coverage::of_explorer(model) };
     let oracle = match run_oracle(prog, model, &base, coverage) {
         Ok(Ok(v)) => v,
         Ok(Err(e)) => return skipped(e).unwrap_or_else(|e| Comparison::disagree(coverage, format!("the oracle fails: {e}"))),
@@ -186,14 +184,6 @@ pub fn compare(prog: &CompiledProgram, model: ModelKind) -> Comparison {
     {
         if differences(&explorer, &all).is_empty() {
             return Comparison::AgreeUnrestricted;
-        }
-        // The restricted oracle drops the executions whose po ∪ rf is cyclic with po the order
-        // threads wait for; the caveat names program order itself, which also relates an
-        // asynchronous tcgen05 perform to later events of its thread: load buffering through a
-        // pipelined pair (`mma; shift` of one thread, the shift's write read back by the mma
-        // through another thread) is within the caveat but not within that restriction.
-        if prog.has_async_operations() && within(&explorer, &all) {
-            return Comparison::WithinCaveat;
         }
         diffs.push(format!(
             "the unrestricted oracle finds {} complete and {} blocked executions: the explorer matches neither",

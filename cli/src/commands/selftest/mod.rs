@@ -58,11 +58,9 @@ then one summary object:
 /// duplicate executions.
 /// Both run with loop bound 1. An explorer verdict without caveats claims to be exact and is
 /// compared with the unrestricted oracle. One with a caveat (load buffering it may not explore)
-/// under tileir, or under ptx for a program with mbarriers, counted barriers or bulk copies, is
-/// compared with the oracle restricted to the executions without a po ∪ rf cycle (what the
-/// explorer covers there); if they differ, it still agrees when it equals the unrestricted oracle
-/// (it found what its caveat says it may miss), or, for a program with asynchronous tcgen05
-/// operations, when it misses unrestricted executions but nothing else (as below). Any other
+/// under tileir is compared with the oracle restricted to the executions without a po ∪ rf cycle
+/// (what the explorer covers there); if they differ, it still agrees when it equals the
+/// unrestricted oracle (it found what its caveat says it may miss). Any other
 /// verdict with a caveat agrees when it equals the unrestricted oracle, or when it misses
 /// executions but nothing else: each final state it reports is the oracle's with at most its
 /// count, each race and misuse it reports is the oracle's, no duplicates.
