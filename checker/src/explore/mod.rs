@@ -63,8 +63,6 @@
 //!   hold its expected value it writes there, and the events after it are inconsistent — no graph
 //!   to revisit from exists (one of 9,000 random PTX programs). Nor through the register a `cas`
 //!   compares with (its read needs the reads that register comes from).
-//! - Load buffering through an asynchronous `tcgen05` operation whose perform the explorer keeps
-//!   in place.
 //!
 //! [`crate::check_oracle`] has none of these limits.
 

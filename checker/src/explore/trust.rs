@@ -58,8 +58,9 @@ pub(crate) fn explores_porf_cycles(kind: ModelKind) -> bool {
 /// - With the dependency revisits: executions whose cycle goes through a barrier reached after a
 ///   branch on a read ([`barrier_after_branch`]), or through a `cas` that fails but would succeed
 ///   in every graph the revisit could start from ([`cas_before_ordering`]; module docs of
-///   [`super`]), or through an asynchronous `tcgen05` operation whose perform the explorer keeps
-///   in program order.
+///   [`super`]). (A load-buffering cycle through an asynchronous operation — a `tcgen05` perform
+///   or a bulk copy, which program order does not order before later events of its thread — is
+///   reached like any other: nothing in the dependency prefix keeps the operation before them.)
 pub(crate) fn caveats(prog: &CompiledProgram, model: ModelKind, allows_porf_cycles: bool, dependency: bool) -> Vec<String> {
     let mut out = Vec::new();
     if !allows_porf_cycles {
@@ -93,11 +94,6 @@ pub(crate) fn caveats(prog: &CompiledProgram, model: ModelKind, allows_porf_cycl
     if model == ModelKind::Ptx && rmw_writes_register(prog) {
         out.push(format!(
             "the explorer may miss executions in which an atomic whose written value comes from a register is read by another atomic (seen: `ld x; atom.exch r1, x, r0; st z, r1` against an exch and two loads, one execution of 18), which the {name} model allows; use the oracle for those"
-        ));
-    }
-    if prog.has_async_operations() && may_have_porf_cycles() {
-        out.push(format!(
-            "the explorer does not explore load-buffering executions whose cycle goes through an asynchronous tcgen05 operation, which the {name} model allows; use the oracle for those"
         ));
     }
     out
