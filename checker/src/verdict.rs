@@ -87,6 +87,10 @@ pub struct Race {
     pub kind: RaceKind,
     pub first: RaceEvent,
     pub second: RaceEvent,
+    /// What would order the two, in the words of the spec's patterns: [`RaceKind::rule`], or
+    /// more precise where the events say more (a TMEM race's operations; an asynchronous bulk
+    /// copy and a later access of its thread, which only a wait on its mbarrier orders).
+    pub rule: String,
 }
 
 /// Which rule would have ordered the two accesses of a race (DESIGN §3.3).
@@ -434,7 +438,8 @@ impl<'a> Collector<'a> {
                 }
             };
             if self.races.len() < self.max_races {
-                self.races.insert(Race { kind: self.race_kind(g, a, b), first: info(a), second: info(b) });
+                let kind = self.race_kind(g, a, b);
+                self.races.insert(Race { kind, first: info(a), second: info(b), rule: repair_hint(g, kind, a, b) });
             }
         }
         if !self.prog.tmem_allocators.is_empty() || self.prog.has_async_operations() {

@@ -1022,5 +1022,17 @@ mod tcgen05 {
             "{}",
             stdout(&out)
         );
+        // A race between a bulk copy and a later access of its thread: only a wait on the copy's
+        // mbarrier orders it (fence.proxy.async does not), in the JSON and under the race.
+        let copy = Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../examples/mbarrier/bulk-copy-destination-read-without-wait.litmus")
+            .display()
+            .to_string();
+        let out = tcfuzz(&["check", "--json", &copy], dir.path());
+        let v: serde_json::Value = serde_json::from_str(stdout(&out).trim()).expect("one JSON line");
+        assert!(v["races"][0]["rule"].as_str().is_some_and(|r| r.starts_with("a wait on the bulk copy's mbarrier")), "{v}");
+        let out = tcfuzz(&["check", &copy], dir.path());
+        assert!(stdout(&out).contains("\n    (what would order them: a wait on the bulk copy's mbarrier"), "{}", stdout(&out));
+        assert!(!stdout(&out).contains("proxy races would be ordered by"), "{}", stdout(&out));
     }
 }

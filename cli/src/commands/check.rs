@@ -26,7 +26,7 @@ JSON output (--json): one object per checked file per line, keys in this order:
   condition  {\"text\": \"exists (P1:r0 == 1 /\\\\ P1:r1 == 0)\", \"result\": \"Never\" | \"Sometimes\" |
              \"Always\", \"holds\": herd7's Ok (true) or No (false)}
   executions {\"complete\": N, \"blocked\": N, \"duplicates\": N, or null without --duplicates}
-  races      [{\"kind\": \"data\" | \"tmem\" | \"proxy\", \"rule\": the rule that would order them,
+  races      [{\"kind\": \"data\" | \"tmem\" | \"proxy\", \"rule\": what would order them,
              \"first\": EVENT, \"second\": EVENT}], EVENT = {\"thread\": \"P0\", \"index\": position in
              program order, \"line\", \"col\", \"access\": \"read\" | \"write\", \"location\": \"x\"}
   hangs      threads that wait forever in some execution (a barrier or mbarrier that never
@@ -351,10 +351,15 @@ pub(crate) fn text(file: &str, v: &Verdict, condition: &str, method: &str, elaps
         let _ = writeln!(s, "Races: none");
     } else {
         let _ = writeln!(s, "Races: {}", v.races.len());
-        for Race { kind, first, second } in &v.races {
+        // What would order a race: once per kind where it is the kind's rule, under the race
+        // where the race says more.
+        for Race { kind, first, second, rule } in &v.races {
             let _ = writeln!(s, "  {} race: {} and {}", kind.name(), race_event(file, first), race_event(file, second));
+            if rule != kind.rule() {
+                let _ = writeln!(s, "    (what would order them: {rule})");
+            }
         }
-        let kinds: std::collections::BTreeSet<_> = v.races.iter().map(|r| r.kind).collect();
+        let kinds: std::collections::BTreeSet<_> = v.races.iter().filter(|r| r.rule == r.kind.rule()).map(|r| r.kind).collect();
         for kind in kinds {
             let _ = writeln!(s, "  ({} races would be ordered by {})", kind.name(), kind.rule());
         }
@@ -452,14 +457,14 @@ struct JsonExecutions {
 #[derive(Serialize)]
 pub(crate) struct JsonRace<'a> {
     kind: &'static str,
-    rule: &'static str,
+    rule: &'a str,
     first: JsonRaceEvent<'a>,
     second: JsonRaceEvent<'a>,
 }
 
 impl<'a> JsonRace<'a> {
     pub(crate) fn new(r: &'a Race) -> Self {
-        JsonRace { kind: r.kind.name(), rule: r.kind.rule(), first: JsonRaceEvent::new(&r.first), second: JsonRaceEvent::new(&r.second) }
+        JsonRace { kind: r.kind.name(), rule: &r.rule, first: JsonRaceEvent::new(&r.first), second: JsonRaceEvent::new(&r.second) }
     }
 }
 
