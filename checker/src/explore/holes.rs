@@ -35,7 +35,10 @@ pub(crate) fn frontier(g: &ExecutionGraph, t: usize) -> usize {
 /// - instructions whole where that costs nothing: an rmw's read needs its write when the write
 ///   depends on nothing the read does not (the write needs its read through its dependencies);
 ///   each event of a `tcgen05` instruction after the first needs the one before it (the model
-///   groups them by adjacency). Where the write depends on more (`atom.add x, r` with `r` loaded
+///   groups them from the one marked first) — but for the arrives of a commit, one per CTA of a
+///   multicast mask and unordered among themselves, each of which needs only the commit's issue
+///   (else an arrive on one CTA's mbarrier could not read what a thread wrote after seeing the
+///   commit's arrive on another's). Where the write depends on more (`atom.add x, r` with `r` loaded
 ///   earlier), a revisit may keep the read and delete the write — which must stay revisitable
 ///   through `r` — and the write comes back right after the read, before anything else
 ///   ([`super::trust`]'s `next`).
@@ -82,7 +85,13 @@ pub(crate) fn dep_prefix(g: &ExecutionGraph, idx: &NodeIndex, prog: &CompiledPro
         }
         scanned[x.thread as usize] = from.max(to);
         if ev.label.tc.is_some_and(|t| !t.first) && x.index > 0 {
-            stack.push(EventId { thread: x.thread, index: x.index - 1 });
+            // The arrives of a commit (one per CTA of a multicast mask) are asynchronous and
+            // unordered among themselves: an arrive's read needs the commit's issue, not the
+            // arrive before it.
+            let commit_arrive = ev.label.is_read() && ev.label.tc.is_some_and(|t| t.op == TcOp::CommitArrive);
+            let issue = || (0..x.index as usize).rev().find(|&j| evs[j].label.tc.is_some_and(|t| t.first));
+            let needed = if commit_arrive { issue().unwrap_or(x.index as usize - 1) } else { x.index as usize - 1 };
+            stack.push(EventId::new(x.thread as usize, needed));
         }
         // A `cas` whose expected value is a register: whether it writes — and so where every
         // later event of its thread sits — depends on the reads that value comes from (its write

@@ -326,6 +326,20 @@ fn mutant_table() {
     );
 }
 
+/// The arrives of a multicast commit are unordered among themselves (`tcfuzz selftest --family
+/// tcgen05 --seed 90844`): P1 waits on its CTA's mbarrier for P0's commit, then commits to both
+/// CTAs itself, and its arrive on CTA 0's mbarrier may come before P0's — whose arrive on CTA 1's
+/// P1 saw. The explorer reaches both orders (an arrive needs the commit's issue, not the arrive
+/// before it), as the oracle does.
+#[test]
+fn multicast_commit_arrives_complete_in_either_order() {
+    let src = "PTX multicast-arrives\n{\n d0 @ tmem cta 0 gpu 0 lanes 0-31 cols 0-31 = 1;\n d1 @ tmem cta 1 gpu 0 lanes 32-63 cols 0-31 = 2;\n bar @ mbarrier cta 0 gpu 0 count 1;\n bar1 @ mbarrier cta 1 gpu 0 count 1;\n}\n P0@warp 0,cta 0,cluster 0,gpu 0 | P1@warp 1,cta 1,cluster 0,gpu 0 ;\n tcgen05.wait::ld.sync.aligned | await mbarrier.try_wait.parity.relaxed.cluster.shared::cta.b64 p, [bar1], 0 ;\n tcgen05.commit.cta_group::2.mbarrier::arrive::one.shared::cluster.multicast::cluster.b64 [bar], 3 | tcgen05.ld.sync.aligned.32x32b.x1.b32 r1, [d1] ;\n | tcgen05.commit.cta_group::2.mbarrier::arrive::one.shared::cluster.multicast::cluster.b64 [bar1], 3 ;\nexists (true)\n";
+    let p = tcfuzz_litmus::parse(src).unwrap_or_else(|e| panic!("{e}"));
+    let v = agree(&p, "multicast arrives");
+    assert!(v.caveats.is_empty(), "{v}");
+    assert_eq!((v.stats.complete, v.stats.blocked), (2, 0), "{v}");
+}
+
 /// `commit.multicast::cluster`: bit i of the mask signals CTA rank i's mbarrier at `empty0`'s
 /// offset. In `commit-multicast-two-ctas`, P1 waits on CTA 1's and P2 on CTA 0's: a mask that
 /// leaves out a CTA leaves its waiter hanging (the tcgen05.commit page: only the CTAs of
