@@ -12,6 +12,11 @@ use tracing_subscriber::EnvFilter;
 
 use commands::pending::{self, Pending};
 
+// The explorer copies and drops many small graphs (one per branch of the search): mimalloc's
+// per-thread free lists make that 10–20 % faster than the system allocator (`tcfuzz bench`).
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 /// tcfuzz: a stateless model-checking fuzzer for the memory models of NVIDIA GPUs (PTX, tcgen05,
 /// CUDA Tile IR).
 #[derive(Debug, Parser)]
