@@ -40,6 +40,14 @@ pub enum Op {
     Barrier {
         label: Label,
     },
+    /// `bar.sync a, r` (Dat3M's reading, [`crate::sync`]) with `r` a register set at run time:
+    /// the barrier `(a, value of r)` — `ids` maps the values that other threads' barriers name to
+    /// their symmetric ids; any other value is `solo`, a barrier of this thread alone.
+    DynBarrier {
+        reg: usize,
+        ids: Vec<(i64, u32)>,
+        solo: u32,
+    },
     /// An arrival on a synchronization object ([`crate::sync`]): the read of its state, then the
     /// write of the new state; `dst` gets the arrival's phase. With `wait`, the thread then waits
     /// (a blocking read) until that phase completes (`bar.sync a, b`, Dat3M's quorum barrier).

@@ -26,6 +26,10 @@ pub struct ExecutionGraph {
     /// Per symmetric barrier id, the threads (bit `t`) that meet there
     /// ([`crate::program::CompiledProgram::barrier_members`]).
     pub barrier_members: Vec<u64>,
+    /// Per symmetric barrier id, the threads that may arrive there or at another barrier, which
+    /// one decided when they arrive (a `bar.sync a, r` with `r` set at run time, at most once per
+    /// thread: [`crate::sync::SyncPlan::dyn_barrier`]).
+    pub barrier_dyn_members: Vec<u64>,
     next_stamp: u32,
 }
 
@@ -60,6 +64,7 @@ impl ExecutionGraph {
             co: vec![Vec::new(); nlocs],
             init,
             barrier_members: Vec::new(),
+            barrier_dyn_members: Vec::new(),
             next_stamp: 1,
         }
     }
@@ -71,9 +76,16 @@ impl ExecutionGraph {
         (id, k)
     }
 
-    /// Whether thread `u` is one of the threads that meet at symmetric barrier `id`.
+    /// Whether thread `u` is one of the threads that meet at symmetric barrier `id`: statically,
+    /// or by a barrier whose second operand is set at run time that arrived there or has not
+    /// arrived anywhere yet (then the others wait to learn which barrier it is).
     fn meets_at(&self, u: usize, id: u32) -> bool {
-        self.barrier_members.get(id as usize).is_some_and(|m| m & (1 << u) != 0)
+        let has = |m: &Vec<u64>| m.get(id as usize).is_some_and(|m| m & (1 << u) != 0);
+        has(&self.barrier_members)
+            || has(&self.barrier_dyn_members) && {
+                let mut arrivals = self.threads[u].iter().filter(|x| x.label.is_barrier());
+                arrivals.next().is_none_or(|x| x.label.loc == id)
+            }
     }
 
     /// The events of the other members of `e`'s barrier that arrive at the same instance.

@@ -148,6 +148,16 @@ pub fn replay(code: &ThreadCode, performed: &[i64], loop_bound: u32) -> Result<R
                 }
                 pc += 1;
             }
+            Op::DynBarrier { reg, ids, solo } => {
+                // Which barrier it is depends on the register: a dependency of the arrival.
+                let (v, d) = (regs[*reg], rdeps[*reg]);
+                let id = ids.iter().find(|(x, _)| *x == v).map_or(*solo, |&(_, id)| id);
+                if k == performed.len() {
+                    return ev(crate::program::barrier_label(id), 0, ctrl | d);
+                }
+                k += 1;
+                pc += 1;
+            }
             Op::Fence { label } | Op::Barrier { label } => {
                 if k == performed.len() {
                     return ev(*label, 0, ctrl);

@@ -15,9 +15,10 @@
 //!   proxy for the shared-memory operands of `tcgen05.mma` / `tcgen05.cp` and for `cp.async.bulk`
 //!   with `fence.proxy.async` (a bulk copy starts at issue, after the earlier events of its
 //!   thread, and nothing later in the thread is ordered after it but through its mbarrier, see
-//!   [`sync`]). Barrier ids or thread counts in registers whose value is computed at run time,
-//!   and a `tcgen05.commit .multicast::cluster` mask in a register, give
-//!   [`CheckError::Unsupported`], never a verdict.
+//!   [`sync`]). Barrier ids or thread counts in registers whose value is computed at run time
+//!   (but the second operand of a symmetric `bar.sync a, r`, see [`sync`]), and a
+//!   `tcgen05.commit .multicast::cluster` mask in a register, give [`CheckError::Unsupported`],
+//!   never a verdict.
 //! - `tcgen05` (PTX ISA §9.7.16.5–7): asynchronous operations as perform events that program
 //!   order does not order, the ordering rules of [`model::tcgen05`], Tensor Memory regions as
 //!   locations with abstract values (`tc_lower.rs`), the allocator ([`tmem`]) with its misuse

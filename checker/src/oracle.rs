@@ -141,11 +141,12 @@ impl Oracle<'_, '_> {
             .iter()
             .flat_map(|tr| tr.events.iter())
             .all(|(ev, v)| ev.label.kind != EventKind::Read || written[ev.label.loc as usize].contains(v));
-        if !readable || !barriers_agree(combo, &self.prog.barrier_members) {
+        if !readable || !barriers_agree(combo, &self.prog.barrier_members, &self.prog.barrier_dyn_members) {
             return Ok(());
         }
         let mut base = ExecutionGraph::new(init.clone(), combo.len());
         base.barrier_members = self.prog.barrier_members.clone();
+        base.barrier_dyn_members = self.prog.barrier_dyn_members.clone();
         let mut writes: Vec<Vec<EventId>> = vec![Vec::new(); init.len()];
         let mut reads = Vec::new();
         for (t, tr) in combo.iter().enumerate() {
@@ -247,8 +248,15 @@ fn permute(items: &mut Vec<EventId>, k: usize, f: &mut dyn FnMut(&[EventId]) -> 
 /// Barrier rules: a thread gets past its `k`-th arrival at barrier `id` only if every other member
 /// of `id` arrives there `k` times; a thread stuck at its last arrival is stuck only if some member
 /// does not arrive (otherwise it would go on: the combination is not maximal).
-fn barriers_agree(combo: &[&Trace], members: &[u64]) -> bool {
+fn barriers_agree(combo: &[&Trace], members: &[u64], dyn_members: &[u64]) -> bool {
     let arrivals = |t: usize, id: u32| combo[t].events.iter().filter(|(e, _)| e.label.is_barrier() && e.label.loc == id).count();
+    // A thread whose barrier is chosen at run time is a member where it arrived, or where it
+    // arrived nowhere (it stopped first: the others wait for it).
+    let member = |u: usize, id: u32| {
+        let has = |m: &[u64]| m.get(id as usize).is_some_and(|m| m & (1 << u) != 0);
+        has(members)
+            || has(dyn_members) && combo[u].events.iter().find(|(e, _)| e.label.is_barrier()).is_none_or(|(e, _)| e.label.loc == id)
+    };
     for (t, tr) in combo.iter().enumerate() {
         let mut seen: Vec<(u32, usize)> = Vec::new();
         for (i, (ev, _)) in tr.events.iter().enumerate() {
@@ -259,7 +267,7 @@ fn barriers_agree(combo: &[&Trace], members: &[u64]) -> bool {
             let k = 1 + seen.iter().filter(|(x, _)| *x == id).count();
             seen.push((id, k));
             let complete = members[id as usize] & crate::program::ABSENT_MEMBER == 0
-                && (0..combo.len()).all(|u| u == t || members[id as usize] & (1 << u) == 0 || arrivals(u, id) >= k);
+                && (0..combo.len()).all(|u| u == t || !member(u, id) || arrivals(u, id) >= k);
             let waits_here = tr.stuck && i + 1 == tr.events.len();
             if complete == waits_here {
                 return false;

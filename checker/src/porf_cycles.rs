@@ -30,7 +30,7 @@ use crate::program::{CompiledProgram, Op};
 struct Accesses {
     reads: Vec<Label>,
     writes: Vec<Label>,
-    barrier: Option<u32>,
+    barriers: Vec<u32>,
     /// A bulk copy: asynchronous, so its reads may see writes of later instructions of its
     /// thread ([`crate::sync::bulk_copy_unordered`]).
     bulk_copy: bool,
@@ -70,9 +70,10 @@ fn accesses(op: &Op) -> Accesses {
             a.reads.push(*read);
             a.writes.push(*write);
             a.writes.extend(slot.iter().copied());
-            a.barrier = rendezvous.map(|l| l.loc);
+            a.barriers.extend(rendezvous.map(|l| l.loc));
         }
-        Op::Barrier { label } => a.barrier = Some(label.loc),
+        Op::Barrier { label } => a.barriers.push(label.loc),
+        Op::DynBarrier { ids, solo, .. } => a.barriers.extend(ids.iter().map(|&(_, id)| id).chain([*solo])),
         Op::Fence { .. } | Op::Mov { .. } | Op::Add { .. } | Op::Branch { .. } | Op::Goto { .. } => {}
     }
     a
@@ -121,7 +122,7 @@ pub(crate) fn may_have_porf_cycles(prog: &CompiledProgram) -> bool {
         for r in &acc.reads {
             readers.entry(r.loc).or_default().push((a, *r));
         }
-        if let Some(id) = acc.barrier {
+        for &id in &acc.barriers {
             arrivals.entry(id).or_default().push(a);
         }
     }

@@ -127,6 +127,9 @@ pub struct CompiledProgram {
     /// Per symmetric barrier id (the `loc` of barrier events), the threads (bit `t`) whose code
     /// arrives there: an instance completes when each of them has arrived.
     pub barrier_members: Vec<u64>,
+    /// Per symmetric barrier id, the threads that may arrive there through a barrier whose
+    /// second operand is set at run time ([`Op::DynBarrier`]; [`crate::graph`]).
+    pub barrier_dyn_members: Vec<u64>,
     /// The hidden locations of the CTAs' Tensor Memory allocators ([`crate::tmem`]).
     pub tmem_allocators: Vec<LocId>,
     /// The locations of mbarrier objects (packed states, [`crate::sync::Mbar`]).
@@ -401,6 +404,7 @@ impl CompiledProgram {
             threads,
             places,
             barrier_members: sync.barrier_members(),
+            barrier_dyn_members: sync.barrier_dyn_members(),
             tmem_allocators: sync.tmem_allocators(),
             mbarriers,
             blocking_rendezvous: Vec::new(),
@@ -718,7 +722,14 @@ fn lower_thread(
                 Fence::ProxyAsync(_) => Op::Fence { label: async_proxy_fence_label() },
             },
             Instr::Barrier(b) if sync.is_register_barrier(ti, b) => {
-                return Err(CheckError::unsupported("bar.sync with a barrier id or second operand in a register", span));
+                let unsupported = |why: &str| CheckError::unsupported(format!("bar.sync with {why}"), span);
+                let crate::sync::DynBarrier { ids, solo } = sync.dyn_barrier(p, ti).map_err(unsupported)?;
+                let tcfuzz_litmus::Barrier::Sync { operands, .. } = b else { return Err(unsupported("a register operand")) };
+                let Some(Operand::Reg(r)) = operands.get(1) else { return Err(unsupported("a register operand")) };
+                match regs.opnd(&Operand::Reg(r.clone()))? {
+                    Opnd::Reg(reg) => Op::DynBarrier { reg, ids, solo },
+                    Opnd::Imm(_) => return Err(unsupported("`_` as its second operand")),
+                }
             }
             Instr::Barrier(b) => match sync.symmetric(ti, b) {
                 Some(id) => Op::Barrier { label: barrier_label(id) },

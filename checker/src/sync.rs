@@ -32,8 +32,13 @@
 //!   do not wait for each other and a second operand that is not a thread count (`1, 1`, `1, 2`,
 //!   a register holding 0) names a different barrier. (The ISA says a `bar.sync a` without count
 //!   waits for "all threads in the CTA"; a litmus thread that never executes barrier `a` is read
-//!   as a thread outside the barrier's participants.) A register operand must be a constant of
-//!   its thread (initialised, never written); an id computed at run time is unsupported.
+//!   as a thread outside the barrier's participants.) A register operand is a constant of its
+//!   thread (initialised, never written), or — the second operand only — set at run time: the
+//!   thread then meets the threads whose barrier names the value it holds when it arrives, and
+//!   until it arrives they wait to learn which barrier it chose (`Op::DynBarrier`; supported
+//!   where the thread has no other barrier and no branch, so it arrives at most once, and no
+//!   other thread has such a barrier with the same first operand). Anything else computed at run
+//!   time is unsupported.
 //! - **CTA barrier with a thread count** (`bar.sync a, b`, `bar.arrive a, b`; §9.7.13.1): phase and
 //!   arrivals so far; an arrival completes the phase when the arrivals reach `b` (the barrier is
 //!   then reset for its next use), `bar.sync` then waits until the phase of its own
@@ -216,6 +221,9 @@ enum SymKey {
     Bar(u32, i64, Option<i64>),
     /// The `cta_group::2` alloc (or dealloc) rendezvous of a CTA pair (PTX ISA §9.7.16.5).
     Rendezvous { gpu: u32, pair: u32, dealloc: bool },
+    /// The barrier of thread `t`'s `bar.sync a, r` (a register set at run time) when `r` names
+    /// no other thread's barrier: `t` alone.
+    Solo(usize),
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
@@ -225,6 +233,13 @@ enum Key {
     /// Dat3M quorum barrier `(a, b)` of a CTA.
     Quorum(u32, i64, i64),
     Cluster(ClusterId),
+}
+
+/// A barrier chosen at run time ([`SyncPlan::dyn_barrier`]): the values that name another
+/// thread's barrier with its id, and the thread's own id for every other value.
+pub struct DynBarrier {
+    pub ids: Vec<(i64, u32)>,
+    pub solo: u32,
 }
 
 /// The synchronization objects of a program: mbarriers (by name) and barriers (allocated here as
@@ -239,6 +254,10 @@ pub struct SyncPlan {
     /// `(CTA group, id, second operand)`, and per id the threads whose code arrives there.
     symmetric: HashMap<SymKey, u32>,
     members: Vec<u64>,
+    /// Per id, the threads that may arrive there through a `bar.sync a, r` with `r` set at run
+    /// time ([`SyncPlan::dyn_barrier`]); per such thread, its CTA group and `a`.
+    dyn_members: Vec<u64>,
+    dyn_threads: HashMap<usize, (u32, i64)>,
     /// The symmetric barrier ids that are `cta_group::2` allocator rendezvous (in id order).
     rendezvous_ids: Vec<u32>,
     /// Per CTA group, the hidden location of its Tensor Memory allocator ([`crate::tmem`]).
@@ -301,7 +320,9 @@ impl SyncPlan {
                     plan.add_allocator_use(p, ti, op, locations);
                 }
                 let StmtKind::Instr(Instr::Barrier(b)) = &s.kind else { continue };
-                if let Some(key) = plan.symmetric_key(ti, b) {
+                if let Some(a) = plan.dyn_key(ti, b) {
+                    plan.dyn_threads.insert(ti, (plan.cta_group[ti], a));
+                } else if let Some(key) = plan.symmetric_key(ti, b) {
                     plan.add_member(SymKey::Bar(key.0, key.1, key.2), ti);
                 } else if let Some(key) = plan.key(ti, b) {
                     let name = match &key {
@@ -317,6 +338,24 @@ impl SyncPlan {
                 }
             }
         }
+        // A `bar.sync a, r` of a thread: the barriers `(a, v)` of the other threads it may meet,
+        // and its own for every other value.
+        let mut dyn_threads: Vec<(usize, (u32, i64))> = plan.dyn_threads.iter().map(|(&t, &k)| (t, k)).collect();
+        dyn_threads.sort_unstable();
+        for (t, (g, a)) in dyn_threads {
+            plan.add_member(SymKey::Solo(t), t);
+            let shared: Vec<u32> = plan
+                .symmetric
+                .iter()
+                .filter(|(k, _)| matches!(k, SymKey::Bar(g2, a2, Some(_)) if *g2 == g && *a2 == a))
+                .map(|(_, &id)| id)
+                .collect();
+            plan.dyn_members.resize(plan.members.len(), 0);
+            for id in shared {
+                plan.dyn_members[id as usize] |= 1 << t;
+            }
+        }
+        plan.dyn_members.resize(plan.members.len(), 0);
         for &id in &plan.rendezvous_ids {
             let m = &mut plan.members[id as usize];
             if m.count_ones() < 2 {
@@ -342,6 +381,55 @@ impl SyncPlan {
             None => None,
         };
         Some((self.cta_group[t], imm(operands.first()?)?, second))
+    }
+
+    /// For `bar.sync a, r` of thread `t` with `a` known statically and `r` a register set at run
+    /// time, in a program without counted barriers: `a`. Supported where the thread executes no
+    /// other barrier and no loop (it arrives there at most once, so whether it has arrived says
+    /// which barrier it chose) and no other thread has such a barrier with the same `a` (two of
+    /// them naming the same value would meet at a barrier no thread declares).
+    fn dyn_key(&self, t: usize, b: &Barrier) -> Option<i64> {
+        let Barrier::Sync { operands, .. } = b else { return None };
+        if self.counted || operands.len() != 2 || self.symmetric_key(t, b).is_some() {
+            return None;
+        }
+        let a = match &operands[0] {
+            Operand::Imm(v) => *v,
+            Operand::Reg(r) => *self.constants[t].get(r)?,
+        };
+        matches!(operands[1], Operand::Reg(_)).then_some(a)
+    }
+
+    /// What [`Op::DynBarrier`](crate::program::Op::DynBarrier) of thread `t` needs: the values of
+    /// `r` that name another thread's barrier with their ids, and the thread's own id; `Err` with
+    /// the reason where that reading is not supported (see [`SyncPlan::dyn_key`]).
+    pub fn dyn_barrier(&self, p: &Program, t: usize) -> Result<DynBarrier, &'static str> {
+        let Some(&(g, a)) = self.dyn_threads.get(&t) else { return Err("barrier id or second operand in a register") };
+        let body = &p.threads[t].body;
+        let barriers = body.iter().filter(|s| matches!(s.kind, StmtKind::Instr(Instr::Barrier(_)))).count();
+        let loops = body.iter().any(|s| matches!(s.kind, StmtKind::Instr(Instr::Goto { .. } | Instr::Branch { .. }) | StmtKind::Label(_)));
+        if barriers > 1 || loops {
+            return Err("a barrier whose second operand is set at run time in a thread with another barrier or a branch");
+        }
+        if self.dyn_threads.iter().any(|(&u, &k)| u != t && k == (g, a)) {
+            return Err("two barriers with the same id whose second operands are set at run time");
+        }
+        let ids = self
+            .symmetric
+            .iter()
+            .filter_map(|(k, &id)| match k {
+                SymKey::Bar(g2, a2, Some(v)) if *g2 == g && *a2 == a => Some((*v, id)),
+                _ => None,
+            })
+            .collect();
+        let solo = self.symmetric.get(&SymKey::Solo(t)).copied().ok_or("barrier id or second operand in a register")?;
+        Ok(DynBarrier { ids, solo })
+    }
+
+    /// Per symmetric barrier id, the threads that may arrive there through a barrier whose second
+    /// operand is set at run time ([`SyncPlan::dyn_barrier`]).
+    pub fn barrier_dyn_members(&self) -> Vec<u64> {
+        self.dyn_members.clone()
     }
 
     /// The id of the symmetric barrier `b` of thread `t` stands for, if it is one.

@@ -162,6 +162,7 @@ pub fn compile(p: &Program) -> Result<CompiledProgram, CheckError> {
         threads,
         places,
         barrier_members: Vec::new(),
+        barrier_dyn_members: Vec::new(),
         tmem_allocators: Vec::new(),
         mbarriers: Vec::new(),
         blocking_rendezvous: Vec::new(),

@@ -311,12 +311,12 @@ mod check {
     use super::*;
     use serde_json::Value;
 
-    /// A barrier whose second operand is computed at run time: valid, but beyond what the
+    /// A barrier whose id is computed at run time: valid, but beyond what the
     /// checker models (line 4).
     const UNSUPPORTED: &str = "PTX dynamic-barrier
 { x = 0; P0:r0 = 0; }
  P0@cta 0,gpu 0 ;
- bar.cta.sync 1, r0 ;
+ bar.cta.sync r0, 1 ;
  ld.weak r0, x ;
 exists (P0:r0 == 0)
 ";

@@ -253,6 +253,7 @@ pub(crate) fn compact(g: &ExecutionGraph) -> ExecutionGraph {
     };
     let mut out = ExecutionGraph::new(g.init.clone(), g.threads.len());
     out.barrier_members = g.barrier_members.clone();
+    out.barrier_dyn_members = g.barrier_dyn_members.clone();
     for (t, evs) in g.threads.iter().enumerate() {
         for (i, e) in evs.iter().enumerate() {
             if e.stamp == HOLE {

@@ -122,10 +122,11 @@ fn barrier_after_branch(prog: &CompiledProgram) -> bool {
     });
     reads_then_writes
         && prog.threads.iter().any(|t| {
-            let barrier = |op: &Op| matches!(op, Op::Barrier { .. } | Op::TmemAlloc { rendezvous: Some(_), .. });
-            let branch = t.code.iter().position(|l| matches!(l.op, Op::Branch { .. }));
+            let barrier = |op: &Op| matches!(op, Op::Barrier { .. } | Op::DynBarrier { .. } | Op::TmemAlloc { rendezvous: Some(_), .. });
+            // (Which barrier a `DynBarrier` is depends on a register: a branch of its own.)
+            let branch = t.code.iter().position(|l| matches!(l.op, Op::Branch { .. } | Op::DynBarrier { .. }));
             let last_barrier = t.code.iter().rposition(|l| barrier(&l.op));
-            branch.zip(last_barrier).is_some_and(|(b, i)| b < i || looping(&t.code))
+            branch.zip(last_barrier).is_some_and(|(b, i)| b <= i || looping(&t.code))
         })
 }
 
@@ -148,7 +149,7 @@ fn cas_before_ordering(prog: &CompiledProgram) -> bool {
                 Op::Load { label, .. } => label.loc == read.loc,
                 Op::Store { label, .. } => label.loc == read.loc || label.release,
                 Op::Rmw { read: r, write: w, .. } => r.loc == read.loc || w.release,
-                Op::Fence { .. } | Op::Barrier { .. } => true,
+                Op::Fence { .. } | Op::Barrier { .. } | Op::DynBarrier { .. } => true,
                 Op::Mov { .. } | Op::Add { .. } | Op::Branch { .. } | Op::Goto { .. } => false,
                 _ => true,
             };
@@ -220,6 +221,7 @@ impl Explorer<'_, '_> {
         let init = self.prog.locations.iter().map(|l| l.init).collect();
         let mut g = ExecutionGraph::new(init, self.prog.threads.len());
         g.barrier_members = self.prog.barrier_members.clone();
+        g.barrier_dyn_members = self.prog.barrier_dyn_members.clone();
         self.visit(g)
     }
 

@@ -59,6 +59,7 @@ pub(super) struct Scratch {
     co_order: Vec<u32>,
     co_start: Vec<usize>,
     barrier_members: Vec<u64>,
+    barrier_dyn_members: Vec<u64>,
     pub(super) sc_fences: Vec<usize>,
     /// The graph has `tcgen05` events; then `tc_facts` holds what their rules need.
     tc: bool,
@@ -172,6 +173,7 @@ impl Scratch {
         }
         self.co_start.push(self.co_order.len());
         self.barrier_members.clone_from(&g.barrier_members);
+        self.barrier_dyn_members.clone_from(&g.barrier_dyn_members);
     }
 
     /// Whether `g` is the graph whose facts are loaded: same events (labels, `rf`, dependencies),
@@ -181,6 +183,7 @@ impl Scratch {
             || g.co.len() + 1 != self.co_start.len()
             || g.threads.len() + 1 != self.offsets.len()
             || g.barrier_members != self.barrier_members
+            || g.barrier_dyn_members != self.barrier_dyn_members
         {
             return false;
         }
