@@ -712,6 +712,18 @@ mod bench {
     }
 
     #[test]
+    fn repeat_reports_one_row_per_size() {
+        let dir = TempDir::new("bench-repeat");
+        let out = tcfuzz(&["bench", "--family", "sb", "--n", "3", "--repeat", "3", "--json"], dir.path());
+        assert_eq!(code(&out), 0, "{}", stderr(&out));
+        let rows: Vec<serde_json::Value> = stdout(&out).lines().map(|l| serde_json::from_str(l).expect("JSON row")).collect();
+        assert_eq!(rows.len(), 1, "{}", stdout(&out));
+        // SB with 3 threads under SC: every load reads 0 or 1, all but the all-zero outcome.
+        assert_eq!(rows[0]["complete"], 7, "{}", rows[0]);
+        assert_eq!(code(&tcfuzz(&["bench", "--family", "sb", "--repeat", "0"], dir.path())), 2);
+    }
+
+    #[test]
     fn a_run_beyond_the_limit_is_reported_and_the_others_go_on() {
         let dir = TempDir::new("bench-limit");
         let out = tcfuzz(&["bench", "--family", "readers", "--n", "2", "--n", "3", "--max-executions", "5", "--json"], dir.path());
