@@ -403,8 +403,8 @@ impl Explorer<'_, '_> {
 
     /// `VisitCOs(G, a)`: each candidate is `g` with `a` inserted in `co`, checked in place; those
     /// found consistent are then explored, the last one in `g` itself. `fresh`: `a` was just
-    /// added to a consistent graph and nothing reads it, so it is a sink where it goes last in
-    /// `co`.
+    /// added to a consistent graph and nothing reads it, so the model may judge each position
+    /// from `a` alone ([`MemoryModel::sink_extension`]).
     fn visit_cos(&mut self, mut g: ExecutionGraph, a: EventId, fresh: bool) -> Result<(), CheckError> {
         let loc = g.loc_of(a) as usize;
         // An rmw's write has one possible place where the model says so (the others would be
@@ -416,8 +416,7 @@ impl Explorer<'_, '_> {
         let mut admitted = Vec::new();
         for pos in positions {
             g.insert_co(a, pos);
-            let last = pos == g.co[loc].len() - 1;
-            if if fresh && last { self.admits_sink(&g, a) } else { self.admits(&g) } {
+            if if fresh { self.admits_sink(&g, a) } else { self.admits(&g) } {
                 admitted.push(pos);
             }
             g.co[loc].remove(pos);

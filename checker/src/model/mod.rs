@@ -72,8 +72,9 @@ pub trait MemoryModel {
     }
 
     /// Whether `g` is consistent, when the model can tell from `g` without `a` being consistent
-    /// (the caller's guarantee) and `a` being a *sink*: its thread's last event, read by no
-    /// event, and last in `co` if a write. `None`: ask [`MemoryModel::is_consistent`].
+    /// (the caller's guarantee) and `a` being *fresh*: its thread's last event, read by no event
+    /// (a write may sit anywhere in `co`; it is a *sink* where it is last there). `None`: ask
+    /// [`MemoryModel::is_consistent`].
     ///
     /// An event with no edge out of it in any relation the axioms look at closes no cycle, so
     /// only the rules that look at `a` alone can fail. Most of the explorer's checks add one such
