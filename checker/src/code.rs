@@ -2,7 +2,7 @@
 //! each producing the events [`crate::interp`] replays. One [`Op`] per source instruction, so a
 //! branch target is an index into [`ThreadCode::code`].
 
-use tcfuzz_litmus::{AtomOp, Span};
+use tcfuzz_litmus::{AssumeCmp, AtomOp, Span};
 
 use crate::event::Label;
 use crate::sync::{SyncOp, WaitMode};
@@ -95,6 +95,12 @@ pub enum Op {
     },
     Goto {
         target: usize,
+    },
+    /// `assume.cmp a, b`: the thread stops, and the execution is discarded, unless it holds.
+    Assume {
+        cmp: AssumeCmp,
+        a: Opnd,
+        b: Opnd,
     },
     /// A `tcgen05` data operation (`mma`, `cp`, `shift`; [`crate::tc_lower`]): `reads` in order,
     /// then, when `acc` holds a non-zero operand, its read (an `mma`'s accumulator), then the

@@ -16,6 +16,9 @@
 //! computed from; a branch adds the sets of its operands to the control set, which every later event
 //! depends on.
 //!
+//! `assume`: where its comparison fails the thread stops ([`Step::AssumeFailed`]) and the
+//! execution is discarded; where it holds, every later event control-depends on its operands.
+//!
 //! Synchronization objects ([`crate::sync`]): an arrive replays like an `atom` (its read, then
 //! the write of the new state); a wait is a read whose value decides success; a blocking wait
 //! that fails stops the thread like the loop bound does, with [`Replay::await_failed`] set so
@@ -47,8 +50,10 @@ pub enum Step {
     Event(NewEvent),
     /// The thread has finished.
     Done,
-    /// The thread hit the loop bound.
+    /// The thread hit the loop bound (or a blocking wait failed: [`Replay::await_failed`]).
     Blocked,
+    /// An `assume` failed: the execution is not one of the program's.
+    AssumeFailed,
 }
 
 #[derive(Clone, Debug)]
@@ -385,6 +390,16 @@ pub fn replay(code: &ThreadCode, performed: &[i64], loop_bound: u32) -> Result<R
                 } else {
                     pc += 1;
                 }
+            }
+            Op::Assume { cmp, a, b } => {
+                let (av, ad) = val(&regs, &rdeps, *a);
+                let (bv, bd) = val(&regs, &rdeps, *b);
+                if !cmp.holds(av, bv) {
+                    return Ok(Replay { step: Step::AssumeFailed, regs, await_failed: false, spin_from, misuse });
+                }
+                // The thread goes on only because it holds: a control dependency, like a branch.
+                ctrl |= ad | bd;
+                pc += 1;
             }
             Op::Goto { target } => {
                 if *target <= pc {

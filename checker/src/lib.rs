@@ -180,6 +180,7 @@ fn explore_compiled(prog: &program::CompiledProgram, model: ModelKind, options: 
             dependency_revisits: dependency,
             lost_revisit: std::cell::Cell::new(false),
             replays: Default::default(),
+            assumes: p.has_assume(),
         };
         explorer.run()?;
         max_depth = max_depth.max(explorer.max_depth);

@@ -289,8 +289,8 @@ fn thread_traces(code: &ThreadCode, values: &[BTreeSet<i64>], loop_bound: u32, b
         let performed: Vec<i64> = events.iter().map(|(_, v)| *v).collect();
         let r = replay(code, &performed, loop_bound)?;
         match r.step {
-            Step::Done | Step::Blocked => {
-                out.push(Trace { events, regs: r.regs, blocked: r.step == Step::Blocked, stuck: false });
+            Step::Done | Step::Blocked | Step::AssumeFailed => {
+                out.push(Trace { events, regs: r.regs, blocked: r.step != Step::Done, stuck: false });
             }
             Step::Event(ev) => {
                 if ev.label.kind == EventKind::Read {

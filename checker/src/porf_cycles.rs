@@ -74,7 +74,7 @@ fn accesses(op: &Op) -> Accesses {
         }
         Op::Barrier { label } => a.barriers.push(label.loc),
         Op::DynBarrier { ids, solo, .. } => a.barriers.extend(ids.iter().map(|&(_, id)| id).chain([*solo])),
-        Op::Fence { .. } | Op::Mov { .. } | Op::Add { .. } | Op::Branch { .. } | Op::Goto { .. } => {}
+        Op::Fence { .. } | Op::Mov { .. } | Op::Add { .. } | Op::Branch { .. } | Op::Goto { .. } | Op::Assume { .. } => {}
     }
     a
 }

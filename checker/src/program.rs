@@ -145,6 +145,11 @@ pub struct CompiledProgram {
 }
 
 impl CompiledProgram {
+    /// Whether some thread has an `assume`.
+    pub fn has_assume(&self) -> bool {
+        self.threads.iter().flat_map(|t| &t.code).any(|l| matches!(l.op, Op::Assume { .. }))
+    }
+
     pub fn state_len(&self) -> usize {
         self.threads.iter().map(|t| t.reg_names.len()).sum::<usize>() + self.locations.len()
     }
@@ -749,6 +754,7 @@ fn lower_thread(
                 Op::Branch { eq: *cond == BranchCond::Eq, a: regs.opnd(a)?, b: regs.opnd(b)?, target: target(l, span)? }
             }
             Instr::Goto { target: l } => Op::Goto { target: target(l, span)? },
+            Instr::Assume { cmp, a, b } => Op::Assume { cmp: *cmp, a: regs.opnd(a)?, b: regs.opnd(b)? },
         };
         code.push(CodeLine { op, span });
     }

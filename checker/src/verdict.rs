@@ -167,6 +167,10 @@ pub struct Stats {
     pub blocked: u64,
     /// Of the blocked executions, those in which some thread waits forever at a barrier: hangs.
     pub hangs: u64,
+    /// Executions discarded because an `assume` failed (not counted in `blocked`). The explorer
+    /// drops most of them unexplored (it *moots* them, as GenMC does), so its count is at most
+    /// the oracle's, and only the oracle's counts every such execution.
+    pub assume_failed: u64,
     /// Deepest recursion of the explorer (graphs held at once); 0 for the oracle.
     pub max_depth: usize,
     /// Complete or blocked graphs produced more than once (`None` unless duplicate detection was
@@ -268,7 +272,8 @@ impl fmt::Display for Verdict {
             writeln!(f, "Hang: waiting forever at a barrier or mbarrier: {}", self.hung_threads.join(", "))?;
         }
         let d = self.stats.duplicates.map_or(String::new(), |d| format!(", duplicates {d}"));
-        writeln!(f, "Executions: complete {}, blocked {}{d}", self.stats.complete, self.stats.blocked)?;
+        let a = if self.stats.assume_failed > 0 { format!(", assume failed {}", self.stats.assume_failed) } else { String::new() };
+        writeln!(f, "Executions: complete {}, blocked {}{a}{d}", self.stats.complete, self.stats.blocked)?;
         for c in &self.caveats {
             writeln!(f, "Caveat: {c}")?;
         }
@@ -322,6 +327,8 @@ enum Stop {
     SpinHang(u32),
     /// The loop bound, with a newer value still to be seen or a write in the loop.
     LoopBound,
+    /// A failed `assume`: the execution is discarded.
+    AssumeFailed,
 }
 
 /// Accumulates executions into a [`Verdict`].
@@ -376,6 +383,9 @@ impl<'a> Collector<'a> {
     fn stop(&self, g: &ExecutionGraph, t: usize) -> Stop {
         let performed: Vec<i64> = g.threads[t].iter().map(|e| e.value).collect();
         let Ok(r) = crate::interp::replay(&self.prog.threads[t], &performed, self.loop_bound) else { return Stop::LoopBound };
+        if r.step == crate::interp::Step::AssumeFailed {
+            return Stop::AssumeFailed;
+        }
         let latest = |e: &crate::event::Event| e.rf == g.writes_to(e.label.loc).last();
         if r.await_failed {
             // The failed wait's read — or, for a `tcgen05.alloc` that found no room, the
@@ -413,6 +423,17 @@ impl<'a> Collector<'a> {
         // A blocking wait that read a stale state: not an execution (crate::sync, "Hangs").
         let stops: Vec<(usize, Stop)> = blocked.iter().map(|&t| (t, self.stop(g, t))).collect();
         if stops.iter().any(|(_, s)| *s == Stop::StaleAwait) {
+            return;
+        }
+        // A failed `assume`: not an execution of the program; only counted (its states, races
+        // and hangs are not the program's).
+        if stops.iter().any(|(_, s)| *s == Stop::AssumeFailed) {
+            self.stats.assume_failed += 1;
+            if let Some(seen) = &mut self.seen {
+                if !seen.insert(g.canonical()) {
+                    *self.stats.duplicates.as_mut().expect("[tcfuzz internal bug] duplicates counter") += 1;
+                }
+            }
             return;
         }
         // A spinning thread hangs only if no other thread may still write: every other stopped
@@ -583,9 +604,9 @@ impl<'a> Collector<'a> {
         self.stats.max_depth = d;
     }
 
-    /// Executions recorded so far (complete and blocked).
+    /// Executions recorded so far (complete, blocked, and discarded by an `assume`).
     pub fn explored(&self) -> u64 {
-        self.stats.complete + self.stats.blocked
+        self.stats.complete + self.stats.blocked + self.stats.assume_failed
     }
 
     pub fn finish(self, model: ModelKind, method: Method, caveats: Vec<String>) -> Verdict {

@@ -1,5 +1,7 @@
 //! The checker's integration tests: one binary, a module per area.
 
+#[path = "checker/assume.rs"]
+mod assume;
 #[path = "checker/build.rs"]
 mod build;
 #[path = "checker/conformance.rs"]

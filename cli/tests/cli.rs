@@ -854,7 +854,7 @@ mod selftest {
         assert_eq!((&last["programs"], &last["seed"], &last["disagree"]), (&6.into(), &2.into(), &0.into()), "{last}");
         let counted = last["agree"].as_u64().unwrap() + last["skipped"].as_u64().unwrap();
         assert_eq!(counted, 6, "{last}");
-        assert_eq!(last["families"], serde_json::json!(["ptx", "sync", "tileir", "tcgen05"]));
+        assert_eq!(last["families"], serde_json::json!(["ptx", "sync", "tileir", "tcgen05", "assume"]));
         for model in ["sc", "ptx", "tileir"] {
             assert!(last["models"][model]["agree"].is_u64(), "{model} in {last}");
         }

@@ -61,8 +61,13 @@ fn seeds_name_pinned_programs() {
     fn fnv1a(h: u64, bytes: &[u8]) -> u64 {
         bytes.iter().fold(h, |h, &b| (h ^ u64::from(b)).wrapping_mul(0x0000_0100_0000_01B3))
     }
-    let pinned: [(Family, u64); 4] =
-        [(Family::Ptx, PINNED_PTX), (Family::Sync, PINNED_SYNC), (Family::TileIr, PINNED_TILEIR), (Family::Tcgen05, PINNED_TCGEN05)];
+    let pinned: [(Family, u64); 5] = [
+        (Family::Ptx, PINNED_PTX),
+        (Family::Sync, PINNED_SYNC),
+        (Family::TileIr, PINNED_TILEIR),
+        (Family::Tcgen05, PINNED_TCGEN05),
+        (Family::Assume, PINNED_ASSUME),
+    ];
     let changed: Vec<String> = pinned
         .into_iter()
         .filter_map(|(family, expected)| {
@@ -77,6 +82,7 @@ const PINNED_PTX: u64 = 0xF9B5_4436_A237_C305;
 const PINNED_SYNC: u64 = 0x8AA1_A7D7_1AF1_9F43;
 const PINNED_TILEIR: u64 = 0x9499_A3E9_E507_FDC8;
 const PINNED_TCGEN05: u64 = 0xD910_B7D9_7FAF_015D;
+const PINNED_ASSUME: u64 = 0x801F_7B3F_2B02_B331;
 
 #[test]
 fn every_program_is_checkable() {
@@ -123,7 +129,8 @@ fn mnemonics(p: &Program) -> BTreeSet<String> {
 /// Over a few hundred seeds each family makes every kind of instruction it documents.
 #[test]
 fn families_make_what_they_document() {
-    let expected: [(Family, &[&str]); 4] = [
+    let expected: [(Family, &[&str]); 5] = [
+        (Family::Assume, &["ld", "assume.eq", "assume.ne", "assume.lt", "assume.le", "assume.gt", "assume.ge", "atom.cas"]),
         (
             Family::Ptx,
             &[
@@ -194,10 +201,10 @@ fn families_make_what_they_document() {
             assert!(seen.contains(*kind), "{family}: no `{kind}` in 500 programs; seen {seen:?}");
         }
         let expected_threads: BTreeSet<usize> = match family {
-            Family::Ptx => (2..=4).collect(),
             Family::Sync => (2..=3).collect(),
             Family::TileIr => (1..=3).collect(),
             Family::Tcgen05 => [2].into_iter().collect(),
+            Family::Ptx | Family::Assume => (2..=4).collect(),
         };
         assert_eq!(threads, expected_threads, "{family}: thread counts");
     }

@@ -295,6 +295,52 @@ pub enum Instr {
     Goto {
         target: String,
     },
+    /// `assume.cmp a, b` (`cmp` one of `eq ne lt le gt ge`): the thread goes on only where
+    /// `a cmp b` holds; an execution in which it does not is not an execution of the program
+    /// (GenMC's `__VERIFIER_assume`). It adds no event.
+    Assume {
+        cmp: AssumeCmp,
+        a: Operand,
+        b: Operand,
+    },
+}
+
+/// The comparison of an `assume` (signed, on the abstract integer values).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum AssumeCmp {
+    Eq,
+    Ne,
+    Lt,
+    Le,
+    Gt,
+    Ge,
+}
+
+impl AssumeCmp {
+    pub const ALL: [AssumeCmp; 6] = [AssumeCmp::Eq, AssumeCmp::Ne, AssumeCmp::Lt, AssumeCmp::Le, AssumeCmp::Gt, AssumeCmp::Ge];
+
+    /// The qualifier that names it (`eq` in `assume.eq`).
+    pub fn name(self) -> &'static str {
+        match self {
+            AssumeCmp::Eq => "eq",
+            AssumeCmp::Ne => "ne",
+            AssumeCmp::Lt => "lt",
+            AssumeCmp::Le => "le",
+            AssumeCmp::Gt => "gt",
+            AssumeCmp::Ge => "ge",
+        }
+    }
+
+    pub fn holds(self, a: i64, b: i64) -> bool {
+        match self {
+            AssumeCmp::Eq => a == b,
+            AssumeCmp::Ne => a != b,
+            AssumeCmp::Lt => a < b,
+            AssumeCmp::Le => a <= b,
+            AssumeCmp::Gt => a > b,
+            AssumeCmp::Ge => a >= b,
+        }
+    }
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]

@@ -373,6 +373,26 @@ fn parse_ptx(toks: &[Token], end: Span) -> PResult<Instr> {
             let cond = if m.head == "beq" { BranchCond::Eq } else { BranchCond::Ne };
             Ok(Instr::Branch { cond, a: ops.operand(0)?, b: ops.operand(1)?, target: ops.reg(2).map_err(|_| ops.bad(2, "a label"))? })
         }
+        "assume" => {
+            let cmp = match m.quals.as_slice() {
+                [(q, span)] => AssumeCmp::ALL.into_iter().find(|c| c.name() == q).ok_or_else(|| {
+                    err(
+                        *span,
+                        ErrorKind::UnknownQualifier,
+                        format!("unknown qualifier `.{q}` on `assume`; expected one of .eq .ne .lt .le .gt .ge"),
+                    )
+                })?,
+                _ => {
+                    return Err(err(
+                        m.span,
+                        ErrorKind::BadOperand,
+                        format!("`{}` needs exactly one comparison: assume.eq, .ne, .lt, .le, .gt or .ge", m.text()),
+                    ));
+                }
+            };
+            ops.count(&[2], "assume.cmp a, b")?;
+            Ok(Instr::Assume { cmp, a: ops.operand(0)?, b: ops.operand(1)? })
+        }
         "goto" | "bra" => {
             no_quals(&m)?;
             ops.count(&[1], &format!("{} LABEL", m.head))?;
@@ -387,7 +407,7 @@ fn parse_ptx(toks: &[Token], end: Span) -> PResult<Instr> {
             span,
             ErrorKind::UnknownInstruction,
             format!(
-                "unknown instruction `{other}`; expected ld, st, atom, red, fence, membar, bar, barrier, mbarrier, cp.async.bulk, tcgen05.*, mov, add, beq, bne, goto (or Dat3M's tld, suld, sust, cold)"
+                "unknown instruction `{other}`; expected ld, st, atom, red, fence, membar, bar, barrier, mbarrier, cp.async.bulk, tcgen05.*, mov, add, beq, bne, goto, assume (or Dat3M's tld, suld, sust, cold)"
             ),
         )),
     }

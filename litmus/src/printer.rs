@@ -542,6 +542,7 @@ impl Display for Instr {
             Instr::Add { dst, a, b } => write!(f, "add {dst}, {a}, {b}"),
             Instr::Branch { cond, a, b, target } => write!(f, "{} {a}, {b}, {target}", if *cond == BranchCond::Eq { "beq" } else { "bne" }),
             Instr::Goto { target } => write!(f, "goto {target}"),
+            Instr::Assume { cmp, a, b } => write!(f, "assume.{} {a}, {b}", cmp.name()),
         }
     }
 }

@@ -537,7 +537,7 @@ pub fn reads(i: &Instr) -> Vec<&str> {
             _ => vec![],
         },
         Instr::Mov { src, .. } => vec![src],
-        Instr::Add { a, b, .. } | Instr::Branch { a, b, .. } => vec![a, b],
+        Instr::Add { a, b, .. } | Instr::Branch { a, b, .. } | Instr::Assume { a, b, .. } => vec![a, b],
         Instr::Tile(TileOp::Store { value: TileValue::Reg(r), .. } | TileOp::Atomic { value: TileValue::Reg(r), .. }) => {
             return vec![r.as_str()];
         }

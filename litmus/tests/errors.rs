@@ -25,7 +25,7 @@ fn unknown_instruction() {
     assert_error(
         &ptx("x = 0;", " frob r0, x | ;", "exists (P0:r0 == 0)"),
         ErrorKind::UnknownInstruction,
-        "4:2: unknown instruction `frob`; expected ld, st, atom, red, fence, membar, bar, barrier, mbarrier, cp.async.bulk, tcgen05.*, mov, add, beq, bne, goto (or Dat3M's tld, suld, sust, cold)",
+        "4:2: unknown instruction `frob`; expected ld, st, atom, red, fence, membar, bar, barrier, mbarrier, cp.async.bulk, tcgen05.*, mov, add, beq, bne, goto, assume (or Dat3M's tld, suld, sust, cold)",
     );
 }
 
@@ -40,6 +40,23 @@ fn unknown_qualifier() {
         &ptx("d @ tmem cta 0 cols 0-31 = 0;", " tcgen05.ld.sync.aligned.32x32b.x3.b32 r0, [d] | ;", "exists (P0:r0 == 0)"),
         ErrorKind::UnknownQualifier,
         "4:32: `.x3` is not a valid repeat count; expected .x1 .x2 .x4 .x8 .x16 .x32 .x64 .x128",
+    );
+}
+
+#[test]
+fn assume_needs_one_comparison_and_two_operands() {
+    assert_error(
+        &ptx("x = 0;", " ld.relaxed.gpu r0, x | ;\n assume.below r0, 1 | ;", "exists (P0:r0 == 0)"),
+        ErrorKind::UnknownQualifier,
+        "5:8: unknown qualifier `.below` on `assume`; expected one of .eq .ne .lt .le .gt .ge",
+    );
+    assert_error(
+        &ptx("x = 0;", " ld.relaxed.gpu r0, x | ;\n assume r0, 1 | ;", "exists (P0:r0 == 0)"),
+        ErrorKind::BadOperand,
+        "5:2: `assume` needs exactly one comparison: assume.eq, .ne, .lt, .le, .gt or .ge",
+    );
+    assert!(
+        first_error(&ptx("x = 0;", " ld.relaxed.gpu r0, x | ;\n assume.eq r0 | ;", "exists (P0:r0 == 0)")).0.contains("assume.cmp a, b")
     );
 }
 
@@ -251,7 +268,7 @@ fn syntax_errors_name_what_was_expected() {
     assert_error(
         "PTX t\n{ x = 0; }\n P0@cta 0,gpu 0 ;\n ld.weak r0, x ;\nmaybe (P0:r0 == 0)\n",
         ErrorKind::UnknownInstruction,
-        "5:1: unknown instruction `maybe`; expected ld, st, atom, red, fence, membar, bar, barrier, mbarrier, cp.async.bulk, tcgen05.*, mov, add, beq, bne, goto (or Dat3M's tld, suld, sust, cold)",
+        "5:1: unknown instruction `maybe`; expected ld, st, atom, red, fence, membar, bar, barrier, mbarrier, cp.async.bulk, tcgen05.*, mov, add, beq, bne, goto, assume (or Dat3M's tld, suld, sust, cold)",
     );
 }
 

@@ -202,6 +202,8 @@ pub(crate) struct Explorer<'a, 'c> {
     /// Per thread, the last [`replay`] (the values it replayed, and its result): `next` replays
     /// every thread before the one that moves, and a finished thread's values rarely change.
     pub replays: std::cell::RefCell<Vec<Option<ReplayedThread>>>,
+    /// Whether some thread has an `assume` (then every graph is first tested for [`Self::moot`]).
+    pub assumes: bool,
 }
 
 /// The values a thread's events read or wrote, and what [`replay`] gave for them.
@@ -212,8 +214,12 @@ enum Next {
     Add(EventId, NewEvent),
     Finished {
         regs: Vec<Vec<i64>>,
+        /// Threads stopped for good: by the loop bound, at a barrier, by a failed `assume`.
         blocked: Vec<usize>,
     },
+    /// A thread's `assume` failed where no extension of the graph can change that: nothing is
+    /// left to explore ([`Explorer::moot`]).
+    Moot,
 }
 
 impl Explorer<'_, '_> {
@@ -245,6 +251,13 @@ impl Explorer<'_, '_> {
     }
 
     fn next(&self, g: &ExecutionGraph) -> Result<Next, CheckError> {
+        if self.assumes {
+            for t in 0..g.threads.len() {
+                if self.moot(g, t)? {
+                    return Ok(Next::Moot);
+                }
+            }
+        }
         // An rmw whose read is in the graph and whose write is not goes first. Only a thread whose
         // event before its frontier (first hole, or end) is an atomic read can be in that state.
         for (t, evs) in g.threads.iter().enumerate() {
@@ -286,7 +299,7 @@ impl Explorer<'_, '_> {
                     return Ok(Next::Add(EventId::new(t, f), ev));
                 }
                 Step::Done => regs[t] = r.regs,
-                Step::Blocked => {
+                Step::Blocked | Step::AssumeFailed => {
                     regs[t] = r.regs;
                     blocked.push(t);
                 }
@@ -294,6 +307,38 @@ impl Explorer<'_, '_> {
             debug_assert!(!holes, "[tcfuzz internal bug] a thread stops before its holes");
         }
         Ok(Next::Finished { regs, blocked })
+    }
+
+    /// Whether thread `t` of `g` stopped at a failed `assume` that no extension of `g` can get
+    /// past, so that every graph the exploration would reach from `g` is a discarded execution
+    /// (GenMC moots such executions, `mootExecutionIfFullyBlocked`; the argument is ours).
+    ///
+    /// It holds when the thread's last event is a read `r`, added after every other event of
+    /// the thread and reading from a write added before it, and some write of its location
+    /// added before `r` is `co`-after that source. Then `r` is in no revisit's prefix (nothing
+    /// follows it in `po ∪ rf ∪ dep`), and every revisit that deletes or revisits an event of
+    /// the thread deletes or revisits `r`, which needs `r` maximally added ([`super::maximal`]):
+    /// it is not — the `co`-later write is in `Previous(r)`, and a read with nothing after it can
+    /// take a `co`-later source wherever it can take its own. So the thread's events, and its
+    /// failed `assume`, stay in every graph reached from `g`.
+    fn moot(&self, g: &ExecutionGraph, t: usize) -> Result<bool, CheckError> {
+        let evs = &g.threads[t];
+        let Some(last) = evs.len().checked_sub(1) else { return Ok(false) };
+        let r = EventId::new(t, last);
+        if frontier(g, t) != evs.len() || !g.label(r).is_read() {
+            return Ok(false);
+        }
+        let sr = g.stamp(r);
+        if evs[..last].iter().any(|e| e.stamp > sr) {
+            return Ok(false);
+        }
+        let Some(w) = g.event(r).rf else { return Ok(false) };
+        if !w.is_init() && g.stamp(w) > sr {
+            return Ok(false);
+        }
+        let overwritten =
+            g.writes_to(g.label(r).loc).skip_while(|&x| x != w).skip(1).any(|s| !s.is_init() && !g.is_hole(s) && g.stamp(s) < sr);
+        Ok(overwritten && self.replay_thread(g, t, evs.len())?.step == Step::AssumeFailed)
     }
 
     /// `Visit(G)` of the module docs.
@@ -347,6 +392,7 @@ impl Explorer<'_, '_> {
                 }
                 Ok(())
             }
+            Next::Moot => Ok(()),
             Next::Add(a, ev) => match ev.label.kind {
                 EventKind::Fence | EventKind::Barrier => {
                     let mut g = g;

@@ -159,7 +159,9 @@ pub fn run(args: &Args, quiet: bool) -> Result<ExitCode> {
                     }
                 }
                 let Some((verdict, seconds)) = fastest else { continue };
-                let execs = verdict.stats.complete + verdict.stats.blocked;
+                // GenMC counts executions discarded by a failed assume as blocked: so do we here.
+                let blocked = verdict.stats.blocked + verdict.stats.assume_failed;
+                let execs = verdict.stats.complete + blocked;
                 let reference = genmc.as_ref().and_then(|t| t.get(&(genmc_name(f.name).to_string(), n, genmc_model(kind).to_string())));
                 let execs_per_s = execs as f64 / seconds.max(1e-9);
                 // Both rates count complete and blocked executions; the speedup compares wall
@@ -171,7 +173,7 @@ pub fn run(args: &Args, quiet: bool) -> Result<ExitCode> {
                     n,
                     model: kind.name(),
                     complete: verdict.stats.complete,
-                    blocked: verdict.stats.blocked,
+                    blocked,
                     seconds,
                     execs_per_s,
                     peak_rss_kb: peak_rss_kb(),

@@ -25,7 +25,9 @@ JSON output (--json): one object per checked file per line, keys in this order:
              executions ending in it
   condition  {\"text\": \"exists (P1:r0 == 1 /\\\\ P1:r1 == 0)\", \"result\": \"Never\" | \"Sometimes\" |
              \"Always\", \"holds\": herd7's Ok (true) or No (false)}
-  executions {\"complete\": N, \"blocked\": N, \"duplicates\": N, or null without --duplicates}
+  executions {\"complete\": N, \"blocked\": N, \"duplicates\": N, or null without --duplicates,
+             \"assume_failed\": N}: executions discarded by a failed `assume` are counted apart
+             (the explorer drops most of them unexplored, so it counts fewer than --oracle)
   races      [{\"kind\": \"data\" | \"tmem\" | \"proxy\", \"rule\": what would order them,
              \"first\": EVENT, \"second\": EVENT}], EVENT = {\"thread\": \"P0\", \"index\": position in
              program order, \"line\", \"col\", \"access\": \"read\" | \"write\", \"location\": \"x\"}
@@ -346,7 +348,8 @@ pub(crate) fn text(file: &str, v: &Verdict, condition: &str, method: &str, elaps
     let _ = writeln!(s, "Condition {condition}");
     let _ = writeln!(s, "Observation {} {} {} {}", v.program, observation_name(c.observation), c.positive, c.negative);
     let duplicates = v.stats.duplicates.map_or_else(|| "duplicates not checked".to_string(), |d| format!("duplicates {d}"));
-    let _ = writeln!(s, "Executions complete {}, blocked {}, {duplicates}", v.stats.complete, v.stats.blocked);
+    let assumed = if v.stats.assume_failed > 0 { format!(", assume failed {}", v.stats.assume_failed) } else { String::new() };
+    let _ = writeln!(s, "Executions complete {}, blocked {}{assumed}, {duplicates}", v.stats.complete, v.stats.blocked);
     if v.races.is_empty() {
         let _ = writeln!(s, "Races: none");
     } else {
@@ -452,6 +455,7 @@ struct JsonExecutions {
     complete: u64,
     blocked: u64,
     duplicates: Option<u64>,
+    assume_failed: u64,
 }
 
 #[derive(Serialize)]
@@ -502,7 +506,12 @@ impl<'a> JsonVerdict<'a> {
             model: v.model.name(),
             states: v.states.iter().map(|s| JsonState { state: StateMap(&s.values), executions: s.executions }).collect(),
             condition: JsonCondition { text: condition, result: observation_name(v.condition.observation), holds: v.condition.validated },
-            executions: JsonExecutions { complete: v.stats.complete, blocked: v.stats.blocked, duplicates: v.stats.duplicates },
+            executions: JsonExecutions {
+                complete: v.stats.complete,
+                blocked: v.stats.blocked,
+                duplicates: v.stats.duplicates,
+                assume_failed: v.stats.assume_failed,
+            },
             races: v.races.iter().map(JsonRace::new).collect(),
             hangs: &v.hung_threads,
             loop_bound: &v.blocked_threads,

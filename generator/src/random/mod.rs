@@ -16,7 +16,9 @@
 //! - [`Family::TileIr`] ([`tileir`]): 1–3 Tile IR tile blocks of token-ordered loads, stores and
 //!   atomics on tiles, or (one in four) a variant of message passing (Tile IR spec §7.12.3);
 //! - [`Family::Tcgen05`] ([`tcgen05`]): two warps using Tensor Memory, the async proxy and the
-//!   tcgen05 ordering mechanisms (commit, waits, the thread-sync fences, an mbarrier).
+//!   tcgen05 ordering mechanisms (commit, waits, the thread-sync fences, an mbarrier);
+//! - [`Family::Assume`] ([`assume`]): programs of the `ptx` family with an `assume` on the value
+//!   of some loads (what the explorer's pruning of failed assumes must get right).
 //!
 //! The programs are small on purpose: small enough for the exhaustive oracle, so that the
 //! explorer can be compared with it (`tcfuzz selftest`). Every program they produce is valid and
@@ -25,6 +27,7 @@
 //! When the bytes run out, every further choice is the first option (`arbitrary`'s convention),
 //! so any input, however short, still gives a valid program.
 
+pub mod assume;
 mod build;
 pub mod ptx;
 pub mod sync;
@@ -53,26 +56,29 @@ pub enum Family {
     TileIr,
     /// Two warps with tcgen05 operations on Tensor Memory ([`tcgen05`]).
     Tcgen05,
+    /// `ptx` programs with `assume`s on loaded values ([`assume`]).
+    Assume,
 }
 
 impl Family {
     /// Every family, in the order `tcfuzz selftest` takes them round-robin.
-    pub const ALL: [Family; 4] = [Family::Ptx, Family::Sync, Family::TileIr, Family::Tcgen05];
+    pub const ALL: [Family; 5] = [Family::Ptx, Family::Sync, Family::TileIr, Family::Tcgen05, Family::Assume];
 
-    /// The family's name on the command line: `ptx`, `sync`, `tileir`.
+    /// The family's name on the command line: `ptx`, `sync`, `tileir`, `tcgen05`, `assume`.
     pub fn name(self) -> &'static str {
         match self {
             Family::Ptx => "ptx",
             Family::Sync => "sync",
             Family::TileIr => "tileir",
             Family::Tcgen05 => "tcgen05",
+            Family::Assume => "assume",
         }
     }
 
     /// The memory models the family's programs are made to be checked under.
     pub fn models(self) -> &'static [ModelKind] {
         match self {
-            Family::Ptx | Family::Sync => &[ModelKind::Sc, ModelKind::Ptx],
+            Family::Ptx | Family::Sync | Family::Assume => &[ModelKind::Sc, ModelKind::Ptx],
             Family::TileIr => &[ModelKind::TileIr],
             Family::Tcgen05 => &[ModelKind::Ptx],
         }
@@ -87,7 +93,7 @@ impl fmt::Display for Family {
 
 /// A family name that is not one of [`Family::ALL`].
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-#[error("unknown program family `{0}`; known: ptx, sync, tileir, tcgen05")]
+#[error("unknown program family `{0}`; known: ptx, sync, tileir, tcgen05, assume")]
 pub struct UnknownFamily(pub String);
 
 impl FromStr for Family {
@@ -113,6 +119,7 @@ pub fn from_unstructured(family: Family, u: &mut Unstructured<'_>) -> arbitrary:
         Family::Sync => sync::program(u),
         Family::TileIr => tileir::program(u),
         Family::Tcgen05 => tcgen05::program(u),
+        Family::Assume => assume::program(u),
     }
 }
 

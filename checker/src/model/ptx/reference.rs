@@ -500,6 +500,7 @@ mod tests {
                 dependency_revisits: true,
                 lost_revisit: std::cell::Cell::new(false),
                 replays: Default::default(),
+                assumes: p.has_assume(),
             }
             .run();
             let mut out = Collector::new(p, false, 16, false);

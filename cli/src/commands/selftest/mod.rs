@@ -124,6 +124,8 @@ pub enum FamilyArg {
     TileIr,
     /// Two warps with tcgen05 operations on Tensor Memory, the async proxy and an mbarrier.
     Tcgen05,
+    /// `ptx` programs with `assume`s on loaded values (checks the pruning of failed assumes).
+    Assume,
     /// Every family, in turn.
     All,
 }
@@ -179,6 +181,7 @@ fn plans(args: &Args) -> Result<Vec<Plan>> {
         FamilyArg::Sync => vec![Family::Sync],
         FamilyArg::TileIr => vec![Family::TileIr],
         FamilyArg::Tcgen05 => vec![Family::Tcgen05],
+        FamilyArg::Assume => vec![Family::Assume],
         FamilyArg::All => Family::ALL.to_vec(),
     };
     let plans: Vec<Plan> = families
@@ -208,6 +211,7 @@ impl FamilyArg {
             FamilyArg::Sync => "sync",
             FamilyArg::TileIr => "tileir",
             FamilyArg::Tcgen05 => "tcgen05",
+            FamilyArg::Assume => "assume",
             FamilyArg::All => "all",
         }
     }

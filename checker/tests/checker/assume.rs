@@ -1,0 +1,201 @@
+//! `assume`: an execution in which one fails is not an execution of the program. The oracle
+//! counts every such execution (`assume_failed`); the explorer drops most of them unexplored
+//! (it *moots* them, `explore::trust`), and must still find every complete execution.
+
+use tcfuzz_checker::{CheckError, ModelKind, Options, Verdict, check, check_oracle};
+use tcfuzz_litmus::*;
+
+use crate::build::*;
+use crate::property::{Rng, outcomes, random_program, show};
+
+fn options() -> Options {
+    Options { loop_bound: 1, detect_duplicates: true, oracle_limit: 60_000, max_races: 10_000, ..Options::default() }
+}
+
+fn both(text: &str, model: ModelKind) -> (Verdict, Verdict) {
+    let p = parse(text).expect("parses");
+    let explorer = check(&p, model, &options()).expect("explorer");
+    let oracle = check_oracle(&p, model, &options()).expect("oracle");
+    (explorer, oracle)
+}
+
+/// `P1` reads `x` after both of `P0`'s stores: only the read of the last one passes its assume.
+/// The other two reads are of writes `co`-before a write the read could see: no extension can
+/// change them, so the explorer drops both unexplored; the oracle counts them.
+const MOOTED: &str = "PTX assume-mooted
+{ x = 0; y = 0; }
+P0@cta 0,gpu 0 {
+  st.relaxed.gpu x, 1;
+  st.relaxed.gpu x, 2;
+}
+P1@cta 1,gpu 0 {
+  ld.relaxed.gpu r0, x;
+  assume.eq r0, 2;
+  st.relaxed.gpu y, 1;
+}
+exists (y == 1)
+";
+
+#[test]
+fn failed_assumes_are_discarded_and_mostly_not_explored() {
+    for model in [ModelKind::Sc, ModelKind::Ptx] {
+        let (e, o) = both(MOOTED, model);
+        assert_eq!((o.stats.complete, o.stats.blocked, o.stats.assume_failed), (1, 0, 2), "{model:?} oracle\n{o}");
+        assert_eq!((e.stats.complete, e.stats.blocked, e.stats.assume_failed, e.stats.duplicates), (1, 0, 0, Some(0)), "{model:?}\n{e}");
+        assert_eq!(outcomes(&e), outcomes(&o));
+        // Every complete execution passed the assume: the condition always holds.
+        assert_eq!(e.condition.observation, tcfuzz_checker::Observation::Always, "{e}");
+        assert!(e.caveats.is_empty(), "{:?}", e.caveats);
+    }
+}
+
+/// A failed assume that a later write can still change is explored (and counted), and the
+/// execution where that write revisits the read is complete.
+#[test]
+fn a_failed_assume_a_later_write_can_fix_is_explored() {
+    let text = "PTX assume-revisited
+{ x = 0; }
+P0@cta 0,gpu 0 {
+  ld.relaxed.gpu r0, x;
+  assume.ne r0, 0;
+}
+P1@cta 1,gpu 0 {
+  st.relaxed.gpu x, 1;
+}
+exists (P0:r0 == 1)
+";
+    for model in [ModelKind::Sc, ModelKind::Ptx] {
+        let (e, o) = both(text, model);
+        assert_eq!((e.stats.complete, e.stats.assume_failed), (1, 1), "{model:?}\n{e}");
+        assert_eq!((o.stats.complete, o.stats.assume_failed), (1, 1), "{model:?}\n{o}");
+        assert_eq!(e.condition.observation, tcfuzz_checker::Observation::Always, "{e}");
+    }
+}
+
+/// A failed assume hides the execution's races and hangs: they are not the program's.
+#[test]
+fn a_discarded_execution_reports_no_race() {
+    let text = "PTX assume-race
+{ x = 0; y = 0; }
+P0@cta 0,gpu 0 {
+  ld.relaxed.gpu r0, y;
+  assume.eq r0, 1;
+  st.weak x, 1;
+}
+P1@cta 1,gpu 0 {
+  ld.weak r1, x;
+}
+exists (P1:r1 == 1)
+";
+    let (e, o) = both(text, ModelKind::Ptx);
+    // `y` is never 1: every execution is discarded, the weak store never happens.
+    assert_eq!((e.stats.complete, o.stats.complete, o.stats.assume_failed), (0, 0, 1), "{e}\n{o}");
+    assert!(e.races.is_empty() && o.races.is_empty(), "{e}\n{o}");
+    assert_eq!(e.condition.observation, tcfuzz_checker::Observation::Never);
+}
+
+/// The property generator's programs with, after each load, sometimes an `assume` on the value
+/// it loaded.
+fn with_assumes(mut p: Program, seed: u64) -> Program {
+    let mut rng = Rng::new(seed ^ 0xA55A);
+    let cmps = AssumeCmp::ALL;
+    for t in &mut p.threads {
+        let mut body = Vec::new();
+        for s in std::mem::take(&mut t.body) {
+            let loaded = match &s.kind {
+                StmtKind::Instr(Instr::Ld(l)) => Some(l.dst.clone()),
+                _ => None,
+            };
+            body.push(s);
+            if let Some(r) = loaded.filter(|_| rng.chance(40)) {
+                let cmp = *rng.pick(&cmps);
+                body.push(stmt(Instr::Assume { cmp, a: reg(&r), b: imm(rng.below(3) as i64) }));
+            }
+        }
+        t.body = body;
+    }
+    p
+}
+
+/// Whether the explorer's verdict on `p` equals the oracle's (states and complete counts) with
+/// no caveat: the programs on which the pruning of failed assumes is judged. (Not all are:
+/// [`known_gap_two_rmw_chains`].)
+fn exact_without_assumes(p: &Program, model: ModelKind) -> bool {
+    let (Ok(o), Ok(e)) = (check_oracle(p, model, &options()), check(p, model, &options())) else { return false };
+    e.caveats.is_empty() && outcomes(&e) == outcomes(&o) && e.stats.complete == o.stats.complete
+}
+
+/// Explorer = oracle on states, complete and blocked counts, races, with no duplicates, on
+/// random programs with assumes, where the explorer is exact without them; the explorer counts
+/// at most the oracle's failed assumes, and over the run drops some unexplored (the pruning is
+/// exercised, not vacuous).
+#[test]
+fn explorer_matches_oracle_with_assumes() {
+    let cases: u64 = std::env::var("TCFUZZ_PROP_CASES").ok().and_then(|s| s.parse().ok()).unwrap_or(400);
+    for model in [ModelKind::Sc, ModelKind::Ptx] {
+        let (mut compared, mut pruned_programs) = (0u64, 0u64);
+        for seed in 0..cases {
+            let plain = random_program(seed);
+            if !exact_without_assumes(&plain, model) {
+                continue;
+            }
+            let p = with_assumes(plain, seed);
+            let o = match check_oracle(&p, model, &options()) {
+                Ok(v) => v,
+                Err(CheckError::TooLarge(_)) => continue,
+                Err(e) => panic!("seed {seed}: oracle error {e}\n{}", show(&p)),
+            };
+            let e = check(&p, model, &options()).unwrap_or_else(|err| panic!("seed {seed}: explorer error {err}\n{}", show(&p)));
+            if !e.caveats.is_empty() {
+                continue;
+            }
+            let same = outcomes(&e) == outcomes(&o)
+                && e.stats.complete == o.stats.complete
+                && e.stats.blocked == o.stats.blocked
+                && e.races == o.races
+                && e.stats.duplicates == Some(0)
+                && e.stats.assume_failed <= o.stats.assume_failed;
+            assert!(
+                same,
+                "seed {seed} ({model:?}): explorer and oracle disagree\n{}\nexplorer {:?}\noracle   {:?}",
+                show(&p),
+                e.stats,
+                o.stats
+            );
+            compared += 1;
+            pruned_programs += u64::from(e.stats.assume_failed < o.stats.assume_failed);
+        }
+        println!("{model:?}: {compared} programs with assumes agree; in {pruned_programs} the explorer pruned failed assumes");
+        assert!(compared * 10 >= cases * 6, "{model:?}: only {compared} of {cases} compared");
+        assert!(pruned_programs * 10 >= compared, "{model:?}: pruning in only {pruned_programs} of {compared} programs");
+    }
+}
+
+/// A known gap of the explorer under PTX, found by the test above (seed 217 before the assumes
+/// were added) and minimised: the execution where `P1` runs wholly before `P0` (`P0:r0 = 1`,
+/// `P0:r1 = 1`) is missed, with no caveat. The only graph from which `P1`'s `y` write could
+/// revisit `P0`'s `y` read is one where an earlier revisit made `P0`'s `x` read read `P1`'s
+/// `x` write, added after it; the dependency prefix of the `y` write leaves out `P1`'s `x`
+/// rmw (holes), so both are deleted, and the maximality test (`explore::maximal`) rejects a
+/// deleted read of a deleted write added after it. Under TruSt's prefix (SC) the `x` rmw is
+/// kept and the execution found. Treating such a read as added right after its write fixes
+/// this program but makes others explore graphs twice; not fixed yet.
+#[test]
+#[ignore = "known explorer gap under PTX: see the doc comment"]
+fn known_gap_two_rmw_chains() {
+    let text = "PTX two-rmw-chains
+{ x = 0; y = 0; }
+P0@cta 0,gpu 0 {
+  atom.release.add r0, y, 0;
+  atom.acq_rel.add r1, x, 0;
+}
+P1@cta 1,gpu 0 {
+  atom.acq_rel.gpu.add r0, x, 1;
+  atom.exch r2, y, 1;
+}
+exists (P0:r0 == 1 /\\ P0:r1 == 1)
+";
+    let (e, o) = both(text, ModelKind::Ptx);
+    assert_eq!(o.stats.complete, 3, "{o}");
+    assert_eq!((e.stats.complete, outcomes(&e)), (o.stats.complete, outcomes(&o)), "{e}");
+}
