@@ -486,14 +486,15 @@ impl MemoryModel for Ptx {
     }
 
     /// Every relation of the model leaves an event through a later event of its thread, a read of
-    /// it, a later write in `co`, or `fr` (`model::plain_sink`), except `fence.sc` (Fence-SC
-    /// order, §8.9.3, relates it to the other `fence.sc` either way), barriers (§9.7.13.1) and
+    /// it, a later write in `co`, or `fr` (`model::plain_sink`), except Fence-SC order (§8.9.3,
+    /// which relates a `fence.sc` to the other `fence.sc` either way), barriers (§9.7.13.1) and
     /// the tcgen05 rules (left to the full check); a sink rmw write still answers to Atomicity
     /// (§8.10.3). With a sink added, the Fence-SC order that made `g` without it consistent
-    /// still works.
+    /// still works; a sink `fence.sc` goes last in it, where it orders nothing before anything
+    /// (it synchronizes with no later fence, and nothing follows it in its thread), and no
+    /// causality order leads out of it for the Fence-SC axiom to contradict.
     fn sink_extension(&self, g: &ExecutionGraph, a: EventId) -> Option<bool> {
-        let l = g.label(a);
-        if (l.is_fence() && l.sc) || g.threads.iter().flatten().any(|e| e.label.tc.is_some()) {
+        if g.threads.iter().flatten().any(|e| e.label.tc.is_some()) {
             return None;
         }
         crate::model::plain_sink(g, a, || !self.rmw_breaks_atomicity(g, a), |src| self.read_closes_nothing(g, a, src))
