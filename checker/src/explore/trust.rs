@@ -4,6 +4,7 @@
 //! ```text
 //! Visit(G):
 //!   if ¬consistent(G \ holes): return
+//!   if a thread failed an assume no extension can change (Explorer::moot): return
 //!   a ← next(G)       -- an rmw's write half first (rmws are added whole); else the first hole of
 //!                     --   the lowest-numbered thread with holes; else the next event of the
 //!                     --   lowest-numbered unfinished thread

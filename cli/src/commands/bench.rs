@@ -29,10 +29,11 @@ pub enum Model {
 /// results file is found (`--genmc`, default `../shared/bench/genmc-0.11-results.csv`) GenMC's
 /// complete executions and executions per second on the same shape (its `sc` run for `--model
 /// sc`, its `rc11` run for `--model ptx`) and our speedup: GenMC's wall time over ours, shown
-/// only where the complete counts are equal (blocked counts may differ: GenMC revisits the
-/// loads of its assumes in place).
-/// `--json` prints one object per run with those keys; execs_per_s counts complete and blocked
-/// executions on both sides.
+/// only where the complete counts are equal (blocked counts may differ: both drop failed
+/// assumes no later write can rescue, but in different exploration orders).
+/// `--json` prints one object per run with those keys; `blocked` includes the executions
+/// discarded by a failed `assume` (as GenMC counts them), and execs_per_s counts complete and
+/// blocked executions on both sides.
 ///
 /// Absolute times are noisy on shared machines (±20 % from run to run here): `--repeat N` runs
 /// each size N times and reports the fastest; compare ratios measured in one invocation.
@@ -166,7 +167,7 @@ pub fn run(args: &Args, quiet: bool) -> Result<ExitCode> {
                 let execs_per_s = execs as f64 / seconds.max(1e-9);
                 // Both rates count complete and blocked executions; the speedup compares wall
                 // times, which is fair where the complete counts are equal (pinned in tests)
-                // even when the blocked counts are not (`szymanski`).
+                // even when the blocked counts are not (`szymanski`'s failed assumes).
                 let genmc_rate = reference.map(|(c, b, s)| (c + b) as f64 / s.max(1e-9));
                 let row = Row {
                     family: f.name,
