@@ -45,6 +45,22 @@
 //! comes back after `a`, revisits `r` in turn, and the two would revisit each other for ever
 //! (`szymanski` n = 2, `T1: st flag2, 0; st flag2, 1` against T0's first read of `flag2`).
 //!
+//! *Chained reads.* A deleted read can read a deleted write added after it: an earlier revisit
+//! made it read that write, and the two stay together until a later revisit deletes both —
+//! which, with holes, can be the only graph from which that later revisit exists. `Atom-SB`
+//! (`../shared/conformance`, two threads each doing `atom.acq_rel.add` on `x` then `y` and on
+//! `y` then `x`): the execution in which `P1` runs wholly first needs `P1`'s `x` write to
+//! revisit `P0`'s `x` read while `P1`'s `y` rmw, not in its dependency prefix, is deleted and
+//! leaves holes; the only graph holding what it needs has `P0`'s `y` read reading `P1`'s `y`
+//! write, added after it (in the graph where it reads the initial value instead, `P1`'s `y` read
+//! would have to see `P0`'s `y` write, and then `P1`'s `x` read cannot read the initial value).
+//! So a deleted read `x` of an rmw (not a `cas`, on ordinary memory) reading a deleted rmw write
+//! `w` added after it that leaves a hole is canonical where it could read nothing else: no
+//! write of `Previous(x)` admits a completed graph with `x` reading it and `x`'s write half
+//! right after it in `co` — where Atomicity (§8.10.3) holds the write half, which completions
+//! otherwise leave out. Such an `x` stands right after `w` in the order of addition (where its
+//! value was chosen), so that every `Previous(e)` stays closed under `rf`.
+//!
 //! This extension is checked, not proven: explorer = oracle with no duplicates on the random
 //! programs of `tcfuzz selftest` (every family), the barrier example (11 of 11), and
 //! `szymanski`'s PTX counts equal GenMC's RC11 counts (6 and 78 at n = 1, 2; without it 3 and
@@ -72,11 +88,21 @@ impl Explorer<'_, '_> {
     ) -> Result<bool, CheckError> {
         // `r` was revisited by a write this revisit deletes (module docs): decided first.
         let orphan = g.event(r).rf.is_some_and(|w| !w.is_init() && g.stamp(w) > g.stamp(r) && deleted.contains(idx.node(w)));
+        let chained = |x: EventId| self.dependency_revisits && x != r && self.plain_memory(g, x) && chained_read(g, idx, x, deleted);
+        // Where an event stands in the order of addition (doubled): a chained read right after
+        // its source, where its value was chosen, so that every Previous(e) stays closed under
+        // `rf` (module docs, "chained reads").
+        let at = |x: EventId| -> u64 {
+            match g.event(x).rf {
+                Some(w) if chained(x) => 2 * u64::from(g.stamp(w)) + 1,
+                _ => 2 * u64::from(g.stamp(x)),
+            }
+        };
         // No read kept in Previous(e) may read from a deleted write `e` (checked first: the
         // consistency tests below restrict the graph to such sets).
         for e in deleted.iter().map(|n| idx.id(n)) {
-            let se = g.stamp(e);
-            let previous = |x: EventId| !g.is_hole(x) && (g.stamp(x) <= se || prefix.contains(idx.node(x)));
+            let se = 2 * u64::from(g.stamp(e));
+            let previous = |x: EventId| !g.is_hole(x) && (at(x) <= se || prefix.contains(idx.node(x)));
             if g.label(e).is_write() && g.readers(e).any(|x| previous(x) && !(orphan && x == r)) {
                 return Ok(false);
             }
@@ -95,8 +121,8 @@ impl Explorer<'_, '_> {
         }
         let checked = deleted.iter().map(|n| idx.id(n)).chain(std::iter::once(r).filter(|_| !forced));
         for e in checked {
-            let se = g.stamp(e);
-            let previous = |x: EventId| x.is_init() || (!g.is_hole(x) && (g.stamp(x) <= se || prefix.contains(idx.node(x))));
+            let se = 2 * u64::from(g.stamp(e));
+            let previous = |x: EventId| x.is_init() || (!g.is_hole(x) && (at(x) <= se || prefix.contains(idx.node(x))));
             let label = g.label(e);
             let write = match label.kind {
                 EventKind::Fence | EventKind::Barrier => continue,
@@ -105,6 +131,18 @@ impl Explorer<'_, '_> {
                         return Ok(false);
                     }
                     e
+                }
+                EventKind::Read if chained(e) => {
+                    // Canonical only where it could read nothing of Previous(e), its write half
+                    // in place (module docs, "chained reads").
+                    let keep = |x: EventId| (previous(x) || x == e) && x != a;
+                    let holes: Vec<EventId> = holes_left(g, &keep).into_iter().filter(|&h| h != a).collect();
+                    for s in g.writes_to(label.loc).filter(|&s| keep(s)).collect::<Vec<_>>() {
+                        if self.could_choose_with_write(g, &keep, &holes, e, s)? {
+                            return Ok(false);
+                        }
+                    }
+                    continue;
                 }
                 EventKind::Read => g.event(e).rf.expect("[tcfuzz internal bug] read without rf in a revisited graph"),
             };
@@ -166,6 +204,37 @@ impl Explorer<'_, '_> {
             }
         }
         Ok(false)
+    }
+
+    /// Whether `x` is an access of ordinary memory: not of a synchronization object (mbarrier,
+    /// Tensor Memory allocator), not part of a bulk copy or a `tcgen05` operation.
+    fn plain_memory(&self, g: &ExecutionGraph, x: EventId) -> bool {
+        let l = g.label(x);
+        l.tc.is_none() && l.bulk_copy == 0 && !self.prog.mbarriers.contains(&l.loc) && !self.prog.tmem_allocators.contains(&l.loc)
+    }
+
+    /// [`Self::could_choose`] for the read `e` of an rmw (not a `cas`) with its write half, which
+    /// `keep` leaves out (added after `e`), put back right after `s` in `co`: Atomicity (§8.10.3)
+    /// then holds it there, which a completion without it would not see.
+    fn could_choose_with_write(
+        &self,
+        g: &ExecutionGraph,
+        keep: &dyn Fn(EventId) -> bool,
+        holes: &[EventId],
+        e: EventId,
+        s: EventId,
+    ) -> Result<bool, CheckError> {
+        let half = EventId { thread: e.thread, index: e.index + 1 };
+        let mut t = g.clone();
+        t.set_rf(e, s);
+        cut(&mut t, &|x: EventId| keep(x) || x == half);
+        let loc = t.loc_of(half) as usize;
+        t.co[loc].retain(|&w| w != half);
+        let at = t.writes_to(loc as u32).position(|w| w == s).expect("[tcfuzz internal bug] source outside co");
+        // (`writes_to` counts the initial write, `co` does not.)
+        t.co[loc].insert(at, half);
+        let holes: Vec<EventId> = holes.iter().copied().filter(|&h| h != half).collect();
+        self.completable(t, holes)
     }
 
     /// Whether `Previous(e)` (the events `keep` accepts), with `e` reading from `s` (a read) or
@@ -283,6 +352,28 @@ fn forced_source(g: &ExecutionGraph, idx: &NodeIndex, r: EventId, deleted: &BitS
     let first_deleted = deleted.iter().all(|n| g.stamp(idx.id(n)) >= g.stamp(w));
     let co_latest = !g.writes_to(g.loc_of(w)).skip_while(|&x| x != w).skip(1).any(|x| deleted.contains(idx.node(x)));
     leaves_hole && first_deleted && co_latest
+}
+
+/// Whether deleted read `x` is *chained* (module docs): the read of an rmw other than a `cas`
+/// (with its write half), reading a deleted rmw write added after it (an earlier revisit made it
+/// read that write) which leaves a hole — a later event of its thread is kept.
+fn chained_read(g: &ExecutionGraph, idx: &NodeIndex, x: EventId, deleted: &BitSet) -> bool {
+    let ev = g.event(x);
+    let Some(w) = ev.rf else { return false };
+    let half = g.threads[x.thread as usize].get(x.index as usize + 1);
+    if !ev.label.is_read()
+        || !ev.label.atomic
+        || ev.cas_expected.is_some()
+        || w.is_init()
+        || !half.is_some_and(|h| h.label.rmw_write && h.stamp != HOLE)
+    {
+        return false;
+    }
+    let evs = &g.threads[w.thread as usize];
+    let leaves_hole = (w.index as usize + 1..evs.len())
+        .map(|i| EventId::new(w.thread as usize, i))
+        .any(|y| !g.is_hole(y) && !deleted.contains(idx.node(y)));
+    g.label(w).rmw_write && g.stamp(w) > g.stamp(x) && deleted.contains(idx.node(x)) && deleted.contains(idx.node(w)) && leaves_hole
 }
 
 /// The events of `g` that `keep` rejects although a later event of their thread is kept: the
