@@ -98,13 +98,16 @@ impl Explorer<'_, '_> {
                 _ => 2 * u64::from(g.stamp(x)),
             }
         };
-        // No read kept in Previous(e) may read from a deleted write `e` (checked first: the
-        // consistency tests below restrict the graph to such sets).
-        for e in deleted.iter().map(|n| idx.id(n)) {
-            let se = 2 * u64::from(g.stamp(e));
-            let previous = |x: EventId| !g.is_hole(x) && (at(x) <= se || prefix.contains(idx.node(x)));
-            if g.label(e).is_write() && g.readers(e).any(|x| previous(x) && !(orphan && x == r)) {
-                return Ok(false);
+        // No read of Previous(e) may read from a deleted write `e` (checked first: the
+        // consistency tests below restrict the graph to such sets): one pass over the reads.
+        for (t, evs) in g.threads.iter().enumerate() {
+            for (i, ev) in evs.iter().enumerate() {
+                let x = EventId::new(t, i);
+                let Some(e) = ev.rf.filter(|e| !e.is_init() && ev.stamp != HOLE && deleted.contains(idx.node(*e))) else { continue };
+                let previous = at(x) <= 2 * u64::from(g.stamp(e)) || prefix.contains(idx.node(x));
+                if previous && !(orphan && x == r) {
+                    return Ok(false);
+                }
             }
         }
         let mut forced = false;
@@ -126,12 +129,8 @@ impl Explorer<'_, '_> {
             let label = g.label(e);
             let write = match label.kind {
                 EventKind::Fence | EventKind::Barrier => continue,
-                EventKind::Write => {
-                    if g.readers(e).any(|x| previous(x) && !(orphan && x == r)) {
-                        return Ok(false);
-                    }
-                    e
-                }
+                // (Its readers in Previous(e) were ruled out above.)
+                EventKind::Write => e,
                 EventKind::Read if chained(e) => {
                     // Canonical only where it could read nothing of Previous(e), its write half
                     // in place (module docs, "chained reads").
