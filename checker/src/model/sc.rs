@@ -150,92 +150,120 @@ fn sc_acyclic(g: &ExecutionGraph) -> bool {
 /// Whether `a` lies on a cycle of rule 1's relation: a depth-first search from `a` over the
 /// immediate edges of [`sc_acyclic`] (the readers of each write gathered first).
 fn on_cycle(g: &ExecutionGraph, a: EventId) -> bool {
-    let mut offsets = Vec::with_capacity(g.threads.len());
-    let mut n = g.init.len();
-    for evs in &g.threads {
-        offsets.push(n);
-        n += evs.len();
-    }
-    let node = |e: EventId| if e.is_init() { e.index as usize } else { offsets[e.thread as usize] + e.index as usize };
-    // The readers of each write: `readers[start[w]..start[w + 1]]` (counting sort by node).
-    let mut start = vec![0u32; n + 1];
-    for e in g.threads.iter().flatten() {
-        if let Some(w) = e.rf {
-            start[node(w) + 1] += 1;
+    SEARCH.with_borrow_mut(|s| s.on_cycle(g, a))
+}
+
+thread_local! {
+    /// [`on_cycle`]'s buffers, kept between calls (it runs once per event the explorer adds).
+    static SEARCH: std::cell::RefCell<Search> = std::cell::RefCell::new(Search::default());
+}
+
+#[derive(Default)]
+struct Search {
+    offsets: Vec<usize>,
+    start: Vec<u32>,
+    fill: Vec<u32>,
+    readers: Vec<EventId>,
+    seen: Vec<bool>,
+    stack: Vec<EventId>,
+}
+
+impl Search {
+    fn on_cycle(&mut self, g: &ExecutionGraph, a: EventId) -> bool {
+        let Search { offsets, start, fill, readers, seen, stack } = self;
+        offsets.clear();
+        let mut n = g.init.len();
+        for evs in &g.threads {
+            offsets.push(n);
+            n += evs.len();
         }
-    }
-    for i in 0..n {
-        start[i + 1] += start[i];
-    }
-    let mut fill = start.clone();
-    let mut all_readers = vec![EventId::init(0); start[n] as usize];
-    for (t, evs) in g.threads.iter().enumerate() {
-        for (i, e) in evs.iter().enumerate() {
+        let node = |e: EventId| if e.is_init() { e.index as usize } else { offsets[e.thread as usize] + e.index as usize };
+        // The readers of each write: `readers[start[w]..start[w + 1]]` (counting sort by node).
+        start.clear();
+        start.resize(n + 1, 0);
+        for e in g.threads.iter().flatten() {
             if let Some(w) = e.rf {
-                let slot = &mut fill[node(w)];
-                all_readers[*slot as usize] = EventId::new(t, i);
-                *slot += 1;
+                start[node(w) + 1] += 1;
             }
         }
-    }
-    let readers = |w: usize| &all_readers[start[w] as usize..start[w + 1] as usize];
-    let co_next = |w: EventId| {
-        let co = &g.co[g.loc_of(w) as usize];
-        let next = if w.is_init() { co.first() } else { co.iter().position(|&x| x == w).and_then(|p| co.get(p + 1)) };
-        next.copied()
-    };
-    let mut seen = vec![false; n];
-    let mut stack = vec![a];
-    while let Some(x) = stack.pop() {
-        let mut push = |y: EventId| {
-            if y == a {
-                return true;
+        for i in 0..n {
+            start[i + 1] += start[i];
+        }
+        fill.clear();
+        fill.extend_from_slice(start);
+        readers.clear();
+        readers.resize(start[n] as usize, EventId::init(0));
+        for (t, evs) in g.threads.iter().enumerate() {
+            for (i, e) in evs.iter().enumerate() {
+                if let Some(w) = e.rf {
+                    let slot = &mut fill[node(w)];
+                    readers[*slot as usize] = EventId::new(t, i);
+                    *slot += 1;
+                }
             }
-            let ny = node(y);
-            if !seen[ny] {
-                seen[ny] = true;
-                stack.push(y);
-            }
-            false
+        }
+        let co_next = |w: EventId| {
+            let co = &g.co[g.loc_of(w) as usize];
+            let next = if w.is_init() { co.first() } else { co.iter().position(|&x| x == w).and_then(|p| co.get(p + 1)) };
+            next.copied()
         };
-        if !x.is_init() {
-            let (t, i) = (x.thread as usize, x.index as usize);
-            if i + 1 < g.threads[t].len() && push(EventId::new(t, i + 1)) {
-                return true;
-            }
-            let l = g.label(x);
-            if l.is_barrier() {
-                for p in g.barrier_partners(x) {
-                    if (p.index as usize) + 1 < g.threads[p.thread as usize].len() && push(EventId { thread: p.thread, index: p.index + 1 })
-                    {
-                        return true;
+        seen.clear();
+        seen.resize(n, false);
+        stack.clear();
+        stack.push(a);
+        while let Some(x) = stack.pop() {
+            let mut push = |y: EventId| {
+                if y == a {
+                    return true;
+                }
+                let ny = node(y);
+                if !seen[ny] {
+                    seen[ny] = true;
+                    stack.push(y);
+                }
+                false
+            };
+            if !x.is_init() {
+                let (t, i) = (x.thread as usize, x.index as usize);
+                if i + 1 < g.threads[t].len() && push(EventId::new(t, i + 1)) {
+                    return true;
+                }
+                let l = g.label(x);
+                if l.is_barrier() {
+                    for p in g.barrier_partners(x) {
+                        if (p.index as usize) + 1 < g.threads[p.thread as usize].len()
+                            && push(EventId { thread: p.thread, index: p.index + 1 })
+                        {
+                            return true;
+                        }
                     }
                 }
-            }
-            if l.is_read() {
-                if let Some(next) = g.event(x).rf.and_then(co_next) {
-                    if push(next) {
-                        return true;
+                if l.is_read() {
+                    if let Some(next) = g.event(x).rf.and_then(co_next) {
+                        if push(next) {
+                            return true;
+                        }
                     }
+                    continue;
                 }
-                continue;
+                if !l.is_write() {
+                    continue;
+                }
             }
-            if !l.is_write() {
-                continue;
+            if let Some(next) = co_next(x) {
+                if push(next) {
+                    return true;
+                }
+            }
+            let w = node(x);
+            for &r in &readers[start[w] as usize..start[w + 1] as usize] {
+                if push(r) {
+                    return true;
+                }
             }
         }
-        if let Some(next) = co_next(x) {
-            if push(next) {
-                return true;
-            }
-        }
-        for &r in readers(node(x)) {
-            if push(r) {
-                return true;
-            }
-        }
+        false
     }
-    false
 }
 
 /// Whether the graph on nodes `0..n` with `edges` is acyclic (Kahn's algorithm over a CSR
