@@ -117,6 +117,11 @@ fn examples_match_their_headers() {
                 continue;
             }
         };
+        // Beyond the verdict: with no caveat, exactly the oracle's executions.
+        let states = |x: &Verdict| x.states.iter().map(|s| (s.values.clone(), s.executions)).collect::<Vec<_>>();
+        if explorer.caveats.is_empty() && (states(&explorer) != states(&oracle) || explorer.stats.complete != oracle.stats.complete) {
+            failures.push(format!("{name}: explorer {} complete executions, oracle {}", explorer.stats.complete, oracle.stats.complete));
+        }
         // Load buffering: the explorer's documented gap (its verdicts carry the caveat).
         let porf_cyclic_only = explorer.stats.complete < oracle.stats.complete && !explorer.caveats.is_empty();
         for m in mismatches(&explorer, &expect) {
