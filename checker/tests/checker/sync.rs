@@ -297,3 +297,29 @@ fn barrier_second_operand_loaded_at_run_time() {
         "5:2: `bar.sync with two barriers with the same id whose second operands are set at run time` is not supported by the checker yet"
     );
 }
+
+/// A known bug, found by the duplicate check `tcfuzz selftest` now makes on programs too large
+/// for the oracle (`--family sync --seed 555`, program 1639, minimised): with Dat3M's quorum
+/// barriers (`bar.cta.sync a, b, q`, an arrival counter and a blocking wait for `q` arrivals)
+/// the explorer under PTX produces some graphs twice — 220 complete executions, 12 of them
+/// duplicates; under SC, with TruSt's revisits, 208 and none. So the dependency revisits of
+/// the counter's reads are at fault; verdicts (Never / Sometimes / Always) are unaffected, the
+/// execution counts are not. Not fixed yet.
+#[test]
+#[ignore = "known bug: duplicates with quorum barriers under PTX, see the doc comment"]
+fn quorum_barriers_explore_each_graph_once() {
+    let text = "PTX quorum-duplicates
+{ y = 0; }
+ P0@cta 0,gpu 0       | P1@cta 0,gpu 0       | P2@cta 0,gpu 0       ;
+                      | bar.cta.sync 2, 2, 1 | st.release.cta y, 2  ;
+ bar.cta.sync 2, 2, 1 | ld.relaxed.cta r0, y | bar.cta.sync 2, 2, 1 ;
+                      | bar.cta.sync 2, 2, 1 |                      ;
+exists (P1:r0 == 2)
+";
+    let p = tcfuzz_litmus::parse(text).expect("parses");
+    let opts = Options { detect_duplicates: true, ..Options::default() };
+    let sc = check(&p, ModelKind::Sc, &opts).expect("explorer");
+    assert_eq!((sc.stats.complete, sc.stats.duplicates), (208, Some(0)), "{sc}");
+    let ptx = check(&p, ModelKind::Ptx, &opts).expect("explorer");
+    assert_eq!(ptx.stats.duplicates, Some(0), "{ptx}");
+}

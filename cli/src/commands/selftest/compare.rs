@@ -169,6 +169,17 @@ pub fn compare(prog: &CompiledProgram, model: ModelKind) -> Comparison {
     let coverage = if explorer.caveats.is_empty() { Coverage::All } else { Coverage::of_explorer(model) };
     let oracle = match run_oracle(prog, model, &base, coverage) {
         Ok(Ok(v)) => v,
+        // A duplicate is a bug whatever the oracle can say.
+        Ok(Err(CheckError::TooLarge(why))) if explorer.stats.duplicates.is_some_and(|d| d > 0) => {
+            let d = explorer.stats.duplicates.unwrap_or_default();
+            return Comparison::disagree(
+                coverage,
+                format!(
+                    "the explorer produced {d} duplicate executions (too large for the oracle: {})",
+                    why.trim_start_matches("oracle: ")
+                ),
+            );
+        }
         Ok(Err(e)) => return skipped(e).unwrap_or_else(|e| Comparison::disagree(coverage, format!("the oracle fails: {e}"))),
         Err(panic) => return Comparison::disagree(coverage, format!("the oracle panics: {panic}")),
     };
