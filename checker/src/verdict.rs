@@ -411,6 +411,15 @@ impl<'a> Collector<'a> {
         }
     }
 
+    /// With duplicate detection on: counts `g` as a duplicate if it was recorded before.
+    fn count_if_duplicate(&mut self, g: &ExecutionGraph) {
+        if let Some(seen) = &mut self.seen {
+            if !seen.insert(g.canonical()) {
+                *self.stats.duplicates.as_mut().expect("[tcfuzz internal bug] duplicates counter") += 1;
+            }
+        }
+    }
+
     /// Records one consistent execution; `regs[t]` are thread `t`'s registers at its end, and
     /// `blocked` the threads that hit the loop bound or wait forever at a barrier.
     pub fn record(&mut self, g: &ExecutionGraph, regs: &[Vec<i64>], blocked: &[usize], model: &dyn MemoryModel) {
@@ -429,21 +438,13 @@ impl<'a> Collector<'a> {
         // and hangs are not the program's).
         if stops.iter().any(|(_, s)| *s == Stop::AssumeFailed) {
             self.stats.assume_failed += 1;
-            if let Some(seen) = &mut self.seen {
-                if !seen.insert(g.canonical()) {
-                    *self.stats.duplicates.as_mut().expect("[tcfuzz internal bug] duplicates counter") += 1;
-                }
-            }
+            self.count_if_duplicate(g);
             return;
         }
         // A spinning thread hangs only if no other thread may still write: every other stopped
         // thread is stuck for good too.
         let all_stuck = stops.iter().all(|(t, s)| g.waiting_at_barrier(*t) || matches!(s, Stop::AwaitHang(_) | Stop::SpinHang(_)));
-        if let Some(seen) = &mut self.seen {
-            if !seen.insert(g.canonical()) {
-                *self.stats.duplicates.as_mut().expect("[tcfuzz internal bug] duplicates counter") += 1;
-            }
-        }
+        self.count_if_duplicate(g);
         for (a, b) in model.races(g) {
             if self.witnesses.is_some() {
                 self.explain_race(g, a, b);
