@@ -276,48 +276,58 @@ impl Explorer<'_, '_> {
     }
 
     /// Whether the holes `todo` of `t` can be filled (reads from any write, writes anywhere in
-    /// `co`) into a consistent graph. Depth-first, in program order per thread; a partial graph
-    /// that is inconsistent has no consistent completion (the model is monotone).
-    pub(super) fn completable(&self, t: ExecutionGraph, mut todo: Vec<EventId>) -> Result<bool, CheckError> {
+    /// `co`) into a consistent graph. Depth-first; a partial graph that is inconsistent has no
+    /// consistent completion (the model is monotone). A hole can be filled once the holes it
+    /// depends on are; a read may need as its source a write that fills a later hole (of another
+    /// thread, or a weak write later in its own), so writes, fences and barriers go first, and
+    /// where only reads can go, each of them is tried as the next: in a consistent completion
+    /// `rf ∪ dep` is acyclic (No-Thin-Air, §8.10.4), so some read that can go has its source in
+    /// place.
+    pub(super) fn completable(&self, t: ExecutionGraph, todo: Vec<EventId>) -> Result<bool, CheckError> {
         if !self.consistent(&t) {
             return Ok(false);
         }
-        todo.sort_unstable();
-        let Some(&h) = todo.first() else { return Ok(true) };
-        let rest = &todo[1..];
-        let ev = self.hole_event(&t, h)?;
-        match ev.label.kind {
-            EventKind::Read => {
-                let writes: Vec<EventId> = t.writes_to(ev.label.loc).collect();
-                for w in writes {
-                    let mut t2 = t.clone();
-                    t2.put_event(h, &ev, Some(w));
-                    let mut rest = rest.to_vec();
-                    let moved = fix_cas_layout(&mut t2, h);
-                    shift(&mut rest, h, moved);
-                    if self.completable(t2, rest)? {
-                        return Ok(true);
-                    }
-                }
-                Ok(false)
-            }
-            EventKind::Write => {
+        if todo.is_empty() {
+            return Ok(true);
+        }
+        let ready = |h: EventId| {
+            let evs = &t.threads[h.thread as usize];
+            let deps = evs[h.index as usize].deps;
+            (0..h.index as usize).all(|j| deps & (1 << j) == 0 || evs[j].stamp != HOLE)
+        };
+        let rest_without = |h: EventId| todo.iter().copied().filter(|&x| x != h).collect::<Vec<_>>();
+        if let Some(h) = todo.iter().copied().filter(|&h| ready(h) && !t.label(h).is_read()).min() {
+            let ev = self.hole_event(&t, h)?;
+            if ev.label.is_write() {
                 for pos in 0..=t.co[ev.label.loc as usize].len() {
                     let mut t2 = t.clone();
                     t2.put_event(h, &ev, None);
                     t2.insert_co(h, pos);
-                    if self.completable(t2, rest.to_vec())? {
+                    if self.completable(t2, rest_without(h))? {
                         return Ok(true);
                     }
                 }
-                Ok(false)
+                return Ok(false);
             }
-            EventKind::Fence | EventKind::Barrier => {
-                let mut t2 = t;
-                t2.put_event(h, &ev, None);
-                self.completable(t2, rest.to_vec())
+            let mut t2 = t;
+            t2.put_event(h, &ev, None);
+            return self.completable(t2, rest_without(h));
+        }
+        for h in todo.iter().copied().filter(|&h| ready(h)) {
+            let ev = self.hole_event(&t, h)?;
+            let writes: Vec<EventId> = t.writes_to(ev.label.loc).collect();
+            for w in writes {
+                let mut t2 = t.clone();
+                t2.put_event(h, &ev, Some(w));
+                let mut rest = rest_without(h);
+                let moved = fix_cas_layout(&mut t2, h);
+                shift(&mut rest, h, moved);
+                if self.completable(t2, rest)? {
+                    return Ok(true);
+                }
             }
         }
+        Ok(false)
     }
 
     /// The event that fills hole `h`: what the interpreter gives where every earlier event of the

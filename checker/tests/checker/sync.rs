@@ -298,15 +298,15 @@ fn barrier_second_operand_loaded_at_run_time() {
     );
 }
 
-/// A known bug, found by the duplicate check `tcfuzz selftest` now makes on programs too large
-/// for the oracle (`--family sync --seed 555`, program 1639, minimised): with Dat3M's quorum
-/// barriers (`bar.cta.sync a, b, q`, an arrival counter and a blocking wait for `q` arrivals)
-/// the explorer under PTX produces some graphs twice — 220 complete executions, 12 of them
-/// duplicates; under SC, with TruSt's revisits, 208 and none. So the dependency revisits of
-/// the counter's reads are at fault; verdicts (Never / Sometimes / Always) are unaffected, the
-/// execution counts are not. Not fixed yet.
+/// Found by the duplicate check `tcfuzz selftest` makes on programs too large for the oracle
+/// (`--family sync --seed 555`, program 1639, minimised): with Dat3M's quorum barriers
+/// (`bar.cta.sync a, b, q`, an arrival counter and a blocking wait for `q` arrivals) the explorer
+/// under PTX produced 12 graphs twice. The maximality test judged P0's first wait-read canonical
+/// in a graph where it read an earlier arrive, because filling the holes in thread order left
+/// P1's `ld y` (after its successful wait, which the release store precedes) no source but the
+/// initial write, while the only consistent completion needs P2's store, a hole of a later
+/// thread (`Explorer::completable` now fills writes first). 208 under both models.
 #[test]
-#[ignore = "known bug: duplicates with quorum barriers under PTX, see the doc comment"]
 fn quorum_barriers_explore_each_graph_once() {
     let text = "PTX quorum-duplicates
 { y = 0; }
@@ -321,5 +321,8 @@ exists (P1:r0 == 2)
     let sc = check(&p, ModelKind::Sc, &opts).expect("explorer");
     assert_eq!((sc.stats.complete, sc.stats.duplicates), (208, Some(0)), "{sc}");
     let ptx = check(&p, ModelKind::Ptx, &opts).expect("explorer");
-    assert_eq!(ptx.stats.duplicates, Some(0), "{ptx}");
+    assert_eq!((ptx.stats.complete, ptx.stats.duplicates), (208, Some(0)), "{ptx}");
+    // (Too large for the oracle; one location of data, its accesses morally strong: the same
+    // outcomes as under SC.)
+    assert_eq!(ptx.states, sc.states);
 }
