@@ -24,9 +24,12 @@
 //! completed*: `e` is maximal when no `co`-later write `s` of `Previous(e)` admits a consistent
 //! graph made of `Previous(e)` with `e` taking `s`, and of the holes that the deleted events added
 //! after `e` leave before kept events, filled in any way ([`Explorer::completable`]). The
-//! revisiting write is left out (it has no place in `co` yet, and is the same in every `G`), and
-//! so are the deleted events after every kept event of their thread: the model is monotone, and
-//! they can always be added last. The completions are the graphs the exploration reaches with
+//! revisiting write is left out of `co` (it has no place there yet, and is the same in every
+//! `G`) but holds its place in its thread: the deleted events before it there are holes the
+//! revisit leaves, to be filled like the others (`ld x; atom.exch r1, x, r0; st z, r1` revisiting
+//! a read of `z` keeps the exch's read, which the store depends on, and must refill its write,
+//! which another exch may read). The deleted events after every kept event of their thread are
+//! left out: the model is monotone, and they can always be added last. The completions are the graphs the exploration reaches with
 //! `Previous(e)` as it is and `e` taking `s`, so the graph that qualifies is the greatest — in
 //! the order of addition, choice by choice — of those a revisit turns into the same graph.
 //!
@@ -135,9 +138,9 @@ impl Explorer<'_, '_> {
                     // Canonical only where it could read nothing of Previous(e), its write half
                     // in place (module docs, "chained reads").
                     let keep = |x: EventId| (previous(x) || x == e) && x != a;
-                    let holes: Vec<EventId> = holes_left(g, &keep).into_iter().filter(|&h| h != a).collect();
+                    let holes: Vec<EventId> = holes_left(g, &|x| keep(x) || x == a).into_iter().filter(|&h| h != a).collect();
                     for s in g.writes_to(label.loc).filter(|&s| keep(s)).collect::<Vec<_>>() {
-                        if self.could_choose_with_write(g, &keep, &holes, e, s)? {
+                        if self.could_choose_with_write(g, (&keep, a), &holes, e, s)? {
                             return Ok(false);
                         }
                     }
@@ -152,12 +155,14 @@ impl Explorer<'_, '_> {
             if later.is_empty() {
                 continue;
             }
-            // The revisiting write has no place in `co` yet: it is left out.
+            // The revisiting write has no place in `co` yet: left out, holding its place in its
+            // thread (`cut_around`).
             let keep = |x: EventId| previous(x) && x != a;
-            let holes: Vec<EventId> = holes_left(g, &keep).into_iter().filter(|&h| h != a).collect();
+            let placed = |x: EventId| keep(x) || x == a;
+            let holes: Vec<EventId> = holes_left(g, &placed).into_iter().filter(|&h| h != a).collect();
             // Kept events after `e` in its thread constrain it; so does, for the write of an rmw,
             // its read (the write sits right after what the read reads from).
-            let followed = (e.index as usize + 1..g.threads[e.thread as usize].len()).any(|i| keep(EventId::new(e.thread as usize, i)))
+            let followed = (e.index as usize + 1..g.threads[e.thread as usize].len()).any(|i| placed(EventId::new(e.thread as usize, i)))
                 || label.rmw_write;
             if !self.dependency_revisits || (holes.is_empty() && !followed) {
                 // Nothing constrains `e`: it could have taken the co-latest write.
@@ -168,7 +173,7 @@ impl Explorer<'_, '_> {
                 if label.rmw_write && !self.model.rmw_may_follow(g, e, s) {
                     continue;
                 }
-                if self.could_choose(g, &keep, &holes, e, s)? {
+                if self.could_choose(g, (&keep, a), &holes, e, s)? {
                     return Ok(false);
                 }
             }
@@ -189,16 +194,17 @@ impl Explorer<'_, '_> {
         let sr = g.stamp(r);
         let previous = |x: EventId| x.is_init() || (!g.is_hole(x) && (g.stamp(x) <= sr || prefix.contains(idx.node(x))));
         let keep = |x: EventId| previous(x) && x != a;
-        let holes: Vec<EventId> = holes_left(g, &keep).into_iter().filter(|&h| h != a).collect();
+        let placed = |x: EventId| keep(x) || x == a;
+        let holes: Vec<EventId> = holes_left(g, &placed).into_iter().filter(|&h| h != a).collect();
         // As for a deleted event: with nothing after `r` in its thread kept and no hole to fill,
         // `r` can take the co-latest write of `Previous(r)`.
-        let followed = (r.index as usize + 1..g.threads[r.thread as usize].len()).any(|i| keep(EventId::new(r.thread as usize, i)));
+        let followed = (r.index as usize + 1..g.threads[r.thread as usize].len()).any(|i| placed(EventId::new(r.thread as usize, i)));
         if holes.is_empty() && !followed {
             return Ok(true);
         }
         let sources: Vec<EventId> = g.writes_to(g.label(r).loc).filter(|&s| keep(s)).collect();
         for s in sources {
-            if self.could_choose(g, &keep, &holes, r, s)? {
+            if self.could_choose(g, (&keep, a), &holes, r, s)? {
                 return Ok(true);
             }
         }
@@ -218,7 +224,7 @@ impl Explorer<'_, '_> {
     fn could_choose_with_write(
         &self,
         g: &ExecutionGraph,
-        keep: &dyn Fn(EventId) -> bool,
+        (keep, a): (&dyn Fn(EventId) -> bool, EventId),
         holes: &[EventId],
         e: EventId,
         s: EventId,
@@ -226,7 +232,7 @@ impl Explorer<'_, '_> {
         let half = EventId { thread: e.thread, index: e.index + 1 };
         let mut t = g.clone();
         t.set_rf(e, s);
-        cut(&mut t, &|x: EventId| keep(x) || x == half);
+        cut_around(&mut t, &|x: EventId| keep(x) || x == half, a);
         let loc = t.loc_of(half) as usize;
         t.co[loc].retain(|&w| w != half);
         let at = t.writes_to(loc as u32).position(|w| w == s).expect("[tcfuzz internal bug] source outside co");
@@ -242,7 +248,7 @@ impl Explorer<'_, '_> {
     fn could_choose(
         &self,
         g: &ExecutionGraph,
-        keep: &dyn Fn(EventId) -> bool,
+        (keep, a): (&dyn Fn(EventId) -> bool, EventId),
         holes: &[EventId],
         e: EventId,
         s: EventId,
@@ -252,7 +258,7 @@ impl Explorer<'_, '_> {
         if t.label(e).is_read() {
             t.set_rf(e, s);
         }
-        cut(&mut t, keep);
+        cut_around(&mut t, keep, a);
         let mut holes = holes.to_vec();
         if t.label(e).is_read() {
             let moved = fix_cas_layout(&mut t, e);
@@ -383,6 +389,21 @@ fn chained_read(g: &ExecutionGraph, idx: &NodeIndex, x: EventId, deleted: &BitSe
         .map(|i| EventId::new(w.thread as usize, i))
         .any(|y| !g.is_hole(y) && !deleted.contains(idx.node(y)));
     g.label(w).rmw_write && g.stamp(w) > g.stamp(x) && deleted.contains(idx.node(x)) && deleted.contains(idx.node(w)) && leaves_hole
+}
+
+/// [`cut`] to the events `keep` accepts, with the revisiting write `a` (which `keep` leaves out:
+/// it has no place in `co` yet) left as a hole in its place: it stays after the revisit, so the
+/// deleted events before it in its thread are holes to fill, as they will be.
+fn cut_around(t: &mut ExecutionGraph, keep: &dyn Fn(EventId) -> bool, a: EventId) {
+    cut(t, &|x: EventId| keep(x) || x == a);
+    if (a.index as usize) < t.threads[a.thread as usize].len() {
+        let loc = t.loc_of(a) as usize;
+        t.co[loc].retain(|&w| w != a);
+        let ev = &mut t.threads[a.thread as usize][a.index as usize];
+        ev.stamp = HOLE;
+        ev.rf = None;
+        ev.value = 0;
+    }
 }
 
 /// The events of `g` that `keep` rejects although a later event of their thread is kept: the

@@ -90,13 +90,6 @@ pub(crate) fn caveats(prog: &CompiledProgram, model: ModelKind, allows_porf_cycl
             "the explorer does not explore load-buffering executions in which a cas fails only because it reads a write that comes later on the cycle while a later access of its location (or a release, fence or barrier after it) needs that failure, nor those whose cycle goes through the register a cas compares with, which the {name} model allows; use the oracle for those"
         ));
     }
-    // Seen only under PTX; Tile IR's random programs (tests and selftest) stay exact. Not only
-    // load buffering: the execution missed in the example has an acyclic po ∪ rf.
-    if model == ModelKind::Ptx && rmw_writes_register(prog) {
-        out.push(format!(
-            "the explorer may miss executions in which an atomic whose written value comes from a register is read by another atomic (seen: `ld x; atom.exch r1, x, r0; st z, r1` against an exch and two loads, one execution of 18), which the {name} model allows; use the oracle for those"
-        ));
-    }
     out
 }
 
@@ -158,25 +151,6 @@ fn cas_before_ordering(prog: &CompiledProgram) -> bool {
             looping(&t.code) || t.code[i + 1..].iter().any(|m| orders(&m.op))
         })
     })
-}
-
-/// Whether some thread of `prog` has an rmw other than a `cas` whose operand is a register: its
-/// write depends on more than its read, so a revisit may keep the read and delete the write
-/// ([`super::holes::dep_prefix`]). A known gap: `tcfuzz selftest --family ptx --seed 425020`
-/// (minimised: `ld.acquire.cluster x; ld.acquire.gpu z | atom.acq_rel.exch x, 5 |
-/// ld.acquire.cta r0, x; atom.relaxed.gpu.exch r1, x, r0; st z, r1`) — the explorer finds 17
-/// executions, the oracle 18: the one where P0 reads z from `st z` and P1's exch reads P2's.
-/// Its `po ∪ rf` is acyclic; the revisit of `ld z` by `st z` keeps P2's exch read (the store
-/// depends on it) but deletes its write, and P1's exch read, deleted too, reads that write —
-/// added after it — so [`super::maximal`] rejects the graph, while the graph it deems canonical
-/// (P1's exch reading the initial write) is inconsistent as a whole (Atomicity, two exchs
-/// reading one write) and never explored. The forced-source rule covers only the revisited read
-/// itself, not a deleted one like this.
-fn rmw_writes_register(prog: &CompiledProgram) -> bool {
-    prog.threads
-        .iter()
-        .flat_map(|t| &t.code)
-        .any(|l| matches!(&l.op, Op::Rmw { op, a: crate::program::Opnd::Reg(_), .. } if *op != tcfuzz_litmus::AtomOp::Cas))
 }
 
 /// Whether `code` jumps backwards (a loop).
