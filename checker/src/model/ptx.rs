@@ -227,13 +227,19 @@ impl Ptx {
             s.sc_fences = fences;
             return false;
         }
-        let before: Vec<u64> = fences
+        let mut before: Vec<u64> = fences
             .iter()
             .map(|&f| {
                 let causes = |&(_, &e): &(usize, &usize)| fences.len() >= 2 && e != f && s.fence_causes(e, f);
                 fences.iter().enumerate().take(64).filter(causes).fold(0, |m, (i, _)| m | 1 << i)
             })
             .collect();
+        // Pairs every working order has (most inconsistent graphs show a cycle of them at once,
+        // where the search below would try every interleaving first).
+        if fences.len() >= 2 && !s.forced_fence_order(&fences, &mut before) {
+            s.sc_fences = fences;
+            return false;
+        }
         // Most consistent graphs have an order the guess finds: one check rather than one per
         // fence the search places.
         let guessed = |s: &mut Scratch| {

@@ -10,6 +10,7 @@ use crate::graph::ExecutionGraph;
 use crate::model::tcgen05 as tc;
 use crate::program::ThreadPlace;
 
+mod fence_order;
 mod proxy;
 
 /// No node (`rf` of a non-read, thread of an initial write).
@@ -546,62 +547,6 @@ impl Scratch {
             self.eo.close(&mut self.order);
             self.tc_facts.ordering(&mut self.tc_order, &self.po_issue, &self.eo, &self.obs);
         }
-    }
-
-    /// Whether `a` precedes `b` in causality order between fences (base causality, or
-    /// observation order followed by it; program order at least) and the two are morally strong.
-    /// Reads `base` as [`Scratch::with_fence_order`] left it: call it with no fence order first.
-    pub(super) fn fence_causes(&self, a: usize, b: usize) -> bool {
-        let caused = self.base.contains(a, b) || bits(self.obs.row(a)).any(|y| self.base.contains(y, b));
-        (caused || self.po.contains(a, b)) && self.ms.contains(a, b)
-    }
-
-    /// A Fence-SC order likely to work, to try before searching (most consistent graphs have one
-    /// the first try finds): `fences` in an order that extends `before` (fence `i` after those of
-    /// bit mask `before[i]`) and, where they allow it, puts `F1` before `F2` when `F1` reaches
-    /// `F2` through base causality, one `rf`, `co` or `fr` edge and base causality again — what
-    /// an SC order must follow for `F2`'s side to see `F1`'s (RC11's `psc` in spirit). Call after
-    /// [`Scratch::with_fence_order`] with no order: it reads `base` as that left it.
-    pub(super) fn guessed_fence_order(&self, fences: &[usize], before: &[u64]) -> Vec<usize> {
-        let (k, w) = (fences.len(), self.w);
-        // Per fence, itself and what is base-causality-before it.
-        let mut preds = vec![0u64; k * w];
-        for (j, &g) in fences.iter().enumerate() {
-            let col = &mut preds[j * w..(j + 1) * w];
-            col[g / 64] |= 1 << (g % 64);
-            for b in (0..self.n).filter(|&b| self.base.contains(b, g)) {
-                col[b / 64] |= 1 << (b % 64);
-            }
-        }
-        let mut reach = vec![0u64; k];
-        let mut eco = vec![0u64; w];
-        for (i, &f) in fences.iter().enumerate() {
-            eco.iter_mut().for_each(|x| *x = 0);
-            for a in bits(self.base.row(f)) {
-                let src = self.rf_src[a];
-                let rows = [Some(self.rf.row(a)), Some(self.co.row(a)), (src != NONE).then(|| self.co.row(src as usize))];
-                for row in rows.into_iter().flatten() {
-                    eco.iter_mut().zip(row).for_each(|(x, y)| *x |= y);
-                }
-            }
-            for j in (0..k).filter(|&j| j != i) {
-                if eco.iter().zip(&preds[j * w..(j + 1) * w]).any(|(x, y)| x & y != 0) {
-                    reach[i] |= 1 << j;
-                }
-            }
-        }
-        // Kahn's algorithm over `before`, taking a fence that nothing unplaced reaches when there
-        // is one (`reach` may have cycles: then the guess is only a guess).
-        let mut placed = 0u64;
-        let mut order = Vec::with_capacity(k);
-        while order.len() < k {
-            let ready = |i: usize| placed & 1 << i == 0 && before[i] & !placed == 0;
-            let unreached = |i: usize| (0..k).all(|j| placed & 1 << j != 0 || reach[j] & 1 << i == 0);
-            let Some(i) = (0..k).find(|&i| ready(i) && unreached(i)).or_else(|| (0..k).find(|&i| ready(i))) else { break };
-            placed |= 1 << i;
-            order.push(fences[i]);
-        }
-        order
     }
 
     /// Checks the axioms that involve causality under one Fence-SC order (`order` lists the SC
