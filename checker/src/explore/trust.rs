@@ -375,7 +375,7 @@ impl Explorer<'_, '_> {
                     if self.admits_sink(&g, a) { self.visit_consistent(g) } else { Ok(()) }
                 }
                 EventKind::Read => {
-                    let writes: Vec<EventId> = g.writes_to(ev.label.loc).collect();
+                    let writes: Vec<EventId> = g.writes_to(ev.label.loc).skip(self.model.co_floor(&g, a, &ev.label)).collect();
                     if (a.index as usize) < g.threads[a.thread as usize].len() {
                         // `a` fills a hole: the value it reads may move the events after it
                         // (`fix_cas_layout`), so each candidate is a graph of its own.
@@ -432,7 +432,7 @@ impl Explorer<'_, '_> {
         // rejected one by one).
         let positions = match self.model.rmw_co_position(&g, a) {
             Some(p) if p <= g.co[loc].len() => p..=p,
-            _ => 0..=g.co[loc].len(),
+            _ => self.model.co_floor(&g, a, g.label(a)).min(g.co[loc].len())..=g.co[loc].len(),
         };
         let mut admitted = Vec::new();
         for pos in positions {

@@ -10,7 +10,7 @@
 //! finding it consistent. A model may keep scratch space between calls for that (the PTX model
 //! does, behind a lock, so models stay `Send + Sync`); its answers must not depend on it.
 
-use crate::event::EventId;
+use crate::event::{EventId, Label, LocId};
 use crate::graph::ExecutionGraph;
 use crate::program::CompiledProgram;
 
@@ -54,6 +54,17 @@ pub trait MemoryModel {
 
     /// Whether the model allows executions whose `po ∪ rf` is cyclic (load buffering).
     fn allows_porf_cycles(&self) -> bool;
+
+    /// For an access `e` of `g` with label `label` (`e` may be a hole, or one past its
+    /// thread's last event), what program order alone bounds in coherence order, whatever
+    /// else `g` holds: the writes of its location that the model orders before `e` by program
+    /// order, and the index into [`ExecutionGraph::writes_to`] of the last of them (`0`: none).
+    /// A write not yet in `co` goes after it (an index as [`ExecutionGraph::insert_co`] takes
+    /// it), a read reads from it or a later write. Only an optimisation — the explorer skips the
+    /// other candidates, which [`MemoryModel::is_consistent`] would reject.
+    fn co_floor(&self, _g: &ExecutionGraph, _e: EventId, _label: &Label) -> usize {
+        0
+    }
 
     /// Where in coherence order the write half `w` of an rmw (not yet in `co`) must go for `g` to
     /// have a chance of being consistent, when the model can tell from the rmw alone: an index
@@ -119,6 +130,19 @@ pub(crate) fn plain_sink(
         return None;
     }
     Some(!l.rmw_write || atomic_rmw())
+}
+
+/// The last write of `e`'s thread before it in program order that `ordered` accepts (a write of
+/// its location `loc`, present in `co`): [`MemoryModel::co_floor`] for the models whose
+/// coherence follows program order between such accesses.
+pub(crate) fn co_floor_after_own_writes(g: &ExecutionGraph, e: EventId, loc: LocId, ordered: impl Fn(&Label) -> bool) -> usize {
+    g.threads[e.thread as usize][..e.index as usize]
+        .iter()
+        .enumerate()
+        .filter(|(_, x)| x.label.is_write() && x.label.loc == loc && ordered(&x.label))
+        .filter_map(|(i, _)| g.co_position(EventId::new(e.thread as usize, i)))
+        .max()
+        .unwrap_or(0)
 }
 
 /// The model of `kind` for `program` (PTX needs the threads' placement).

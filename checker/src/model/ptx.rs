@@ -506,6 +506,19 @@ impl MemoryModel for Ptx {
         crate::model::plain_sink(g, a, || !self.rmw_breaks_atomicity(g, a), |src| self.read_closes_nothing(g, a, src))
     }
 
+    /// For a generic access: not before the generic writes of its virtual address before it in
+    /// program order, morally strong with it (§8.7, related in program order), so that an
+    /// earlier place (a write) or source (a read) would close a cycle of `po` and `co` or `fr`
+    /// that SC per location forbids (§8.10.5). (The asynchronous operations, which program
+    /// order does not always order — tcgen05, bulk copies and their completion — are left out.)
+    fn co_floor(&self, g: &ExecutionGraph, e: EventId, l: &Label) -> usize {
+        let ordered = |x: &Label| x.proxy == Proxy::Generic && x.tc.is_none() && x.bulk_copy == 0;
+        if !ordered(l) {
+            return 0;
+        }
+        crate::model::co_floor_after_own_writes(g, e, l.loc, |x| ordered(x) && x.vloc == l.vloc)
+    }
+
     /// Right after the write the rmw reads from, when every write of the location is morally
     /// strong with both halves of the rmw (§8.7): a later position puts a morally strong write
     /// between the two, which Atomicity forbids (§8.10.3); an earlier one puts the rmw's write

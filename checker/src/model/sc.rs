@@ -9,7 +9,7 @@
 //! Under SC `po ∪ rf` is acyclic, so the explorer is complete for it. SC has no notion of data race
 //! here: [`MemoryModel::races`] returns none.
 
-use crate::event::EventId;
+use crate::event::{EventId, Label};
 use crate::graph::ExecutionGraph;
 use crate::model::{MemoryModel, ModelKind};
 
@@ -27,6 +27,11 @@ impl MemoryModel for Sc {
 
     fn allows_porf_cycles(&self) -> bool {
         false
+    }
+
+    /// Rule 1: not before the writes of its location before it in program order (`po ⊆ hb`).
+    fn co_floor(&self, g: &ExecutionGraph, e: EventId, label: &Label) -> usize {
+        crate::model::co_floor_after_own_writes(g, e, label.loc, |_| true)
     }
 
     /// Right after the write the rmw reads from: rule 2 allows no other position.
