@@ -305,7 +305,8 @@ impl Explorer<'_, '_> {
         if let Some(h) = todo.iter().copied().filter(|&h| ready(h) && !t.label(h).is_read()).min() {
             let ev = self.hole_event(&t, h)?;
             if ev.label.is_write() {
-                for pos in 0..=t.co[ev.label.loc as usize].len() {
+                let len = t.co[ev.label.loc as usize].len();
+                for pos in self.model.co_floor(&t, h, &ev.label).min(len)..=len {
                     let mut t2 = t.clone();
                     t2.put_event(h, &ev, None);
                     t2.insert_co(h, pos);
@@ -321,7 +322,7 @@ impl Explorer<'_, '_> {
         }
         for h in todo.iter().copied().filter(|&h| ready(h)) {
             let ev = self.hole_event(&t, h)?;
-            let writes: Vec<EventId> = t.writes_to(ev.label.loc).collect();
+            let writes: Vec<EventId> = t.writes_to(ev.label.loc).skip(self.model.co_floor(&t, h, &ev.label)).collect();
             for w in writes {
                 let mut t2 = t.clone();
                 t2.put_event(h, &ev, Some(w));

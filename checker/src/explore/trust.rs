@@ -338,7 +338,8 @@ impl Explorer<'_, '_> {
         // With holes the model judges another graph (`judged`): left to the full check. An
         // event filling a hole is not its thread's last, and may have readers.
         let last = a.index as usize + 1 == g.threads[a.thread as usize].len();
-        let sink = last && !g.has_holes() && (!g.label(a).is_write() || g.readers(a).next().is_none());
+        // (Only dependency revisits leave holes.)
+        let sink = last && (!self.dependency_revisits || !g.has_holes()) && (!g.label(a).is_write() || g.readers(a).next().is_none());
         let quick = if sink { self.model.sink_extension(g, a) } else { None };
         let Some(ok) = quick else { return self.admits(g) };
         self.max_depth = self.max_depth.max(self.depth + 1);
@@ -415,6 +416,9 @@ impl Explorer<'_, '_> {
 
     /// Whether the model finds `g` (without its holes) consistent.
     pub(super) fn consistent(&self, g: &ExecutionGraph) -> bool {
+        if !self.dependency_revisits {
+            return self.model.is_consistent(g);
+        }
         self.model.is_consistent(&judged(g, self.prog.tile.is_some()))
     }
 
