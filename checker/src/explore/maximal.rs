@@ -202,9 +202,22 @@ impl Explorer<'_, '_> {
         if holes.is_empty() && !followed {
             return Ok(true);
         }
+        // The read of an rmw (not a `cas`) takes its write half along, which Atomicity holds
+        // right after the source (as for a chained read).
+        let ev = g.event(r);
+        let half = g.threads[r.thread as usize].get(r.index as usize + 1);
+        let with_half = ev.label.atomic
+            && ev.cas_expected.is_none()
+            && self.plain_memory(g, r)
+            && half.is_some_and(|h| h.label.rmw_write && h.stamp != HOLE);
         let sources: Vec<EventId> = g.writes_to(g.label(r).loc).filter(|&s| keep(s)).collect();
         for s in sources {
-            if self.could_choose(g, (&keep, a), &holes, r, s)? {
+            let could = if with_half {
+                self.could_choose_with_write(g, (&keep, a), &holes, r, s)?
+            } else {
+                self.could_choose(g, (&keep, a), &holes, r, s)?
+            };
+            if could {
                 return Ok(true);
             }
         }

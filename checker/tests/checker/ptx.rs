@@ -334,8 +334,9 @@ exists (P0:r0 == 1 /\\ P0:r1 == 1)
 /// depends on it) and deletes its write, which P1's exch reads. The graph to revisit from is
 /// canonical only if the maximality test fills that write's hole before the store, which stays
 /// (`explore::maximal`, the revisiting write holds its place). It used to be missed: 17 of 18
-/// executions, under a caveat now gone. The missed one is the one with `P0:r1 == 0` read from
-/// `st z` while P1's exch reads P2's.
+/// executions; the one with `P0:r1 == 0` read from `st z` while P1's exch reads P2's. (The
+/// caveat about rmws writing a register stays: other shapes are still missed, see
+/// `exch_of_a_register_against_a_cas_known_gap`.)
 #[test]
 fn exch_of_a_register_read_by_another_exch() {
     let text = "PTX exch-register
@@ -353,5 +354,28 @@ exists (P0:r0 == 0 /\\ P0:r1 == 0 /\\ P1:r1 == 0 /\\ P2:r1 == 0 /\\ x == 5)
     assert_eq!((e.stats.complete, e.stats.duplicates), (18, Some(0)), "{e}");
     assert_eq!(o.stats.complete, 18, "{o}");
     assert_eq!(e.states, o.states);
-    assert!(e.caveats.is_empty(), "{:?}", e.caveats);
+    assert_eq!(e.caveats.len(), 1, "{:?}", e.caveats);
+    assert!(e.caveats[0].contains("written value comes from a register"), "{:?}", e.caveats);
+}
+
+/// A known gap behind the caveat about rmws writing a register (`tcfuzz selftest --family ptx
+/// --seed 252842`): the explorer finds 155 executions, the oracle 167, and no revisit is lost,
+/// so only that caveat names it.
+#[test]
+#[ignore = "known gap: an rmw writing a register read by another rmw, see the doc comment"]
+fn exch_of_a_register_against_a_cas_known_gap() {
+    let text = "PTX exch-register-cas
+{ x = 0; y = 0; z = 0; }
+ P0@cta 0,gpu 0         | P1@cta 0,gpu 0               | P2@cta 0,gpu 0                ;
+ atom.sys.exch r0, y, 2 | atom.release.cas r0, z, 0, 2 | atom.acquire.gpu.add r0, y, 0 ;
+ ld.volatile r1, z      | st y, r0                     | atom.acquire.exch r1, z, r0   ;
+ st.release.cta x, r0   |                              | st.release.sys y, r1          ;
+exists (true)
+";
+    let p = tcfuzz_litmus::parse(text).expect("parses");
+    let opts = Options { detect_duplicates: true, ..Options::default() };
+    let e = check(&p, ModelKind::Ptx, &opts).expect("explorer");
+    let o = check_oracle(&p, ModelKind::Ptx, &opts).expect("oracle");
+    assert_eq!(o.stats.complete, 167, "{o}");
+    assert_eq!((e.stats.complete, e.stats.duplicates), (167, Some(0)), "{e}");
 }
