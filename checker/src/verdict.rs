@@ -9,6 +9,7 @@
 
 use std::collections::{BTreeMap, BTreeSet, HashSet};
 use std::fmt;
+use std::sync::Arc;
 
 use tcfuzz_litmus::{Quantifier, Span};
 
@@ -47,8 +48,9 @@ pub struct ConditionResult {
 /// One final state and how many complete executions end in it.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct StateCount {
-    /// Every register of every thread (`P0:r0`), then every location, with its final value.
-    pub values: Vec<(String, i64)>,
+    /// Every register of every thread (`P0:r0`), then every location, with its final value (the
+    /// names shared between the states: a program may have hundreds of thousands).
+    pub values: Vec<(Arc<str>, i64)>,
     pub executions: u64,
 }
 
@@ -237,7 +239,8 @@ impl Verdict {
     pub fn observed_states(&self) -> BTreeMap<Vec<(String, i64)>, u64> {
         let mut out = BTreeMap::new();
         for s in &self.states {
-            let key: Vec<(String, i64)> = s.values.iter().filter(|(n, _)| self.observed.contains(n)).cloned().collect();
+            let key: Vec<(String, i64)> =
+                s.values.iter().filter(|(n, _)| self.observed.iter().any(|o| **o == **n)).map(|(n, v)| (n.to_string(), *v)).collect();
             *out.entry(key).or_insert(0) += s.executions;
         }
         out
@@ -630,10 +633,11 @@ impl<'a> Collector<'a> {
             Quantifier::NotExists => pos == 0,
             Quantifier::Forall => neg == 0,
         };
+        let names: Vec<Arc<str>> = (0..prog.state_len()).map(|i| Arc::from(prog.slot_name(i))).collect();
         let states = self
             .states
             .iter()
-            .map(|(s, &n)| StateCount { values: s.iter().enumerate().map(|(i, &v)| (prog.slot_name(i), v)).collect(), executions: n })
+            .map(|(s, &n)| StateCount { values: names.iter().cloned().zip(s.iter().copied()).collect(), executions: n })
             .collect();
         let nregs = prog.state_len() - prog.locations.len();
         let sync_objects =

@@ -168,9 +168,12 @@ pub fn show(p: &Program) -> String {
     s
 }
 
+/// A final state: each slot's name and value.
+type State = [(std::sync::Arc<str>, i64)];
+
 /// Final states with execution counts (witnesses differ between methods: each keeps the first
 /// execution it finds).
-pub fn outcomes(v: &Verdict) -> Vec<(&[(String, i64)], u64)> {
+pub fn outcomes(v: &Verdict) -> Vec<(&State, u64)> {
     v.states.iter().map(|s| (s.values.as_slice(), s.executions)).collect()
 }
 

@@ -277,7 +277,7 @@ exists (P0:r1 == 1 /\\ P1:r0 == 2 /\\ x == 2)";
     assert_eq!((e.stats.complete, o.stats.complete), (11, 11), "{e}\n{o}");
     assert_eq!(crate::property::outcomes(&e), crate::property::outcomes(&o), "{e}\n{o}");
     // The execution the explorer missed ends in P0:r1=1, P1:r0=2, x=2, as does one other.
-    let has = |s: &tcfuzz_checker::StateCount, k: &str, v: i64| s.values.iter().any(|(n, x)| n == k && *x == v);
+    let has = |s: &tcfuzz_checker::StateCount, k: &str, v: i64| s.values.iter().any(|(n, x)| &**n == k && *x == v);
     let witnesses = |v: &Verdict| {
         v.states.iter().filter(|s| has(s, "P0:r1", 1) && has(s, "P1:r0", 2) && has(s, "x", 2)).map(|s| s.executions).sum::<u64>()
     };

@@ -73,7 +73,7 @@ fn conditions_compare_tiles_element_wise() {
     let p = two_blocks("x = [0, 0];", "  st.relaxed.device x, [1, 2];", "  r = ld.relaxed.device x[1, 0];", "1:r == [2, 1] /\\ x[1] == 2");
     let v = oracle(&p);
     assert_eq!(v.condition.observation, Observation::Sometimes, "{v}");
-    let names: Vec<&str> = v.states[0].values.iter().map(|(n, _)| n.as_str()).collect();
+    let names: Vec<&str> = v.states[0].values.iter().map(|(n, _)| &**n).collect();
     assert_eq!(names, ["P1:r[0]", "P1:r[1]", "x[0]", "x[1]"]);
     // `!=` negates the element-wise `==`: some element differs.
     let q = two_blocks("x = [0, 0];", "  st.relaxed.device x, [1, 2];", "  r = ld.relaxed.device x;", "1:r != [1, 2]");

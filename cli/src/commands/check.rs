@@ -426,18 +426,18 @@ pub(crate) struct JsonVerdict<'a> {
 
 #[derive(Serialize)]
 struct JsonState<'a> {
-    state: StateMap<'a>,
+    state: StateMap<'a, std::sync::Arc<str>>,
     executions: u64,
 }
 
 /// A final state as a JSON object, in the checker's order (registers, then locations).
-pub(crate) struct StateMap<'a>(pub(crate) &'a [(String, i64)]);
+pub(crate) struct StateMap<'a, N>(pub(crate) &'a [(N, i64)]);
 
-impl Serialize for StateMap<'_> {
+impl<N: AsRef<str>> Serialize for StateMap<'_, N> {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         let mut map = serializer.serialize_map(Some(self.0.len()))?;
         for (name, value) in self.0 {
-            map.serialize_entry(name, value)?;
+            map.serialize_entry(name.as_ref(), value)?;
         }
         map.end()
     }

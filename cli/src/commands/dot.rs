@@ -56,7 +56,8 @@ fn in_state_order(v: &Verdict) -> Vec<(String, &Witness)> {
     let mut used = vec![false; v.witnesses.len()];
     let mut order = Vec::with_capacity(v.witnesses.len());
     for s in &v.states {
-        let observed: Vec<(String, i64)> = v.observed.iter().filter_map(|name| s.values.iter().find(|(n, _)| n == name).cloned()).collect();
+        let observed: Vec<(String, i64)> =
+            v.observed.iter().filter_map(|name| s.values.iter().find(|(n, _)| **n == **name).map(|(n, v)| (n.to_string(), *v))).collect();
         if let Some(i) = v.witnesses.iter().position(|w| w.state == observed)
             && !used[i]
         {

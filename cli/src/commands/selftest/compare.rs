@@ -315,7 +315,7 @@ pub fn differences(explorer: &Verdict, oracle: &Verdict) -> Vec<String> {
 }
 
 /// `P0:r0=1; x=1;` as `tcfuzz check` prints a state.
-fn state_text(values: &[(String, i64)]) -> String {
+fn state_text(values: &[(std::sync::Arc<str>, i64)]) -> String {
     values.iter().map(|(k, v)| format!("{k}={v};")).collect::<Vec<_>>().join(" ")
 }
 
