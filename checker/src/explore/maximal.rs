@@ -204,12 +204,7 @@ impl Explorer<'_, '_> {
         }
         // The read of an rmw (not a `cas`) takes its write half along, which Atomicity holds
         // right after the source (as for a chained read).
-        let ev = g.event(r);
-        let half = g.threads[r.thread as usize].get(r.index as usize + 1);
-        let with_half = ev.label.atomic
-            && ev.cas_expected.is_none()
-            && self.plain_memory(g, r)
-            && half.is_some_and(|h| h.label.rmw_write && h.stamp != HOLE);
+        let with_half = self.plain_memory(g, r) && has_write_half(g, r);
         let sources: Vec<EventId> = g.writes_to(g.label(r).loc).filter(|&s| keep(s)).collect();
         for s in sources {
             let could = if with_half {
@@ -387,15 +382,8 @@ fn forced_source(g: &ExecutionGraph, idx: &NodeIndex, r: EventId, deleted: &BitS
 /// (with its write half), reading a deleted rmw write added after it (an earlier revisit made it
 /// read that write) which leaves a hole — a later event of its thread is kept.
 fn chained_read(g: &ExecutionGraph, idx: &NodeIndex, x: EventId, deleted: &BitSet) -> bool {
-    let ev = g.event(x);
-    let Some(w) = ev.rf else { return false };
-    let half = g.threads[x.thread as usize].get(x.index as usize + 1);
-    if !ev.label.is_read()
-        || !ev.label.atomic
-        || ev.cas_expected.is_some()
-        || w.is_init()
-        || !half.is_some_and(|h| h.label.rmw_write && h.stamp != HOLE)
-    {
+    let Some(w) = g.event(x).rf else { return false };
+    if w.is_init() || !has_write_half(g, x) {
         return false;
     }
     let evs = &g.threads[w.thread as usize];
@@ -403,6 +391,13 @@ fn chained_read(g: &ExecutionGraph, idx: &NodeIndex, x: EventId, deleted: &BitSe
         .map(|i| EventId::new(w.thread as usize, i))
         .any(|y| !g.is_hole(y) && !deleted.contains(idx.node(y)));
     g.label(w).rmw_write && g.stamp(w) > g.stamp(x) && deleted.contains(idx.node(x)) && deleted.contains(idx.node(w)) && leaves_hole
+}
+
+/// Whether `x` is the read of an rmw other than a `cas` whose write half is in `g` (not a hole).
+fn has_write_half(g: &ExecutionGraph, x: EventId) -> bool {
+    let ev = g.event(x);
+    let half = g.threads[x.thread as usize].get(x.index as usize + 1);
+    ev.label.is_read() && ev.label.atomic && ev.cas_expected.is_none() && half.is_some_and(|h| h.label.rmw_write && h.stamp != HOLE)
 }
 
 /// [`cut`] to the events `keep` accepts, with the revisiting write `a` (which `keep` leaves out:
