@@ -29,9 +29,10 @@
 //! revisit leaves, to be filled like the others (`ld x; atom.exch r1, x, r0; st z, r1` revisiting
 //! a read of `z` keeps the exch's read, which the store depends on, and must refill its write,
 //! which another exch may read). The deleted events after every kept event of their thread are
-//! left out: the model is monotone, and they can always be added last. The completions are the graphs the exploration reaches with
-//! `Previous(e)` as it is and `e` taking `s`, so the graph that qualifies is the greatest — in
-//! the order of addition, choice by choice — of those a revisit turns into the same graph.
+//! left out: the model is monotone, and they can always be added last. The completions are the
+//! graphs the exploration reaches with `Previous(e)` as it is and `e` taking `s`, so the graph
+//! that qualifies is the greatest — in the order of addition, choice by choice — of those a
+//! revisit turns into the same graph.
 //!
 //! With holes, the revisited read `r` itself may have no such choice: kept events after a hole
 //! can force `r` to read a write that fills that hole, added after `r` (which it revisited) and
@@ -138,7 +139,8 @@ impl Explorer<'_, '_> {
                     // Canonical only where it could read nothing of Previous(e), its write half
                     // in place (module docs, "chained reads").
                     let keep = |x: EventId| (previous(x) || x == e) && x != a;
-                    let holes: Vec<EventId> = holes_left(g, &|x| keep(x) || x == a).into_iter().filter(|&h| h != a).collect();
+                    let placed = |x: EventId| keep(x) || x == a;
+                    let holes: Vec<EventId> = holes_left(g, &placed).into_iter().filter(|&h| h != a).collect();
                     for s in g.writes_to(label.loc).filter(|&s| keep(s)).collect::<Vec<_>>() {
                         if self.could_choose_with_write(g, (&keep, a), &holes, e, s)? {
                             return Ok(false);
