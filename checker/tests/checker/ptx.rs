@@ -379,3 +379,38 @@ exists (true)
     assert_eq!(o.stats.complete, 167, "{o}");
     assert_eq!((e.stats.complete, e.stats.duplicates), (167, Some(0)), "{e}");
 }
+
+/// SB with three `fence.sc` per thread: at `.gpu` scope the fences are morally strong, every
+/// Fence-SC order makes one side see the other's store (§8.9.3, §8.10.6), and the model rejects
+/// the graphs that read both old values from the pairs of fences every order must have, before
+/// trying any order (`relations/fence_order.rs`); at `.cta` scope in two CTAs they are not
+/// morally strong, order nothing, and the outcome is allowed. Explorer = oracle, counts and
+/// verdicts.
+#[test]
+fn fence_sc_orders_only_morally_strong_fences() {
+    let text = |scope: &str| {
+        format!(
+            "PTX SB+fence.sc.{scope}-x3
+{{ x = 0; y = 0; z = 0; w = 0; }}
+ P0@cta 0,gpu 0       | P1@cta 1,gpu 0       ;
+ st.relaxed.gpu x, 1  | st.relaxed.gpu y, 1  ;
+ fence.sc.{scope}     | fence.sc.{scope}     ;
+ st.relaxed.gpu z, 1  | st.relaxed.gpu w, 1  ;
+ fence.sc.{scope}     | fence.sc.{scope}     ;
+ ld.relaxed.gpu r0, y | ld.relaxed.gpu r1, x ;
+ fence.sc.{scope}     | fence.sc.{scope}     ;
+ ld.relaxed.gpu r2, w | ld.relaxed.gpu r3, z ;
+exists (P0:r0 == 0 /\\ P1:r1 == 0)
+"
+        )
+    };
+    for (scope, complete, observation) in [("gpu", 7, Observation::Never), ("cta", 16, Observation::Sometimes)] {
+        let p = tcfuzz_litmus::parse(&text(scope)).expect("parses");
+        let opts = Options { detect_duplicates: true, ..Options::default() };
+        let e = check(&p, ModelKind::Ptx, &opts).expect("explorer");
+        let o = check_oracle(&p, ModelKind::Ptx, &opts).expect("oracle");
+        assert_eq!((e.stats.complete, e.stats.duplicates), (complete, Some(0)), "{e}");
+        assert_eq!(e.states, o.states, "{scope}");
+        assert_eq!(e.condition.observation, observation, "{e}");
+    }
+}
