@@ -56,12 +56,13 @@ pub trait MemoryModel {
     fn allows_porf_cycles(&self) -> bool;
 
     /// For an access `e` of `g` with label `label` (`e` may be a hole, or one past its
-    /// thread's last event), what program order alone bounds in coherence order, whatever
-    /// else `g` holds: the writes of its location that the model orders before `e` by program
-    /// order, and the index into [`ExecutionGraph::writes_to`] of the last of them (`0`: none).
-    /// A write not yet in `co` goes after it (an index as [`ExecutionGraph::insert_co`] takes
-    /// it), a read reads from it or a later write. Only an optimisation — the explorer skips the
-    /// other candidates, which [`MemoryModel::is_consistent`] would reject.
+    /// thread's last event), a bound in coherence order that `g` forces whatever is added to it:
+    /// the writes of its location that every consistent graph made of `g`, `e` and more events
+    /// orders before `e` (by program order; PTX also by causality under every Fence-SC order),
+    /// and the index into [`ExecutionGraph::writes_to`] of the last of them (`0`: none). A write
+    /// not yet in `co` goes after it (an index as [`ExecutionGraph::insert_co`] takes it), a
+    /// read reads from it or a later write. Only an optimisation — the explorer skips the other
+    /// candidates, which [`MemoryModel::is_consistent`] would reject.
     fn co_floor(&self, _g: &ExecutionGraph, _e: EventId, _label: &Label) -> usize {
         0
     }

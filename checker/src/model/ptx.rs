@@ -99,6 +99,7 @@ use crate::graph::ExecutionGraph;
 use crate::model::{MemoryModel, ModelKind};
 use crate::program::{CompiledProgram, ThreadPlace};
 
+mod floor;
 #[cfg(test)]
 mod reference;
 mod relations;
@@ -511,12 +512,20 @@ impl MemoryModel for Ptx {
     /// earlier place (a write) or source (a read) would close a cycle of `po` and `co` or `fr`
     /// that SC per location forbids (§8.10.5). (The asynchronous operations, which program
     /// order does not always order — tcgen05, bulk copies and their completion — are left out.)
+    /// Where `e` is appended to its thread, not before the writes that precede it in causality
+    /// order under every Fence-SC order either ([`Ptx::causal_floor`]: Coherence, Causality).
     fn co_floor(&self, g: &ExecutionGraph, e: EventId, l: &Label) -> usize {
         let ordered = |x: &Label| x.proxy == Proxy::Generic && x.tc.is_none() && x.bulk_copy == 0;
         if !ordered(l) {
             return 0;
         }
-        crate::model::co_floor_after_own_writes(g, e, l.loc, |x| ordered(x) && x.vloc == l.vloc)
+        let own = crate::model::co_floor_after_own_writes(g, e, l.loc, |x| ordered(x) && x.vloc == l.vloc);
+        let floor = self.causal_floor(g, e, l, own);
+        debug_assert!(
+            self.below_floor_inconsistent(g, e, l, own, floor),
+            "[tcfuzz internal bug] causal_floor ruled out a consistent choice"
+        );
+        floor
     }
 
     /// Right after the write the rmw reads from, when every write of the location is morally

@@ -549,13 +549,10 @@ impl Scratch {
         }
     }
 
-    /// Checks the axioms that involve causality under one Fence-SC order (`order` lists the SC
-    /// fences, earliest first); leaves causality order in `cause`. Only the first `placed` fences
-    /// of `order` are ordered: each precedes every fence after it, and those after are unordered
-    /// among themselves (a part of every order that starts with them, which the search prunes
-    /// with: more edges only forbid more).
-    pub(super) fn with_fence_order<const W: usize>(&mut self, order: &[usize], placed: usize, places: &[ThreadPlace]) -> bool {
-        let (n, w) = (self.n, width::<W>(self.w));
+    /// §8.9.5 base causality order `(po ∪ sw)+` into `base`: the synchronizes-with of the
+    /// release/acquire patterns and barriers, the tcgen05 ordering edges, and that of the
+    /// Fence-SC order `order` as [`Scratch::with_fence_order`] takes it.
+    pub(super) fn base_order(&mut self, order: &[usize], placed: usize) {
         // A cta_group::2 allocator rendezvous is a barrier event too: the two warps meet there
         // (which also keeps a deadlock through it from looking consistent).
         self.base.assign(&self.sw_ra);
@@ -579,6 +576,16 @@ impl Scratch {
         if sync || self.tc {
             self.base.close(&mut self.order);
         }
+    }
+
+    /// Checks the axioms that involve causality under one Fence-SC order (`order` lists the SC
+    /// fences, earliest first); leaves causality order in `cause`. Only the first `placed` fences
+    /// of `order` are ordered: each precedes every fence after it, and those after are unordered
+    /// among themselves (a part of every order that starts with them, which the search prunes
+    /// with: more edges only forbid more).
+    pub(super) fn with_fence_order<const W: usize>(&mut self, order: &[usize], placed: usize, places: &[ThreadPlace]) -> bool {
+        let (n, w) = (self.n, width::<W>(self.w));
+        self.base_order(order, placed);
         // Between memory operations causality goes through proxy-preserved base causality.
         self.proxy_preserved::<W>(places);
         self.cause.reset(n);

@@ -3,6 +3,7 @@
 
 use super::{INIT, MEM, NONE, Scratch};
 use crate::bitset::row::{bits, has};
+use crate::event::EventId;
 
 impl Scratch {
     /// Whether `a` precedes `b` in causality order between fences (base causality, or
@@ -80,7 +81,7 @@ impl Scratch {
     }
 
     /// Where [`Scratch::forced_fence_order`]'s rule holds: every access generic, no tcgen05 event.
-    fn forced_applies(&self) -> bool {
+    pub(in crate::model::ptx) fn forced_applies(&self) -> bool {
         self.generic_only && !self.tc
     }
 
@@ -90,28 +91,26 @@ impl Scratch {
     /// order proper, morally strong fences); otherwise any such edge (for a guess).
     fn fence_reach(&self, fences: &[usize], sound: bool) -> Vec<u64> {
         let (n, k, w) = (self.n, fences.len().min(64), self.w);
-        // Per fence, the nodes base-causality-before it: one pass over the rows.
-        let mut fence_of = vec![usize::MAX; n];
+        // Per node, the fences (as bits over `fences`) it precedes in base causality.
         let mut fence_nodes = vec![0u64; w];
-        for (j, &f) in fences[..k].iter().enumerate() {
-            fence_of[f] = j;
+        for &f in &fences[..k] {
             fence_nodes[f / 64] |= 1 << (f % 64);
         }
-        let mut preds = vec![0u64; k * w];
-        for x in 0..n {
+        let mut before_fences = vec![0u64; n];
+        for (x, out) in before_fences.iter_mut().enumerate() {
             let row = self.base.row(x);
-            for q in 0..w {
-                for f in bits(&[row[q] & fence_nodes[q]]) {
-                    preds[fence_of[q * 64 + f] * w + x / 64] |= 1 << (x % 64);
-                }
+            if (0..w).any(|q| row[q] & fence_nodes[q] != 0) {
+                *out = fences[..k].iter().enumerate().filter(|&(_, &f)| has(row, f)).fold(0, |m, (j, _)| m | 1 << j);
             }
         }
-        // Per memory operation, the accesses one `rf`, `co` or `fr` edge leads to.
-        let mut eco = vec![0u64; n * w];
+        // Per memory operation, the fences that the accesses one `rf`, `co` or `fr` edge leads to
+        // precede.
+        let mut eco_fences = vec![0u64; n];
         for x in bits(self.mask(MEM)) {
             let Some(l) = self.labels[x] else { continue };
             let same = self.mask(self.vloc_masks + l.vloc as usize);
             let (rf, co, src) = (self.rf.row(x), self.co.row(x), self.rf_src[x]);
+            let mut reached = 0;
             for q in 0..w {
                 let fr = match src {
                     NONE => 0,
@@ -121,23 +120,73 @@ impl Scratch {
                         self.co.row(src)[q] & proper
                     }
                 };
-                eco[x * w + q] = (rf[q] | co[q] | fr) & if sound { same[q] } else { !0 };
+                let eco = (rf[q] | co[q] | fr) & if sound { same[q] } else { !0 };
+                for y in bits(&[eco]) {
+                    reached |= before_fences[q * 64 + y];
+                }
             }
+            eco_fences[x] = reached;
         }
-        let mut reach = vec![0u64; k];
-        let mut out = vec![0u64; w];
-        for (i, &f) in fences[..k].iter().enumerate() {
-            out.iter_mut().for_each(|e| *e = 0);
-            for x in bits(self.base.row(f)) {
-                out.iter_mut().zip(&eco[x * w..(x + 1) * w]).for_each(|(o, e)| *o |= e);
-            }
-            for (j, &g) in fences[..k].iter().enumerate() {
-                let reaches = out.iter().zip(&preds[j * w..(j + 1) * w]).any(|(e, p)| e & p != 0);
-                if j != i && reaches && (!sound || self.ms.contains(f, g)) {
-                    reach[i] |= 1 << j;
+        fences[..k]
+            .iter()
+            .enumerate()
+            .map(|(i, &f)| {
+                let reached = bits(self.base.row(f)).fold(0, |m, x| m | eco_fences[x]) & !(1 << i);
+                if !sound {
+                    return reached;
+                }
+                bits(&[reached]).filter(|&j| self.ms.contains(f, fences[j])).fold(0, |m, j| m | 1 << j)
+            })
+            .collect()
+    }
+}
+
+impl Scratch {
+    /// Base causality that every Fence-SC order making the loaded graph consistent gives, into
+    /// `base`: none of an order's own (base causality with no order), and the synchronizes-with
+    /// of the pairs every such order has ([`Scratch::forced_fence_order`]; §8.9.4, between
+    /// morally strong fences). After [`Scratch::build`], [`Scratch::build_ms`] and
+    /// [`Scratch::add_sync`]. `false` where the forced pairs form a cycle (no order works).
+    pub(in crate::model::ptx) fn base_under_every_order(&mut self) -> bool {
+        self.base_order(&[], 0);
+        let fences = std::mem::take(&mut self.sc_fences);
+        let k = fences.len().min(64);
+        let mut acyclic = true;
+        if k >= 2 {
+            let mut before: Vec<u64> = fences[..k]
+                .iter()
+                .map(|&f| {
+                    fences[..k].iter().enumerate().filter(|&(_, &e)| e != f && self.fence_causes(e, f)).fold(0, |m, (i, _)| m | 1 << i)
+                })
+                .collect();
+            acyclic = self.forced_fence_order(&fences, &mut before);
+            if acyclic {
+                let mut added = false;
+                for (j, &fj) in fences[..k].iter().enumerate() {
+                    for i in bits(&[before[j]]) {
+                        if self.ms.contains(fences[i], fj) && !self.base.contains(fences[i], fj) {
+                            self.base.add(fences[i], fj);
+                            added = true;
+                        }
+                    }
+                }
+                if added {
+                    self.base.close(&mut self.order);
                 }
             }
         }
-        reach
+        self.sc_fences = fences;
+        acyclic
+    }
+
+    /// Whether, in `base` as [`Scratch::base_under_every_order`] left it, write `w` precedes
+    /// node `p` or the event right after `p` in its thread in causality order between two generic
+    /// accesses of virtual address `vloc` (§8.9.5: base causality, or observation order followed
+    /// by it, with every access generic). `p` itself counts: program order leads from it.
+    pub(in crate::model::ptx) fn causes_after(&self, w: EventId, p: EventId, vloc: u32) -> bool {
+        let (w, p) = (self.node_of(w), self.node_of(p));
+        let before_p = |x: usize| x == p || self.base.contains(x, p);
+        let at = |x: usize| self.labels[x].is_some_and(|l| l.is_access() && l.vloc == vloc);
+        (at(w) && before_p(w)) || bits(self.obs.row(w)).any(|y| at(y) && before_p(y))
     }
 }
