@@ -114,17 +114,18 @@ impl Explorer<'_, '_> {
                 }
             }
         }
-        let mut forced = false;
-        if orphan {
-            if !self.dependency_revisits || self.completable_with_previous_source(g, idx, a, r, prefix)? {
-                return Ok(false);
-            }
-            if !forced_source(g, idx, r, deleted) {
+        // `r` was revisited by a write this revisit deletes: canonical only where it can read
+        // nothing of `Previous(r)` and its source qualifies as forced (module docs), which exempts
+        // it from the checks below. The search through `Previous(r)` comes last (the cheaper
+        // checks below usually decide first).
+        let forced = orphan && self.dependency_revisits && forced_source(g, idx, r, deleted);
+        if orphan && !forced {
+            // No either way; the search only tells whether the revisit is lost, which is known
+            // once one is.
+            if self.dependency_revisits && !self.lost_revisit.get() && !self.completable_with_previous_source(g, idx, a, r, prefix)? {
                 self.lost_revisit.set(true);
-                return Ok(false);
             }
-            // `r` qualifies; the deleted events are still checked below.
-            forced = true;
+            return Ok(false);
         }
         let checked = deleted.iter().map(|n| idx.id(n)).chain(std::iter::once(r).filter(|_| !forced));
         for e in checked {
@@ -171,8 +172,8 @@ impl Explorer<'_, '_> {
                 return Ok(false);
             }
             for s in later {
-                // (An rmw's write that cannot follow `s` whatever the graph holds is not tried.)
-                if label.rmw_write && !self.model.rmw_may_follow(g, e, s) {
+                // (A write that cannot follow `s` whatever the graph holds is not tried.)
+                if label.is_write() && !self.model.may_follow(g, e, s) {
                     continue;
                 }
                 if self.could_choose(g, (&keep, a), &holes, e, s)? {
@@ -180,7 +181,7 @@ impl Explorer<'_, '_> {
                 }
             }
         }
-        Ok(true)
+        Ok(!forced || !self.completable_with_previous_source(g, idx, a, r, prefix)?)
     }
 
     /// Whether some write of `Previous(r)` (for the revisit of `r` by `a`) can be `r`'s source in

@@ -76,10 +76,11 @@ pub trait MemoryModel {
         None
     }
 
-    /// Whether the write half `w` of an rmw may sit right after `s` in `co` with its read half
-    /// reading as in `g`: `false` where the model's atomicity rule forbids it whatever else the
-    /// graph holds. Only an optimisation, for the explorer's maximality test.
-    fn rmw_may_follow(&self, _g: &ExecutionGraph, _w: EventId, _s: EventId) -> bool {
+    /// Whether write `w` may sit right after write `s` in `co`, the other events of `g` as they
+    /// are (an rmw's read half reading what it reads): `false` where a rule of the model forbids
+    /// it whatever else the graph holds (atomicity; `s` after `w` in program order where the
+    /// model orders the two by it). Only an optimisation, for the explorer's maximality test.
+    fn may_follow(&self, _g: &ExecutionGraph, _w: EventId, _s: EventId) -> bool {
         true
     }
 

@@ -361,6 +361,14 @@ impl Ptx {
     }
 }
 
+/// Whether program order orders an access with the other accesses of its thread to its virtual
+/// address, both labelled `l` (§8.7: related in program order, so morally strong): generic ones,
+/// not the asynchronous operations that program order does not always order (tcgen05, bulk
+/// copies and their completion).
+fn po_orders(l: &Label) -> bool {
+    l.proxy == Proxy::Generic && l.tc.is_none() && l.bulk_copy == 0
+}
+
 /// Whether events `i` and `j` of a thread's events belong to one instruction: every event after
 /// the first of them, up to the second, continues a tcgen05 instruction (as
 /// [`crate::model::tcgen05::Facts::load`] groups them).
@@ -483,9 +491,15 @@ impl MemoryModel for Ptx {
         true
     }
 
-    /// Not after a write `s` that is `co`-after the write the read half reads from and morally
-    /// strong with both halves: `s` would sit between the two (§8.10.3 Atomicity).
-    fn rmw_may_follow(&self, g: &ExecutionGraph, w: EventId, s: EventId) -> bool {
+    /// Not after a later write of its thread to its virtual address, both generic and ordered
+    /// by program order (§8.10.5 SC per location, as for [`MemoryModel::co_floor`]). For an
+    /// rmw's write, not after a write `s` that is `co`-after the write the read half reads from
+    /// and morally strong with both halves: `s` would sit between the two (§8.10.3 Atomicity).
+    fn may_follow(&self, g: &ExecutionGraph, w: EventId, s: EventId) -> bool {
+        let (lw, ls) = (g.label(w), g.label(s));
+        if s.thread == w.thread && s.index > w.index && po_orders(lw) && po_orders(ls) && lw.vloc == ls.vloc {
+            return false;
+        }
         let Some((src, r)) = crate::model::sc::rmw_source(g, w) else { return true };
         let after_src = matches!((g.co_position(s), g.co_position(src)), (Some(ps), Some(pr)) if ps > pr);
         let ls = g.label(s);
@@ -515,11 +529,10 @@ impl MemoryModel for Ptx {
     /// Where `e` is appended to its thread, not before the writes that precede it in causality
     /// order under every Fence-SC order either ([`Ptx::causal_floor`]: Coherence, Causality).
     fn co_floor(&self, g: &ExecutionGraph, e: EventId, l: &Label) -> usize {
-        let ordered = |x: &Label| x.proxy == Proxy::Generic && x.tc.is_none() && x.bulk_copy == 0;
-        if !ordered(l) {
+        if !po_orders(l) {
             return 0;
         }
-        let own = crate::model::co_floor_after_own_writes(g, e, l.loc, |x| ordered(x) && x.vloc == l.vloc);
+        let own = crate::model::co_floor_after_own_writes(g, e, l.loc, |x| po_orders(x) && x.vloc == l.vloc);
         let floor = self.causal_floor(g, e, l, own);
         debug_assert!(
             self.below_floor_inconsistent(g, e, l, own, floor),

@@ -40,9 +40,10 @@ impl MemoryModel for Sc {
         g.co_position(src)
     }
 
-    /// Rule 2: only right after the write its read reads from.
-    fn rmw_may_follow(&self, g: &ExecutionGraph, w: EventId, s: EventId) -> bool {
-        rmw_source(g, w).is_none_or(|(src, _)| src == s)
+    /// Rule 2: an rmw's write only right after the write its read reads from. Rule 1: not after
+    /// a later write of its own thread (`co` against program order).
+    fn may_follow(&self, g: &ExecutionGraph, w: EventId, s: EventId) -> bool {
+        !(s.thread == w.thread && s.index > w.index) && rmw_source(g, w).is_none_or(|(src, _)| src == s)
     }
 
     /// Rule 1: `g` without `a` is consistent, so a cycle goes through `a` — none where `a` has no
