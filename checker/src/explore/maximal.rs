@@ -317,7 +317,8 @@ impl Explorer<'_, '_> {
             let ev = self.hole_event(&t, h)?;
             if ev.label.is_write() {
                 let len = t.co[ev.label.loc as usize].len();
-                for pos in self.model.co_floor(&t, h, &ev.label).min(len)..=len {
+                let last = len.min(self.model.co_ceiling(&t, h, &ev.label).saturating_sub(1));
+                for pos in self.model.co_floor(&t, h, &ev.label).min(len)..=last {
                     let mut t2 = t.clone();
                     t2.put_event(h, &ev, None);
                     t2.insert_co(h, pos);
@@ -333,7 +334,8 @@ impl Explorer<'_, '_> {
         }
         for h in todo.iter().copied().filter(|&h| ready(h)) {
             let ev = self.hole_event(&t, h)?;
-            let writes: Vec<EventId> = t.writes_to(ev.label.loc).skip(self.model.co_floor(&t, h, &ev.label)).collect();
+            let (floor, ceiling) = (self.model.co_floor(&t, h, &ev.label), self.model.co_ceiling(&t, h, &ev.label));
+            let writes: Vec<EventId> = t.writes_to(ev.label.loc).take(ceiling).skip(floor).collect();
             for w in writes {
                 let mut t2 = t.clone();
                 t2.put_event(h, &ev, Some(w));

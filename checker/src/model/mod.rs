@@ -67,6 +67,16 @@ pub trait MemoryModel {
         0
     }
 
+    /// The other side of [`MemoryModel::co_floor`]: for an access `e` of `g` (a hole, or one
+    /// past its thread's last event), the first write of its location, by index into
+    /// [`ExecutionGraph::writes_to`], that the model orders after `e` by program order whatever
+    /// else `g` holds — a later write of its thread (`usize::MAX`: none). A write not yet in `co`
+    /// goes before it, a read reads from a write before it. Only an optimisation, for the events
+    /// that fill holes (an event appended to its thread has nothing after it).
+    fn co_ceiling(&self, _g: &ExecutionGraph, _e: EventId, _label: &Label) -> usize {
+        usize::MAX
+    }
+
     /// Where in coherence order the write half `w` of an rmw (not yet in `co`) must go for `g` to
     /// have a chance of being consistent, when the model can tell from the rmw alone: an index
     /// into `g.co[loc]` as [`ExecutionGraph::insert_co`] takes it. `None`: every position may do.
@@ -145,6 +155,21 @@ pub(crate) fn co_floor_after_own_writes(g: &ExecutionGraph, e: EventId, loc: Loc
         .filter_map(|(i, _)| g.co_position(EventId::new(e.thread as usize, i)))
         .max()
         .unwrap_or(0)
+}
+
+/// The first write of `e`'s thread after it in program order that `ordered` accepts (a write of
+/// its location `loc`, present in `co`), by index into [`ExecutionGraph::writes_to`]
+/// (`usize::MAX`: none): [`MemoryModel::co_ceiling`] for the models whose coherence follows
+/// program order between such accesses.
+pub(crate) fn co_ceiling_before_own_writes(g: &ExecutionGraph, e: EventId, loc: LocId, ordered: impl Fn(&Label) -> bool) -> usize {
+    let evs = &g.threads[e.thread as usize];
+    evs.iter()
+        .enumerate()
+        .skip(e.index as usize + 1)
+        .filter(|(_, x)| x.label.is_write() && x.label.loc == loc && ordered(&x.label))
+        .filter_map(|(i, _)| g.co_position(EventId::new(e.thread as usize, i)))
+        .min()
+        .unwrap_or(usize::MAX)
 }
 
 /// The model of `kind` for `program` (PTX needs the threads' placement).

@@ -228,13 +228,7 @@ impl Ptx {
             s.sc_fences = fences;
             return false;
         }
-        let mut before: Vec<u64> = fences
-            .iter()
-            .map(|&f| {
-                let causes = |&(_, &e): &(usize, &usize)| fences.len() >= 2 && e != f && s.fence_causes(e, f);
-                fences.iter().enumerate().take(64).filter(causes).fold(0, |m, (i, _)| m | 1 << i)
-            })
-            .collect();
+        let mut before = s.fence_causality(&fences);
         // Pairs every working order has (most inconsistent graphs show a cycle of them at once,
         // where the search below would try every interleaving first).
         if fences.len() >= 2 && !s.forced_fence_order(&fences, &mut before) {
@@ -539,6 +533,15 @@ impl MemoryModel for Ptx {
             "[tcfuzz internal bug] causal_floor ruled out a consistent choice"
         );
         floor
+    }
+
+    /// For a generic access: not after the generic writes of its virtual address after it in
+    /// program order (SC per location, §8.10.5, as for [`MemoryModel::co_floor`]).
+    fn co_ceiling(&self, g: &ExecutionGraph, e: EventId, l: &Label) -> usize {
+        if !po_orders(l) {
+            return usize::MAX;
+        }
+        crate::model::co_ceiling_before_own_writes(g, e, l.loc, |x| po_orders(x) && x.vloc == l.vloc)
     }
 
     /// Right after the write the rmw reads from, when every write of the location is morally

@@ -34,6 +34,11 @@ impl MemoryModel for Sc {
         crate::model::co_floor_after_own_writes(g, e, label.loc, |_| true)
     }
 
+    /// Rule 1: not after the writes of its location after it in program order.
+    fn co_ceiling(&self, g: &ExecutionGraph, e: EventId, label: &Label) -> usize {
+        crate::model::co_ceiling_before_own_writes(g, e, label.loc, |_| true)
+    }
+
     /// Right after the write the rmw reads from: rule 2 allows no other position.
     fn rmw_co_position(&self, g: &ExecutionGraph, w: EventId) -> Option<usize> {
         let (src, _) = rmw_source(g, w)?;

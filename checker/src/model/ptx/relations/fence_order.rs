@@ -2,16 +2,51 @@
 //! (`Ptx::judge_loaded`) — the pairs every such order must have, and a guess.
 
 use super::{INIT, MEM, NONE, Scratch};
-use crate::bitset::row::{bits, has};
+use crate::bitset::row::{bits, has, or_into};
 use crate::event::EventId;
 
 impl Scratch {
-    /// Whether `a` precedes `b` in causality order between fences (base causality, or
-    /// observation order followed by it; program order at least) and the two are morally strong.
-    /// Reads `base` as [`Scratch::with_fence_order`] left it: call it with no fence order first.
-    pub(in crate::model::ptx) fn fence_causes(&self, a: usize, b: usize) -> bool {
-        let caused = self.base.contains(a, b) || bits(self.obs.row(a)).any(|y| self.base.contains(y, b));
-        (caused || self.po.contains(a, b)) && self.ms.contains(a, b)
+    /// Per fence `j` of `fences`, bit `i`: fence `i` (of the first 64) precedes it in causality
+    /// order between fences (base causality, or observation order followed by it; program order
+    /// at least) and the two are morally strong. Reads `base` as [`Scratch::with_fence_order`]
+    /// left it: call it with no fence order first.
+    pub(in crate::model::ptx) fn fence_causality(&self, fences: &[usize]) -> Vec<u64> {
+        let mut before = vec![0u64; fences.len()];
+        if fences.len() < 2 {
+            return before;
+        }
+        let index_of = self.fence_index(fences);
+        let mut fence_nodes = vec![0u64; self.w];
+        for &f in fences {
+            fence_nodes[f / 64] |= 1 << (f % 64);
+        }
+        let mut row = vec![0u64; self.w];
+        for (i, &f) in fences.iter().enumerate().take(64) {
+            row.copy_from_slice(self.base.row(f));
+            for y in bits(self.obs.row(f)) {
+                or_into(&mut row, self.base.row(y));
+            }
+            or_into(&mut row, self.po.row(f));
+            for ((r, m), n) in row.iter_mut().zip(self.ms.row(f)).zip(&fence_nodes) {
+                *r &= m & n;
+            }
+            for x in bits(&row) {
+                match index_of[x] {
+                    j if j == i || j == usize::MAX => {}
+                    j => before[j] |= 1 << i,
+                }
+            }
+        }
+        before
+    }
+
+    /// Per node, its index in `fences` (`usize::MAX`: not a fence of the list).
+    fn fence_index(&self, fences: &[usize]) -> Vec<usize> {
+        let mut index_of = vec![usize::MAX; self.n];
+        for (j, &f) in fences.iter().enumerate() {
+            index_of[f] = j;
+        }
+        index_of
     }
 
     /// A Fence-SC order likely to work, to try before searching (most consistent graphs have one
@@ -96,11 +131,14 @@ impl Scratch {
         for &f in &fences[..k] {
             fence_nodes[f / 64] |= 1 << (f % 64);
         }
+        let index_of = self.fence_index(&fences[..k]);
         let mut before_fences = vec![0u64; n];
         for (x, out) in before_fences.iter_mut().enumerate() {
             let row = self.base.row(x);
-            if (0..w).any(|q| row[q] & fence_nodes[q] != 0) {
-                *out = fences[..k].iter().enumerate().filter(|&(_, &f)| has(row, f)).fold(0, |m, (j, _)| m | 1 << j);
+            for q in 0..w {
+                for f in bits(&[row[q] & fence_nodes[q]]) {
+                    *out |= 1 << index_of[q * 64 + f];
+                }
             }
         }
         // Per memory operation, the fences that the accesses one `rf`, `co` or `fr` edge leads to
@@ -153,12 +191,7 @@ impl Scratch {
         let k = fences.len().min(64);
         let mut acyclic = true;
         if k >= 2 {
-            let mut before: Vec<u64> = fences[..k]
-                .iter()
-                .map(|&f| {
-                    fences[..k].iter().enumerate().filter(|&(_, &e)| e != f && self.fence_causes(e, f)).fold(0, |m, (i, _)| m | 1 << i)
-                })
-                .collect();
+            let mut before = self.fence_causality(&fences[..k]);
             acyclic = self.forced_fence_order(&fences, &mut before);
             if acyclic {
                 let mut added = false;
