@@ -28,11 +28,13 @@
 //!   CTA barrier, both ways.
 //! - *Fence-SC order* (§8.9.3): an order, chosen by the execution, relating every pair of morally
 //!   strong `fence.sc`; the checker quantifies existentially over all of them (it is not part of
-//!   what makes two executions different). An order only adds edges, so the graph is first
-//!   judged without any (inconsistent then, inconsistent under every order); then the orders of
-//!   the execution's `fence.sc` events that extend the causality order so found between morally
-//!   strong ones are enumerated (any other breaks the Fence-SC axiom): at worst the interleavings
-//!   of each thread's fences, exponential in the threads with more than one.
+//!   what makes two executions different). Only the orders that extend the causality order
+//!   found without one between morally strong fences can work (any other breaks the Fence-SC
+//!   axiom), and they all have the pairs `relations/fence_order.rs` forces; one guess is tried
+//!   first. Where it fails, the graph is judged without any order (an order only adds edges:
+//!   inconsistent then, inconsistent under every order), then the orders are enumerated: at
+//!   worst the interleavings of each thread's fences, exponential in the threads with more than
+//!   one.
 //! - *Base causality order* (§8.9.5): `(po ∪ sw)+`. *Proxy-preserved base causality*: base
 //!   causality between memory operations restricted as the ISA's proxy rules say (generic to
 //!   generic on one virtual address; one non-generic proxy within a CTA; through proxy fences of
@@ -219,14 +221,11 @@ impl Ptx {
         s.add_sync::<W>();
         let fences = std::mem::take(&mut s.sc_fences);
 
-        // A Fence-SC order only adds edges (synchronizes-with between fences), and the axioms only
-        // forbid edges: a graph inconsistent without them is inconsistent under every order. And
         // §8.10.2: an order against causality between two morally strong fences breaks the
         // Fence-SC axiom whatever else holds, so only the orders that extend the causality found
-        // without them are tried.
-        if fences.len() >= 2 && !s.with_fence_order::<W>(&[], 0, &self.places) {
-            s.sc_fences = fences;
-            return false;
+        // without one (base causality with no order) are tried.
+        if fences.len() >= 2 {
+            s.base_order(&[], 0);
         }
         let mut before = s.fence_causality(&fences);
         // Pairs every working order has (most inconsistent graphs show a cycle of them at once,
@@ -246,6 +245,11 @@ impl Ptx {
             permutations(&mut all, 0, &mut |order| s.with_fence_order::<W>(order, order.len(), &self.places))
         } else if fences.len() >= 2 && guessed(s) {
             true
+        } else if fences.len() >= 2 && !s.with_fence_order::<W>(&[], 0, &self.places) {
+            // A Fence-SC order only adds edges (synchronizes-with between fences), and the axioms
+            // only forbid edges: a graph inconsistent without them is inconsistent under every
+            // order. (Checked only once the guess failed: most graphs judged are consistent.)
+            false
         } else {
             let mut order = Vec::with_capacity(fences.len());
             linear_extensions(&fences, &before, 0, &mut order, &mut |order, placed| s.with_fence_order::<W>(order, placed, &self.places))

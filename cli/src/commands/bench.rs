@@ -24,7 +24,7 @@ pub enum Model {
 /// Families: the GenMC benchmark shapes (readers, n-writers, casrot, lastzero, ainc, binc, wcas,
 /// casw, coa, fib, indexer, szymanski) written as PTX litmus programs, plus sb, iriw, mp-chain and
 /// tc-pipeline; each runs its default sizes (`--list`; szymanski only up to n = 2 under ptx, where
-/// n = 3 takes about 5 s) unless --n is given. Each run prints
+/// n = 3 takes about 3 s) unless --n is given. Each run prints
 /// `family, n, model, complete, blocked, seconds, execs_per_s, peak_rss_kb`, and where GenMC 0.11's
 /// results file is found (`--genmc`, default `../shared/bench/genmc-0.11-results.csv`) GenMC's
 /// complete executions and executions per second on the same shape (its `sc` run for `--model

@@ -8,8 +8,8 @@ use crate::event::EventId;
 impl Scratch {
     /// Per fence `j` of `fences`, bit `i`: fence `i` (of the first 64) precedes it in causality
     /// order between fences (base causality, or observation order followed by it; program order
-    /// at least) and the two are morally strong. Reads `base` as [`Scratch::with_fence_order`]
-    /// left it: call it with no fence order first.
+    /// at least) and the two are morally strong. Reads `base` as [`Scratch::base_order`] with
+    /// no Fence-SC order leaves it.
     pub(in crate::model::ptx) fn fence_causality(&self, fences: &[usize]) -> Vec<u64> {
         let mut before = vec![0u64; fences.len()];
         if fences.len() < 2 {
@@ -54,7 +54,7 @@ impl Scratch {
     /// bit mask `before[i]`) and, where they allow it, puts `F1` before `F2` when `F1` reaches
     /// `F2` through base causality, one `rf`, `co` or `fr` edge and base causality again — what
     /// an SC order must follow for `F2`'s side to see `F1`'s (RC11's `psc` in spirit). Call after
-    /// [`Scratch::with_fence_order`] with no order: it reads `base` as that left it.
+    /// [`Scratch::base_order`] with no order: it reads `base` as that leaves it.
     pub(in crate::model::ptx) fn guessed_fence_order(&self, fences: &[usize], before: &[u64]) -> Vec<usize> {
         let k = fences.len();
         // Where `forced_fence_order` applies, `before` holds the sound part of the guess already.
@@ -86,7 +86,7 @@ impl Scratch {
     /// back) or Coherence (§8.10.1: `co` against causality). Only where every access is generic
     /// and no tcgen05 event is there (the other proxies' rules need more), read off base
     /// causality without a Fence-SC order, which every order only extends: call after
-    /// [`Scratch::with_fence_order`] with no order. (RC11's `psc` acyclicity, in PTX's terms.)
+    /// [`Scratch::base_order`] with no order. (RC11's `psc` acyclicity, in PTX's terms.)
     pub(in crate::model::ptx) fn forced_fence_order(&self, fences: &[usize], before: &mut [u64]) -> bool {
         let k = fences.len().min(64).min(before.len());
         if self.forced_applies() {
