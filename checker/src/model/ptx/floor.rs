@@ -99,3 +99,100 @@ fn base_loaded<const W: usize>(s: &mut Scratch, g: &ExecutionGraph, compat: &[u6
     s.add_sync::<W>();
     s.base_under_every_order()
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::event::EventId;
+    use crate::graph::ExecutionGraph;
+    use crate::interp::{Step, replay};
+    use crate::model::MemoryModel;
+    use crate::model::ptx::Ptx;
+    use crate::program::CompiledProgram;
+
+    /// `P0` writes `x` twice, then (after a `fence.sc`) the flag `f`; `P1` reads the flag, then
+    /// (after its own `fence.sc`) `x`, or writes `x` (`store`).
+    fn program(store: bool) -> CompiledProgram {
+        let last = if store { "st.relaxed.gpu x, 3" } else { "ld.relaxed.gpu r1, x" };
+        let text = format!(
+            "PTX floor
+{{ x = 0; f = 0; }}
+ P0@cta 0,gpu 0      | P1@cta 1,gpu 0       ;
+ st.relaxed.gpu x, 1 | ld.relaxed.gpu r0, f ;
+ st.relaxed.gpu x, 2 | fence.sc.gpu         ;
+ fence.sc.gpu        | {last}               ;
+ st.relaxed.gpu f, 1 |                      ;
+exists (true)
+"
+        );
+        CompiledProgram::compile(&tcfuzz_litmus::parse(&text).expect("parses")).expect("compiles")
+    }
+
+    /// `g` with thread `t`'s next event (reading `rf`, or last in `co`); returns its id.
+    fn add(prog: &CompiledProgram, g: &mut ExecutionGraph, t: usize, rf: Option<EventId>) -> EventId {
+        let values: Vec<i64> = g.threads[t].iter().map(|e| e.value).collect();
+        let Step::Event(ev) = replay(&prog.threads[t], &values, 4).expect("replays").step else { panic!("thread {t} has ended") };
+        let id = EventId::new(t, values.len());
+        g.put_event(id, &ev, rf);
+        if ev.label.is_write() {
+            let len = g.co[ev.label.loc as usize].len();
+            g.insert_co(id, len);
+        }
+        id
+    }
+
+    /// The graph up to `P1`'s last event (not added), with `P1`'s flag read reading the flag
+    /// write (`flag_seen`) or the initial value.
+    fn before_last(prog: &CompiledProgram, flag_seen: bool) -> ExecutionGraph {
+        let init = prog.locations.iter().map(|l| l.init).collect();
+        let mut g = ExecutionGraph::new(init, 2);
+        for _ in 0..4 {
+            add(prog, &mut g, 0, None);
+        }
+        let f = g.label(EventId::new(0, 3)).loc;
+        let src = if flag_seen { EventId::new(0, 3) } else { EventId::init(f) };
+        add(prog, &mut g, 1, Some(src));
+        add(prog, &mut g, 1, None);
+        g
+    }
+
+    /// Having seen the flag, `P1`'s `fence.sc` follows `P0`'s in every Fence-SC order (`P0`'s
+    /// fence → flag write →rf flag read → `P1`'s fence), so `x = 2` precedes `P1`'s access of `x`
+    /// in causality order: its read cannot read `0` or `1` (Causality, §8.10.6), its write
+    /// cannot go before `x = 2` (Coherence, §8.10.1). Without the flag, nothing orders them.
+    #[test]
+    fn causal_floor_follows_the_forced_fence_order() {
+        for store in [false, true] {
+            let prog = program(store);
+            let ptx = Ptx::new(&prog);
+            for (flag_seen, want) in [(true, 2), (false, 0)] {
+                let mut g = before_last(&prog, flag_seen);
+                let e = EventId::new(1, 2);
+                let label = match replay(&prog.threads[1], &[if flag_seen { 1 } else { 0 }, 0], 4).expect("replays").step {
+                    Step::Event(ev) => ev.label,
+                    _ => panic!("P1 has a third event"),
+                };
+                if store {
+                    // The write is in its thread, not yet in `co` (as `visit_cos` has it).
+                    let ev = crate::interp::NewEvent { label, value: 3, deps: 0, cas_expected: None, span: Default::default() };
+                    g.put_event(e, &ev, None);
+                }
+                assert_eq!(ptx.co_floor(&g, e, &label), want, "store {store}, flag seen {flag_seen}");
+            }
+        }
+    }
+
+    /// An event filling a hole before a later write of its thread to its location reads from,
+    /// or goes before, that write (SC per location, §8.10.5).
+    #[test]
+    fn co_ceiling_stops_at_the_threads_later_write() {
+        let prog = program(false);
+        let ptx = Ptx::new(&prog);
+        let g = before_last(&prog, true);
+        // `P0`'s first write, as if it were a hole: its second write is `x`'s second in `co`.
+        let first = EventId::new(0, 0);
+        assert_eq!(ptx.co_ceiling(&g, first, g.label(first)), 2);
+        assert_eq!(ptx.co_ceiling(&g, EventId::new(0, 1), g.label(EventId::new(0, 1))), usize::MAX);
+        assert!(!ptx.may_follow(&g, first, EventId::new(0, 1)));
+        assert!(ptx.may_follow(&g, EventId::new(0, 1), first));
+    }
+}
