@@ -182,6 +182,7 @@ fn explore_compiled(prog: &program::CompiledProgram, model: ModelKind, options: 
             lost_revisit: std::cell::Cell::new(false),
             replays: Default::default(),
             assumes: p.has_assume(),
+            compacted: Default::default(),
         };
         explorer.run()?;
         max_depth = max_depth.max(explorer.max_depth);

@@ -229,50 +229,76 @@ pub(crate) fn judged(g: &ExecutionGraph, positional: bool) -> std::borrow::Cow<'
 /// `g` without its holes (events renumbered, `rf`, `co` and dependencies remapped): what the
 /// models judge.
 pub(crate) fn compact(g: &ExecutionGraph) -> ExecutionGraph {
-    let map: Vec<Vec<Option<u32>>> = g
-        .threads
-        .iter()
-        .map(|evs| {
-            let mut n = 0;
-            evs.iter()
-                .map(|e| {
-                    (e.stamp != HOLE).then(|| {
-                        n += 1;
-                        n - 1
-                    })
-                })
-                .collect()
-        })
-        .collect();
-    let id = |e: EventId| {
-        if e.is_init() {
-            e
-        } else {
-            EventId { thread: e.thread, index: map[e.thread as usize][e.index as usize].expect("[tcfuzz internal bug] hole") }
+    let mut buffer = Compacted::default();
+    buffer.load(g);
+    buffer.graph
+}
+
+/// Space for [`compact`] reused from graph to graph (the explorer judges most graphs with holes
+/// this way): the graph without holes, and per thread the new index of each event.
+pub(crate) struct Compacted {
+    pub graph: ExecutionGraph,
+    index: Vec<Vec<u32>>,
+}
+
+impl Default for Compacted {
+    fn default() -> Self {
+        Compacted { graph: ExecutionGraph::new(Vec::new(), 0), index: Vec::new() }
+    }
+}
+
+impl Compacted {
+    /// Makes `self.graph` [`compact`]`(g)`.
+    pub(crate) fn load(&mut self, g: &ExecutionGraph) {
+        let n = g.threads.len();
+        self.index.resize_with(n, Vec::new);
+        for (evs, index) in g.threads.iter().zip(&mut self.index) {
+            index.clear();
+            let mut next = 0;
+            for e in evs {
+                index.push(if e.stamp == HOLE { u32::MAX } else { next });
+                next += u32::from(e.stamp != HOLE);
+            }
         }
-    };
-    let mut out = ExecutionGraph::new(g.init.clone(), g.threads.len());
-    out.barrier_members = g.barrier_members.clone();
-    out.barrier_dyn_members = g.barrier_dyn_members.clone();
-    for (t, evs) in g.threads.iter().enumerate() {
-        for (i, e) in evs.iter().enumerate() {
-            if e.stamp == HOLE {
-                continue;
+        let index = &self.index;
+        let id = |e: EventId| {
+            if e.is_init() {
+                return e;
             }
-            let mut e = e.clone();
-            e.rf = e.rf.map(id);
-            let mut deps = 0u64;
-            for (j, m) in map[t][..i].iter().enumerate() {
-                if e.deps & (1 << j) != 0 {
-                    deps |= 1 << m.expect("[tcfuzz internal bug] dependency on a hole");
+            let i = index[e.thread as usize][e.index as usize];
+            debug_assert!(i != u32::MAX, "[tcfuzz internal bug] an edge to a hole");
+            EventId { thread: e.thread, index: i }
+        };
+        let out = &mut self.graph;
+        out.init.clone_from(&g.init);
+        out.barrier_members.clone_from(&g.barrier_members);
+        out.barrier_dyn_members.clone_from(&g.barrier_dyn_members);
+        out.threads.resize_with(n, Vec::new);
+        for (t, evs) in g.threads.iter().enumerate() {
+            let kept = &mut out.threads[t];
+            kept.clear();
+            for (i, e) in evs.iter().enumerate().filter(|(_, e)| e.stamp != HOLE) {
+                let mut e = e.clone();
+                e.rf = e.rf.map(id);
+                let mut deps = 0u64;
+                // (Dependencies are on earlier events of the thread.)
+                let mut rest = e.deps & 1u64.checked_shl(i as u32).map_or(!0, |b| b - 1);
+                while rest != 0 {
+                    let m = index[t][rest.trailing_zeros() as usize];
+                    rest &= rest - 1;
+                    debug_assert!(m != u32::MAX, "[tcfuzz internal bug] dependency on a hole");
+                    deps |= 1 << m;
                 }
+                e.deps = deps;
+                kept.push(e);
             }
-            e.deps = deps;
-            out.threads[t].push(e);
+        }
+        out.co.resize_with(g.co.len(), Vec::new);
+        for (ws, kept) in g.co.iter().zip(&mut out.co) {
+            kept.clear();
+            kept.extend(ws.iter().map(|&w| id(w)));
         }
     }
-    out.co = g.co.iter().map(|ws| ws.iter().map(|&w| id(w)).collect()).collect();
-    out
 }
 
 /// After read `r` got a new value: where `r` is the read of a `cas` whose write half now appears or

@@ -205,6 +205,8 @@ pub(crate) struct Explorer<'a, 'c> {
     pub replays: std::cell::RefCell<Vec<Option<ReplayedThread>>>,
     /// Whether some thread has an `assume` (then every graph is first tested for [`Self::moot`]).
     pub assumes: bool,
+    /// Space for the graphs without holes that the model judges ([`Explorer::consistent`]).
+    pub compacted: std::cell::RefCell<super::holes::Compacted>,
 }
 
 /// The values a thread's events read or wrote, and what [`replay`] gave for them.
@@ -442,10 +444,15 @@ impl Explorer<'_, '_> {
 
     /// Whether the model finds `g` (without its holes) consistent.
     pub(super) fn consistent(&self, g: &ExecutionGraph) -> bool {
-        if !self.dependency_revisits {
+        if !self.dependency_revisits || !g.has_holes() {
             return self.model.is_consistent(g);
         }
-        self.model.is_consistent(&judged(g, self.prog.tile.is_some()))
+        if self.prog.tile.is_some() {
+            return self.model.is_consistent(&judged(g, true));
+        }
+        let mut compacted = self.compacted.borrow_mut();
+        compacted.load(g);
+        self.model.is_consistent(&compacted.graph)
     }
 
     fn out_count(&self) -> u64 {

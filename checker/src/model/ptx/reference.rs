@@ -501,6 +501,7 @@ mod tests {
                 lost_revisit: std::cell::Cell::new(false),
                 replays: Default::default(),
                 assumes: p.has_assume(),
+                compacted: Default::default(),
             }
             .run();
             let mut out = Collector::new(p, false, 16, false);
