@@ -573,7 +573,7 @@ mod tests {
             seed
         };
         let mut tmp = OrderScratch::default();
-        for &n in &[0usize, 1, 5, 40, 64, 65, 130, 300] {
+        for &n in &[0usize, 1, 5, 40, 63, 64, 65, 100, 127, 128, 130, 300] {
             for round in 0..20 {
                 let mut r = Relation::empty(n);
                 for _ in 0..(n * (round % 4 + 1)) {

@@ -165,11 +165,35 @@ impl Scratch {
             }
             eco_fences[x] = reached;
         }
+        // What a fence's successors reach. With program order total in each thread (no tcgen05
+        // event, no bulk copy), base causality is closed under it: a fence's successors in a
+        // thread are the thread's events from the first of them on, whose fences each thread's
+        // running union from its end gives at once.
+        let total_po = !self.tc && self.copies.is_empty();
+        if total_po {
+            for t in 0..self.offsets.len() - 1 {
+                let mut acc = 0;
+                for x in (self.offsets[t]..self.offsets[t + 1]).rev() {
+                    acc |= eco_fences[x];
+                    eco_fences[x] = acc;
+                }
+            }
+        }
+        let successors_reach = |f: usize| -> u64 {
+            let row = self.base.row(f);
+            if !total_po {
+                return bits(row).fold(0, |m, x| m | eco_fences[x]);
+            }
+            (0..self.offsets.len() - 1).fold(0, |m, t| match first_in(row, self.offsets[t], self.offsets[t + 1]) {
+                Some(x) => m | eco_fences[x],
+                None => m,
+            })
+        };
         fences[..k]
             .iter()
             .enumerate()
             .map(|(i, &f)| {
-                let reached = bits(self.base.row(f)).fold(0, |m, x| m | eco_fences[x]) & !(1 << i);
+                let reached = successors_reach(f) & !(1 << i);
                 if !sound {
                     return reached;
                 }
@@ -222,4 +246,18 @@ impl Scratch {
         let at = |x: usize| self.labels[x].is_some_and(|l| l.is_access() && l.vloc == vloc);
         (at(w) && before_p(w)) || bits(self.obs.row(w)).any(|y| at(y) && before_p(y))
     }
+}
+
+/// The first node of `lo..hi` in `row`.
+fn first_in(row: &[u64], lo: usize, hi: usize) -> Option<usize> {
+    let mut x = lo;
+    while x < hi {
+        let word = row[x / 64] >> (x % 64);
+        if word != 0 {
+            let y = x + word.trailing_zeros() as usize;
+            return (y < hi).then_some(y);
+        }
+        x = (x / 64 + 1) * 64;
+    }
+    None
 }
