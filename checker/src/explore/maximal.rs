@@ -334,8 +334,7 @@ impl Explorer<'_, '_> {
         }
         for h in todo.iter().copied().filter(|&h| ready(h)) {
             let ev = self.hole_event(&t, h)?;
-            let (floor, ceiling) = (self.model.co_floor(&t, h, &ev.label), self.model.co_ceiling(&t, h, &ev.label));
-            let writes: Vec<EventId> = t.writes_to(ev.label.loc).take(ceiling).skip(floor).collect();
+            let writes: Vec<EventId> = t.writes_to(ev.label.loc).skip(self.model.co_floor(&t, h, &ev.label)).collect();
             for w in writes {
                 let mut t2 = t.clone();
                 t2.put_event(h, &ev, Some(w));

@@ -469,7 +469,10 @@ impl Explorer<'_, '_> {
         // rejected one by one).
         let positions = match self.model.rmw_co_position(&g, a) {
             Some(p) if p <= g.co[loc].len() => p..=p,
-            _ => self.model.co_floor(&g, a, g.label(a)).min(g.co[loc].len())..=g.co[loc].len(),
+            _ => {
+                let last = g.co[loc].len().min(self.model.co_ceiling(&g, a, g.label(a)).saturating_sub(1));
+                self.model.co_floor(&g, a, g.label(a)).min(g.co[loc].len())..=last
+            }
         };
         let mut admitted = Vec::new();
         for pos in positions {

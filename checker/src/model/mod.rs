@@ -67,12 +67,14 @@ pub trait MemoryModel {
         0
     }
 
-    /// The other side of [`MemoryModel::co_floor`]: for an access `e` of `g` (a hole, or one
-    /// past its thread's last event), the first write of its location, by index into
-    /// [`ExecutionGraph::writes_to`], that the model orders after `e` by program order whatever
-    /// else `g` holds — a later write of its thread (`usize::MAX`: none). A write not yet in `co`
-    /// goes before it, a read reads from a write before it. Only an optimisation, for the events
-    /// that fill holes (an event appended to its thread has nothing after it).
+    /// The other side of [`MemoryModel::co_floor`], for a write `e` of `g` not yet in `co` (a
+    /// hole, or one past its thread's last event): the first write of its location, by index
+    /// into [`ExecutionGraph::writes_to`], that the model orders after `e` by program order
+    /// whatever else `g` holds — a later write of its thread (`usize::MAX`: none); `e` goes
+    /// before it. (Not for reads: a read of a write after that one closes a cycle only through
+    /// accesses the model may leave unordered, such as another thread's weak write under PTX.)
+    /// Only an optimisation, for the writes that fill holes (an event appended to its thread
+    /// has nothing after it).
     fn co_ceiling(&self, _g: &ExecutionGraph, _e: EventId, _label: &Label) -> usize {
         usize::MAX
     }
@@ -160,7 +162,7 @@ pub(crate) fn co_floor_after_own_writes(g: &ExecutionGraph, e: EventId, loc: Loc
 /// The first write of `e`'s thread after it in program order that `ordered` accepts (a write of
 /// its location `loc`, present in `co`), by index into [`ExecutionGraph::writes_to`]
 /// (`usize::MAX`: none): [`MemoryModel::co_ceiling`] for the models whose coherence follows
-/// program order between such accesses.
+/// program order between such writes.
 pub(crate) fn co_ceiling_before_own_writes(g: &ExecutionGraph, e: EventId, loc: LocId, ordered: impl Fn(&Label) -> bool) -> usize {
     let evs = &g.threads[e.thread as usize];
     evs.iter()

@@ -539,10 +539,11 @@ impl MemoryModel for Ptx {
         floor
     }
 
-    /// For a generic access: not after the generic writes of its virtual address after it in
-    /// program order (SC per location, §8.10.5, as for [`MemoryModel::co_floor`]).
+    /// For a generic write: not after the generic writes of its virtual address after it in
+    /// program order (SC per location, §8.10.5: program order and `co` between two accesses of
+    /// one thread, morally strong, as for [`MemoryModel::co_floor`]).
     fn co_ceiling(&self, g: &ExecutionGraph, e: EventId, l: &Label) -> usize {
-        if !po_orders(l) {
+        if !po_orders(l) || !l.is_write() {
             return usize::MAX;
         }
         crate::model::co_ceiling_before_own_writes(g, e, l.loc, |x| po_orders(x) && x.vloc == l.vloc)

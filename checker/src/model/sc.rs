@@ -34,7 +34,8 @@ impl MemoryModel for Sc {
         crate::model::co_floor_after_own_writes(g, e, label.loc, |_| true)
     }
 
-    /// Rule 1: not after the writes of its location after it in program order.
+    /// Rule 1: not after the writes of its location after it in program order (`co` against
+    /// `po`).
     fn co_ceiling(&self, g: &ExecutionGraph, e: EventId, label: &Label) -> usize {
         crate::model::co_ceiling_before_own_writes(g, e, label.loc, |_| true)
     }

@@ -358,6 +358,30 @@ exists (P0:r0 == 0 /\\ P0:r1 == 0 /\\ P1:r1 == 0 /\\ P2:r1 == 0 /\\ x == 5)
     assert!(e.caveats[0].contains("written value comes from a register"), "{:?}", e.caveats);
 }
 
+/// A read filling a hole may read a write `co`-after a later write of its own thread to its
+/// location when that write is another thread's weak one: the cycle `po ; co ; rf` has edges
+/// between accesses that are not morally strong, which SC per location (§8.10.5) leaves alone.
+/// The maximality completions once refused such sources (`tcfuzz selftest --family ptx --seed
+/// 8888`, program 10528), made revisits from non-canonical graphs look canonical, and explored
+/// 18 graphs twice. Too large for the oracle; the count is the explorer's without them.
+#[test]
+fn hole_read_may_pass_its_threads_later_write() {
+    let text = "PTX hole-read-past-own-write
+{ x = 0; y = 0; }
+ P0@cta 1,gpu 0                   | P1@cta 1,gpu 0               ;
+ st y, 1                          | ld.volatile r0, x            ;
+ atom.release.gpu.cas r0, x, 2, 1 | ld.relaxed.cluster r1, y     ;
+ st.weak y, 2                     | atom.release.cas r2, y, 0, 1 ;
+                                  | atom.sys.add r3, y, 2        ;
+                                  | st.weak x, r3                ;
+exists (true)
+";
+    let p = tcfuzz_litmus::parse(text).expect("parses");
+    let opts = Options { detect_duplicates: true, ..Options::default() };
+    let e = check(&p, ModelKind::Ptx, &opts).expect("explorer");
+    assert_eq!((e.stats.complete, e.stats.duplicates), (258, Some(0)), "{e}");
+}
+
 /// A known gap behind the caveat about rmws writing a register (`tcfuzz selftest --family ptx
 /// --seed 252842`): the explorer finds 155 executions, the oracle 167, and no revisit is lost,
 /// so only that caveat names it.
