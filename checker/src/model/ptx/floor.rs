@@ -65,9 +65,9 @@ impl Ptx {
 }
 
 impl Ptx {
-    /// For debug builds' checks: whether every choice [`Ptx::causal_floor`] ruled out for `e` (indices
-    /// `own..floor` of `g.writes_to`) makes an inconsistent graph. (`e` with no dependencies: a
-    /// graph inconsistent without them is inconsistent with them.)
+    /// For the checks of debug builds: whether every choice [`Ptx::causal_floor`] ruled out for
+    /// `e` (indices `own..floor` of `g.writes_to`) makes an inconsistent graph. (`e` with no
+    /// dependencies: a graph inconsistent without them is inconsistent with them.)
     pub(super) fn below_floor_inconsistent(&self, g: &ExecutionGraph, e: EventId, l: &Label, own: usize, floor: usize) -> bool {
         use crate::model::MemoryModel;
         let writes: Vec<EventId> = g.writes_to(l.loc).collect();
