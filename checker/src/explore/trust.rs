@@ -471,6 +471,15 @@ impl Explorer<'_, '_> {
             Some(p) if p <= g.co[loc].len() => p..=p,
             _ => {
                 let last = g.co[loc].len().min(self.model.co_ceiling(&g, a, g.label(a)).saturating_sub(1));
+                debug_assert!(
+                    (last + 1..=g.co[loc].len()).all(|pos| {
+                        g.insert_co(a, pos);
+                        let ok = !self.consistent(&g);
+                        g.co[loc].remove(pos);
+                        ok
+                    }),
+                    "[tcfuzz internal bug] co_ceiling ruled out a consistent place"
+                );
                 self.model.co_floor(&g, a, g.label(a)).min(g.co[loc].len())..=last
             }
         };
