@@ -1,7 +1,7 @@
 //! Graphs with holes: what HMC's dependency-based revisits need (see the module docs of
 //! [`super`]). A hole ([`HOLE`]) is a position of a thread whose event a revisit removed while a
 //! program-order-later event of the thread stayed; the explorer fills it again when the thread's
-//! turn comes. The models never see holes: [`judged`] removes them first.
+//! turn comes. The models never see holes: [`Compacted`] removes them first.
 
 use crate::bitset::BitSet;
 use crate::event::{EventId, EventKind, Label, TcOp};
@@ -191,51 +191,14 @@ pub(crate) fn cut(g: &mut ExecutionGraph, keep: &dyn Fn(EventId) -> bool) {
     );
 }
 
-/// The graph a model judges for `g`: `g` itself when it has no holes; otherwise `g` without its
-/// holes ([`compact`]), or, where `positional` (the model gives meaning to an event's index:
-/// Tile IR's token order is a table per event index, [`crate::tile_program::TileInfo`]), `g` with
-/// each hole turned into an event no axiom looks at (a plain fence with no semantics; Tile IR has
-/// no fences). The models the explorer revisits with holes are monotone (removing events, with
-/// the reads of removed writes, keeps a graph consistent), so either way a graph with holes is
-/// judged as the consistent execution it may still become.
-pub(crate) fn judged(g: &ExecutionGraph, positional: bool) -> std::borrow::Cow<'_, ExecutionGraph> {
-    use std::borrow::Cow;
-    if !g.has_holes() {
-        return Cow::Borrowed(g);
-    }
-    if !positional {
-        return Cow::Owned(compact(g));
-    }
-    let mut out = g.clone();
-    for ev in out.threads.iter_mut().flatten().filter(|e| e.stamp == HOLE) {
-        ev.label.kind = EventKind::Fence;
-        ev.label.loc = 0;
-        ev.label.vloc = 0;
-        ev.label.strong = false;
-        ev.label.acquire = false;
-        ev.label.release = false;
-        ev.label.sc = false;
-        ev.label.atomic = false;
-        ev.label.rmw_write = false;
-        ev.label.alias_fence = false;
-        ev.deps = 0;
-        ev.cas_expected = None;
-        // A stamp other than HOLE: no longer a hole to the graph's helpers.
-        ev.stamp = 0;
-    }
-    Cow::Owned(out)
-}
-
-/// `g` without its holes (events renumbered, `rf`, `co` and dependencies remapped): what the
-/// models judge.
-pub(crate) fn compact(g: &ExecutionGraph) -> ExecutionGraph {
-    let mut buffer = Compacted::default();
-    buffer.load(g);
-    buffer.graph
-}
-
-/// Space for [`compact`] reused from graph to graph (the explorer judges most graphs with holes
-/// this way): the graph without holes, and per thread the new index of each event.
+/// The graph a model judges for a graph `g` with holes, in space reused from graph to graph (the
+/// explorer judges most graphs with holes): `g` without its holes (events renumbered, `rf`, `co`
+/// and dependencies remapped), or, where `positional` (the model gives meaning to an event's
+/// index: Tile IR's token order is a table per event index, [`crate::tile_program::TileInfo`]),
+/// `g` with each hole turned into an event no axiom looks at (a plain fence with no semantics;
+/// Tile IR has no fences). The models the explorer revisits with holes are monotone (removing
+/// events, with the reads of removed writes, keeps a graph consistent), so either way a graph
+/// with holes is judged as the consistent execution it may still become.
 pub(crate) struct Compacted {
     pub graph: ExecutionGraph,
     index: Vec<Vec<u32>>,
@@ -248,8 +211,28 @@ impl Default for Compacted {
 }
 
 impl Compacted {
-    /// Makes `self.graph` [`compact`]`(g)`.
-    pub(crate) fn load(&mut self, g: &ExecutionGraph) {
+    /// Makes `self.graph` the graph judged for `g` (type docs).
+    pub(crate) fn load(&mut self, g: &ExecutionGraph, positional: bool) {
+        if positional {
+            self.graph.clone_from(g);
+            for ev in self.graph.threads.iter_mut().flatten().filter(|e| e.stamp == HOLE) {
+                ev.label.kind = EventKind::Fence;
+                ev.label.loc = 0;
+                ev.label.vloc = 0;
+                ev.label.strong = false;
+                ev.label.acquire = false;
+                ev.label.release = false;
+                ev.label.sc = false;
+                ev.label.atomic = false;
+                ev.label.rmw_write = false;
+                ev.label.alias_fence = false;
+                ev.deps = 0;
+                ev.cas_expected = None;
+                // A stamp other than HOLE: no longer a hole to the graph's helpers.
+                ev.stamp = 0;
+            }
+            return;
+        }
         let n = g.threads.len();
         self.index.resize_with(n, Vec::new);
         for (evs, index) in g.threads.iter().zip(&mut self.index) {

@@ -38,7 +38,7 @@
 //!    first hole (an rmw's write right after its read), and holes are filled before any thread
 //!    goes past its last event. A kept event depends on nothing deleted, so the event refilling a
 //!    hole is the same instruction.
-//! 2. *Judging.* The models judge a graph without its holes ([`holes::judged`]): PTX without them
+//! 2. *Judging.* The models judge a graph without its holes ([`holes::Compacted`]): PTX without them
 //!    (events renumbered, program order between the others unchanged), Tile IR with each hole an
 //!    event no axiom looks at (token order is a table per event index). Both models are
 //!    *monotone* (removing any events, with the reads of removed writes, keeps a graph

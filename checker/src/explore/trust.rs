@@ -33,7 +33,7 @@
 //! graph, exactly one — which makes the exploration optimal: each consistent graph is visited
 //! once ([`super::maximal`]).
 
-use super::holes::{cut, dep_prefix, fix_cas_layout, frontier, judged, present};
+use super::holes::{cut, dep_prefix, fix_cas_layout, frontier, present};
 use crate::bitset::BitSet;
 use crate::error::CheckError;
 use crate::event::{EventId, EventKind};
@@ -363,7 +363,7 @@ impl Explorer<'_, '_> {
     /// sink ([`MemoryModel::sink_extension`]): its thread's last event, read by nothing, last in
     /// `co` if a write.
     fn admits_sink(&mut self, g: &ExecutionGraph, a: EventId) -> bool {
-        // With holes the model judges another graph (`judged`): left to the full check. An
+        // With holes the model judges another graph (`holes::Compacted`): left to the full check. An
         // event filling a hole is not its thread's last, and may have readers.
         let last = a.index as usize + 1 == g.threads[a.thread as usize].len();
         // (Only dependency revisits leave holes.)
@@ -447,11 +447,8 @@ impl Explorer<'_, '_> {
         if !self.dependency_revisits || !g.has_holes() {
             return self.model.is_consistent(g);
         }
-        if self.prog.tile.is_some() {
-            return self.model.is_consistent(&judged(g, true));
-        }
         let mut compacted = self.compacted.borrow_mut();
-        compacted.load(g);
+        compacted.load(g, self.prog.tile.is_some());
         self.model.is_consistent(&compacted.graph)
     }
 
