@@ -103,6 +103,7 @@ use crate::program::{CompiledProgram, ThreadPlace};
 
 mod floor;
 mod quick_accept;
+mod quick_reject;
 #[cfg(test)]
 mod reference;
 mod relations;
@@ -189,19 +190,25 @@ impl Ptx {
 }
 
 impl Ptx {
-    /// Whether `g` is consistent: Atomicity ([`Ptx::breaks_atomicity`]) first, then, in the
-    /// scratch space, the rest ([`Ptx::evaluate`]).
+    /// Whether `g` is consistent: the quick tests first ([`quick_accept`], Atomicity
+    /// [`Ptx::breaks_atomicity`], [`Ptx::quick_reject`]), then, in the scratch space, every
+    /// axiom ([`Ptx::evaluate`]). Debug builds check the quick answers against the full check.
     fn judge(&self, g: &ExecutionGraph) -> bool {
+        let full = || !self.breaks_atomicity(g) && self.evaluate(g, &mut self.scratch());
         if quick_accept(g) {
-            debug_assert!(
-                !self.breaks_atomicity(g) && self.evaluate(g, &mut self.scratch()),
-                "[tcfuzz internal bug] quick_accept took an inconsistent graph"
-            );
+            debug_assert!(full(), "[tcfuzz internal bug] quick_accept took an inconsistent graph");
             return true;
         }
-        // A graph that breaks Atomicity leaves the scratch space as it is: what it holds is still
-        // right for its graph.
-        !self.breaks_atomicity(g) && self.evaluate(g, &mut self.scratch())
+        // A graph rejected before `evaluate` leaves the scratch space as it is: what it holds is
+        // still right for its graph.
+        if self.breaks_atomicity(g) {
+            return false;
+        }
+        if self.quick_reject(g) {
+            debug_assert!(!full(), "[tcfuzz internal bug] quick_reject refused a consistent graph");
+            return false;
+        }
+        self.evaluate(g, &mut self.scratch())
     }
 
     /// Loads `g` into `s` and checks every axiom but Atomicity; when they hold, `s.cause` is

@@ -195,7 +195,7 @@ impl Sort {
 }
 
 #[cfg(test)]
-mod tests {
+pub(super) mod tests {
     use super::quick_accept;
     use crate::event::EventId;
     use crate::graph::ExecutionGraph;
@@ -204,14 +204,14 @@ mod tests {
     use crate::model::ptx::Ptx;
     use crate::program::CompiledProgram;
 
-    fn compile(text: &str) -> CompiledProgram {
+    pub(in crate::model::ptx) fn compile(text: &str) -> CompiledProgram {
         CompiledProgram::compile(&tcfuzz_litmus::parse(text).expect("parses")).expect("compiles")
     }
 
     /// The graph where each thread runs to its end, read `k` (in thread order, then program
     /// order) reading `sources[k]` (writes as `(thread, index)`, `None`: the initial value), the
     /// writes in `co` in the order added.
-    fn graph(prog: &CompiledProgram, sources: &[Option<(usize, usize)>]) -> ExecutionGraph {
+    pub(in crate::model::ptx) fn graph(prog: &CompiledProgram, sources: &[Option<(usize, usize)>]) -> ExecutionGraph {
         let init = prog.locations.iter().map(|l| l.init).collect();
         let mut g = ExecutionGraph::new(init, prog.threads.len());
         let mut reads = Vec::new();
