@@ -6,7 +6,9 @@
 //! communication edges are all of them, so the axiom's relation is `po-loc ∪ rf ∪ co ∪ fr`.
 //! After the quick acceptance ([`super::quick_accept`]), most of the graphs the explorer asks
 //! about that the full check rejects fail here (a read of a write older than one its thread
-//! has already seen, a write placed before one its thread has read).
+//! has already seen, a write placed before one its thread has read). The same per-location test
+//! tells [`MemoryModel::races`](crate::model::MemoryModel::races) that a graph whose accesses
+//! all pass it has no data race.
 
 use crate::event::{EventId, Label, LocId};
 use crate::graph::ExecutionGraph;
@@ -24,10 +26,18 @@ impl Ptx {
         (0..g.init.len()).any(|l| self.coherence_cycle(g, l as LocId))
     }
 
-    fn coherence_cycle(&self, g: &ExecutionGraph, loc: LocId) -> bool {
-        // The accesses of `loc`, thread by thread in program order; access `k` is node `k + 1`
-        // (node 0: the initial write).
-        let mut accesses: Vec<EventId> = Vec::new();
+    /// Whether every conflicting pair of accesses of `g` is morally strong (module docs, for each
+    /// location): then `g` has no data race (§8.10), whatever causality order says.
+    pub(super) fn no_weak_conflict(&self, g: &ExecutionGraph) -> bool {
+        let mut accesses = Vec::new();
+        (0..g.init.len()).all(|l| self.all_morally_strong(g, l as LocId, &mut accesses))
+    }
+
+    /// Whether the accesses of `loc` in `g` are all morally strong with each other (module
+    /// docs), `accesses` then holding them thread by thread in program order (at most
+    /// [`MAX_ACCESSES`] of them; more count as not).
+    fn all_morally_strong(&self, g: &ExecutionGraph, loc: LocId, accesses: &mut Vec<EventId>) -> bool {
+        accesses.clear();
         let mut classes: Vec<(usize, usize)> = Vec::new();
         for (t, evs) in g.threads.iter().enumerate() {
             for (i, e) in evs.iter().enumerate().filter(|(_, e)| e.label.is_access() && e.label.loc == loc) {
@@ -41,19 +51,23 @@ impl Ptx {
                 }
             }
         }
-        if accesses.len() < 2 {
-            return false;
-        }
         // §8.5/§8.7: two strong operations of different threads are morally strong when each
         // one's scope includes the other's thread.
-        for (a, &(ta, sa)) in classes.iter().enumerate() {
-            for &(tb, sb) in &classes[a + 1..] {
+        classes.iter().enumerate().all(|(a, &(ta, sa))| {
+            classes[a + 1..].iter().all(|&(tb, sb)| {
                 let c = ta * SCOPES.len() + sa;
                 let d = tb * SCOPES.len() + sb;
-                if ta != tb && self.compat[c * self.class_words + d / 64] & (1 << (d % 64)) == 0 {
-                    return false;
-                }
-            }
+                ta == tb || self.compat[c * self.class_words + d / 64] & (1 << (d % 64)) != 0
+            })
+        })
+    }
+
+    fn coherence_cycle(&self, g: &ExecutionGraph, loc: LocId) -> bool {
+        // The accesses of `loc`, thread by thread in program order; access `k` is node `k + 1`
+        // (node 0: the initial write).
+        let mut accesses: Vec<EventId> = Vec::new();
+        if !self.all_morally_strong(g, loc, &mut accesses) || accesses.len() < 2 {
+            return false;
         }
         let node = |e: EventId| if e.is_init() { Some(0) } else { accesses.iter().position(|&x| x == e).map(|k| k + 1) };
         // `preds[x]`: the nodes with an edge into `x`.
