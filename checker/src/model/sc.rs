@@ -53,12 +53,13 @@ impl MemoryModel for Sc {
     }
 
     /// Rule 1: `g` without `a` is consistent, so a cycle goes through `a` — none where `a` has no
-    /// edge out (a read of the `co`-last write or first in its thread, a `co`-last write),
-    /// otherwise a search from `a` ([`on_cycle`]). (A write `a` placed before other writes in
-    /// `co` takes over the `fr` edges of the readers of its `co`-predecessor, but those reach
-    /// what they reached before through `a`: a cycle without `a` would be one of `g` without
-    /// it.) Rule 2 for an rmw write `a`: the write its read reads from is the one before it in
-    /// `co`; and `a` is not right before another rmw write in `co`.
+    /// edge out (a read of the `co`-last write or first in its thread, a `co`-last write);
+    /// otherwise the whole graph is sorted ([`sc_acyclic`]: cheaper than a search from `a`,
+    /// which needs the readers of every write gathered first). (A write `a` placed before other
+    /// writes in `co` takes over the `fr` edges of the readers of its `co`-predecessor, but those
+    /// reach what they reached before through `a`: a cycle without `a` would be one of `g`
+    /// without it.) Rule 2 for an rmw write `a`: the write its read reads from is the one before
+    /// it in `co`; and `a` is not right before another rmw write in `co`.
     fn sink_extension(&self, g: &ExecutionGraph, a: EventId) -> Option<bool> {
         let atomic_rmw = || match rmw_source(g, a) {
             Some((src, _)) => g.co_position(src).map(|p| p + 1) == g.co_position(a),
@@ -76,7 +77,7 @@ impl MemoryModel for Sc {
         match crate::model::plain_sink(g, a, || true, |_| a.index == 0) {
             Some(ok) => Some(ok),
             None if g.label(a).is_barrier() => None,
-            None => Some(!on_cycle(g, a)),
+            None => Some(sc_acyclic(g)),
         }
     }
 }
@@ -206,128 +207,6 @@ impl Sort {
     }
 }
 
-/// Whether `a` lies on a cycle of rule 1's relation: a depth-first search from `a` over the
-/// immediate edges of [`sc_acyclic`] (the readers of each write gathered first).
-fn on_cycle(g: &ExecutionGraph, a: EventId) -> bool {
-    SEARCH.with_borrow_mut(|s| s.on_cycle(g, a))
-}
-
-thread_local! {
-    /// [`on_cycle`]'s buffers, kept between calls (it runs once per event the explorer adds).
-    static SEARCH: std::cell::RefCell<Search> = std::cell::RefCell::new(Search::default());
-}
-
-#[derive(Default)]
-struct Search {
-    offsets: Vec<usize>,
-    start: Vec<u32>,
-    fill: Vec<u32>,
-    readers: Vec<EventId>,
-    seen: Vec<bool>,
-    stack: Vec<EventId>,
-}
-
-impl Search {
-    fn on_cycle(&mut self, g: &ExecutionGraph, a: EventId) -> bool {
-        let Search { offsets, start, fill, readers, seen, stack } = self;
-        offsets.clear();
-        let mut n = g.init.len();
-        for evs in &g.threads {
-            offsets.push(n);
-            n += evs.len();
-        }
-        let node = |e: EventId| if e.is_init() { e.index as usize } else { offsets[e.thread as usize] + e.index as usize };
-        // The readers of each write: `readers[start[w]..start[w + 1]]` (counting sort by node).
-        start.clear();
-        start.resize(n + 1, 0);
-        for e in g.threads.iter().flatten() {
-            if let Some(w) = e.rf {
-                start[node(w) + 1] += 1;
-            }
-        }
-        for i in 0..n {
-            start[i + 1] += start[i];
-        }
-        fill.clear();
-        fill.extend_from_slice(start);
-        readers.clear();
-        readers.resize(start[n] as usize, EventId::init(0));
-        for (t, evs) in g.threads.iter().enumerate() {
-            for (i, e) in evs.iter().enumerate() {
-                if let Some(w) = e.rf {
-                    let slot = &mut fill[node(w)];
-                    readers[*slot as usize] = EventId::new(t, i);
-                    *slot += 1;
-                }
-            }
-        }
-        let co_next = |w: EventId| {
-            let co = &g.co[g.loc_of(w) as usize];
-            let next = if w.is_init() { co.first() } else { co.iter().position(|&x| x == w).and_then(|p| co.get(p + 1)) };
-            next.copied()
-        };
-        seen.clear();
-        seen.resize(n, false);
-        stack.clear();
-        stack.push(a);
-        while let Some(x) = stack.pop() {
-            let mut push = |y: EventId| {
-                if y == a {
-                    return true;
-                }
-                let ny = node(y);
-                if !seen[ny] {
-                    seen[ny] = true;
-                    stack.push(y);
-                }
-                false
-            };
-            if !x.is_init() {
-                let (t, i) = (x.thread as usize, x.index as usize);
-                if i + 1 < g.threads[t].len() && push(EventId::new(t, i + 1)) {
-                    return true;
-                }
-                let l = g.label(x);
-                if l.is_barrier() {
-                    for p in g.barrier_partners(x) {
-                        if (p.index as usize) + 1 < g.threads[p.thread as usize].len()
-                            && push(EventId { thread: p.thread, index: p.index + 1 })
-                        {
-                            return true;
-                        }
-                    }
-                }
-                if l.is_read() {
-                    if let Some(next) = g.event(x).rf.and_then(co_next) {
-                        if push(next) {
-                            return true;
-                        }
-                    }
-                    continue;
-                }
-                if !l.is_write() {
-                    continue;
-                }
-            }
-            if let Some(next) = co_next(x) {
-                if push(next) {
-                    return true;
-                }
-            }
-            let w = node(x);
-            for &r in &readers[start[w] as usize..start[w + 1] as usize] {
-                if push(r) {
-                    return true;
-                }
-            }
-        }
-        false
-    }
-}
-
-/// [`sc_acyclic`] against rule 1 computed the long way — the full relations in a matrix, closed,
-/// looked at for a cycle — on every graph the oracle judges (candidates of every shape, most of
-/// them cyclic) and the explorer judges, for the project's examples.
 #[cfg(test)]
 mod tests {
     use std::path::{Path, PathBuf};
