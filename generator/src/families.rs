@@ -26,22 +26,12 @@ pub struct Family {
     /// Smallest valid `n`.
     pub min_n: u32,
     build: fn(u32) -> String,
-    /// Default sizes under PTX where they differ (`szymanski`: see [`szymanski`]).
-    ptx_sizes: Option<&'static [u32]>,
 }
 
 impl Family {
     /// The litmus text of the family's program of size `n`.
     pub fn text(&self, n: u32) -> String {
         (self.build)(n)
-    }
-
-    /// The sizes the benchmark runs by default under PTX (`ptx`) or SC.
-    pub fn default_sizes_for(&self, ptx: bool) -> &'static [u32] {
-        match self.ptx_sizes {
-            Some(sizes) if ptx => sizes,
-            _ => self.default_sizes,
-        }
     }
 
     /// The family's program of size `n`. Panics only on a bug in the family's builder.
@@ -58,56 +48,33 @@ impl Family {
 
 /// Every family, in the order the benchmark runs them.
 pub const FAMILIES: &[Family] = &[
-    Family { name: "readers", param: "readers (one writer)", default_sizes: &[8, 12, 14], min_n: 1, build: readers, ptx_sizes: None },
+    Family { name: "readers", param: "readers (one writer)", default_sizes: &[8, 12, 14], min_n: 1, build: readers },
     Family {
         name: "n-writers",
         param: "writers beyond the first (N+1 writers, one reader)",
         default_sizes: &[4, 5, 6],
         min_n: 0,
         build: n_writers,
-        ptx_sizes: None,
     },
-    Family { name: "casrot", param: "threads in the CAS rotation", default_sizes: &[6, 8, 9], min_n: 1, build: casrot, ptx_sizes: None },
-    Family { name: "lastzero", param: "writer threads", default_sizes: &[5, 8, 10], min_n: 1, build: lastzero, ptx_sizes: None },
-    Family { name: "ainc", param: "threads doing one fetch_add", default_sizes: &[5, 6, 7], min_n: 1, build: ainc, ptx_sizes: None },
-    Family { name: "binc", param: "threads doing two fetch_adds", default_sizes: &[3, 4], min_n: 1, build: binc, ptx_sizes: None },
-    Family { name: "wcas", param: "CAS threads (plus one writer)", default_sizes: &[6, 8, 10], min_n: 1, build: wcas, ptx_sizes: None },
-    Family { name: "casw", param: "threads doing CAS then store", default_sizes: &[3, 4], min_n: 1, build: casw, ptx_sizes: None },
-    Family { name: "coa", param: "N (N-1 threads writing y and z)", default_sizes: &[2, 3, 4], min_n: 1, build: coa, ptx_sizes: None },
-    Family { name: "fib", param: "loop iterations (NUM)", default_sizes: &[2, 3], min_n: 1, build: fib, ptx_sizes: None },
-    Family {
-        name: "indexer",
-        param: "threads inserting 4 values each",
-        default_sizes: &[12, 13, 14],
-        min_n: 1,
-        build: indexer,
-        ptx_sizes: None,
-    },
-    Family {
-        name: "szymanski",
-        param: "critical-section entries per thread",
-        default_sizes: &[1, 2, 3],
-        min_n: 1,
-        build: szymanski,
-        ptx_sizes: Some(&[1, 2]),
-    },
-    Family { name: "sb", param: "threads in the store-buffering ring", default_sizes: &[3, 4, 5], min_n: 2, build: sb, ptx_sizes: None },
-    Family { name: "iriw", param: "reader threads (two writers)", default_sizes: &[2, 3, 4], min_n: 1, build: iriw, ptx_sizes: None },
-    Family {
-        name: "mp-chain",
-        param: "hops in the message-passing chain",
-        default_sizes: &[3, 5, 7],
-        min_n: 1,
-        build: mp_chain,
-        ptx_sizes: None,
-    },
+    Family { name: "casrot", param: "threads in the CAS rotation", default_sizes: &[6, 8, 9], min_n: 1, build: casrot },
+    Family { name: "lastzero", param: "writer threads", default_sizes: &[5, 8, 10], min_n: 1, build: lastzero },
+    Family { name: "ainc", param: "threads doing one fetch_add", default_sizes: &[5, 6, 7], min_n: 1, build: ainc },
+    Family { name: "binc", param: "threads doing two fetch_adds", default_sizes: &[3, 4], min_n: 1, build: binc },
+    Family { name: "wcas", param: "CAS threads (plus one writer)", default_sizes: &[6, 8, 10], min_n: 1, build: wcas },
+    Family { name: "casw", param: "threads doing CAS then store", default_sizes: &[3, 4], min_n: 1, build: casw },
+    Family { name: "coa", param: "N (N-1 threads writing y and z)", default_sizes: &[2, 3, 4], min_n: 1, build: coa },
+    Family { name: "fib", param: "loop iterations (NUM)", default_sizes: &[2, 3], min_n: 1, build: fib },
+    Family { name: "indexer", param: "threads inserting 4 values each", default_sizes: &[12, 13, 14], min_n: 1, build: indexer },
+    Family { name: "szymanski", param: "critical-section entries per thread", default_sizes: &[1, 2, 3], min_n: 1, build: szymanski },
+    Family { name: "sb", param: "threads in the store-buffering ring", default_sizes: &[3, 4, 5], min_n: 2, build: sb },
+    Family { name: "iriw", param: "reader threads (two writers)", default_sizes: &[2, 3, 4], min_n: 1, build: iriw },
+    Family { name: "mp-chain", param: "hops in the message-passing chain", default_sizes: &[3, 5, 7], min_n: 1, build: mp_chain },
     Family {
         name: "tc-pipeline",
         param: "stages through a 2-deep tcgen05 producer/consumer pipeline (at most 5: 64 events per thread)",
         default_sizes: &[2, 3, 4],
         min_n: 1,
         build: tc_pipeline,
-        ptx_sizes: None,
     },
 ];
 
@@ -284,7 +251,7 @@ fn fib(n: u32) -> String {
 /// short-circuits: the second load of the other flag happens only when the first reads at least 2.
 ///
 /// Under PTX the counts equal GenMC's RC11 counts (6 / 78 / 1,068); each graph is judged with
-/// its ~30 `fence.sc` in a Fence-SC order, so the benchmark runs n = 1, 2 under PTX unless asked.
+/// its ~30 `fence.sc` in a Fence-SC order.
 fn szymanski(n: u32) -> String {
     let thread = |me: &str, other: &str, cs_value: u32| -> Vec<String> {
         let mut code = Vec::new();

@@ -23,8 +23,7 @@ pub enum Model {
 ///
 /// Families: the GenMC benchmark shapes (readers, n-writers, casrot, lastzero, ainc, binc, wcas,
 /// casw, coa, fib, indexer, szymanski) written as PTX litmus programs, plus sb, iriw, mp-chain and
-/// tc-pipeline; each runs its default sizes (`--list`; szymanski only up to n = 2 under ptx, where
-/// n = 3 takes about 3 s) unless --n is given. Each run prints
+/// tc-pipeline; each runs its default sizes (`--list`) unless --n is given. Each run prints
 /// `family, n, model, complete, blocked, seconds, execs_per_s, peak_rss_kb`, and where GenMC 0.11's
 /// results file is found (`--genmc`, default `../shared/bench/genmc-0.11-results.csv`) GenMC's
 /// complete executions and executions per second on the same shape (its `sc` run for `--model
@@ -92,7 +91,7 @@ type GenmcTable = HashMap<GenmcKey, (u64, u64, f64)>;
 pub fn run(args: &Args, quiet: bool) -> Result<ExitCode> {
     if args.list {
         for f in FAMILIES {
-            println!("{:<10} n = {} (default sizes {:?}, under ptx {:?})", f.name, f.param, f.default_sizes, f.default_sizes_for(true));
+            println!("{:<10} n = {} (default sizes {:?})", f.name, f.param, f.default_sizes);
         }
         return Ok(ExitCode::SUCCESS);
     }
@@ -118,11 +117,7 @@ pub fn run(args: &Args, quiet: bool) -> Result<ExitCode> {
     }
     let mut failed = 0;
     for f in families {
-        let mut sizes = if args.sizes.is_empty() {
-            models.iter().flat_map(|&m| f.default_sizes_for(matches!(m, Model::Ptx)).iter().copied()).collect()
-        } else {
-            args.sizes.clone()
-        };
+        let mut sizes = if args.sizes.is_empty() { f.default_sizes.to_vec() } else { args.sizes.clone() };
         sizes.sort_unstable();
         sizes.dedup();
         for &n in &sizes {
@@ -131,10 +126,6 @@ pub fn run(args: &Args, quiet: bool) -> Result<ExitCode> {
             }
             let program = f.program(n);
             for &model in &models {
-                let ptx = matches!(model, Model::Ptx);
-                if args.sizes.is_empty() && !f.default_sizes_for(ptx).contains(&n) {
-                    continue;
-                }
                 let kind = match model {
                     Model::Sc => ModelKind::Sc,
                     Model::Ptx => ModelKind::Ptx,
