@@ -82,12 +82,16 @@
 //! strong writes, acquire reads, the nodes of each thread, location, virtual address, proxy,
 //! strength and scope class) are bitsets, so morally strong, the release and acquire patterns and
 //! the filters of the axioms are a few word operations per node instead of a test per pair; the
-//! `tcgen05` edges likewise ([`crate::model::tcgen05::Facts`]). The cheap axioms come first
-//! (Atomicity, read off the graph before anything is built, which rejects most of the explorer's
-//! candidates that place an rmw out of order, then No-Thin-Air and SC per location); causality
-//! only for graphs that pass them. The relations live in scratch space kept in the model between
-//! checks, and the last consistent graph's causality order stays there for
-//! [`MemoryModel::races`], which the explorer asks about the graph it has just found consistent.
+//! `tcgen05` edges likewise ([`crate::model::tcgen05::Facts`]). Two quick tests read off the
+//! graph come before anything is built: a sufficient condition (`ptx/quick_accept.rs`: some total
+//! order explains the graph, which most consistent graphs the explorer asks about pass) and a
+//! necessary one (`ptx/quick_reject.rs`: SC per location where every access is morally strong);
+//! debug builds check both against the full check. Then the cheap axioms (Atomicity, also read off
+//! the graph, which rejects most of the explorer's candidates that place an rmw out of order,
+//! then No-Thin-Air and SC per location); causality only for graphs that pass them. The
+//! relations live in scratch space kept in the model between checks, and the last consistent
+//! graph's causality order stays there for [`MemoryModel::races`], which the explorer asks about
+//! the graph it has just found consistent.
 //! `ptx/reference.rs` (test-only) is the same model written relation by relation, as first
 //! implemented, and the tests check this one against it on every graph the explorer and the
 //! oracle judge for the examples, a tcgen05 pipeline and the Dat3M corpus.
@@ -489,12 +493,12 @@ impl MemoryModel for Ptx {
         if s.consistent && s.holds(g) {
             return s.races();
         }
-        if self.no_weak_conflict(g) {
-            return Vec::new();
-        }
         // It may not be (the last event came in through `sink_extension` or a quick test). Most
         // graphs have no conflicting pair that is not morally strong: read off the graph where
         // every access is plainly so, else from morally strong as built.
+        if self.no_weak_conflict(g) {
+            return Vec::new();
+        }
         s.consistent = false;
         s.load_facts(g);
         s.build::<0>(g);

@@ -26,10 +26,10 @@
 //! (Atomicity §8.10.3). (The axioms only forbid: the relations PTX leaves out — causality that
 //! proxies do not preserve, `fr` of racing writes — make them weaker still.)
 //!
-//! Every graph SC allows passes (`ppo ⊆ po`); so do the load-buffering and store-forwarding
-//! shapes without fences in the way. What fails is what needs PTX's lack of multi-copy
-//! atomicity (IRIW with relaxed reads) or of coherence among weak accesses. Debug builds judge
-//! every graph the test accepts in full as well.
+//! Every plain graph SC allows passes (`ppo ⊆ po`); so do load buffering, store buffering and
+//! reordered reads with no fence in the way. What fails is what needs PTX's lack of multi-copy
+//! atomicity (IRIW with `fence.acq_rel` between the reads) or of coherence among weak accesses.
+//! Debug builds judge every graph the test accepts in full as well.
 
 use std::cell::RefCell;
 
