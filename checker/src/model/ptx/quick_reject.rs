@@ -6,7 +6,9 @@
 //! communication edges are all of them, so the axiom's relation is `po-loc ∪ rf ∪ co ∪ fr`.
 //! After the quick acceptance ([`super::quick_accept`]), most of the graphs the explorer asks
 //! about that the full check rejects fail here (a read of a write older than one its thread
-//! has already seen, a write placed before one its thread has read). The same per-location test
+//! has already seen, a write placed before one its thread has read). Then a cycle of the pairs
+//! every Fence-SC order must have, where the `fence.sc` are all morally strong with each other
+//! ([`Ptx::fence_sc_cycle`]): store buffering through fences. The same per-location test
 //! tells [`MemoryModel::races`](crate::model::MemoryModel::races) that a graph whose accesses
 //! all pass it has no data race.
 
@@ -20,10 +22,110 @@ const MAX_ACCESSES: usize = 63;
 
 impl Ptx {
     /// Whether some location of `g` has a cycle of SC per location with every pair of its
-    /// accesses morally strong (module docs). Only `true` is an answer: `false` leaves `g` to
-    /// the full check.
+    /// accesses morally strong, or no Fence-SC order can exist (module docs). Only `true` is an
+    /// answer: `false` leaves `g` to the full check.
     pub(super) fn quick_reject(&self, g: &ExecutionGraph) -> bool {
-        (0..g.init.len()).any(|l| self.coherence_cycle(g, l as LocId))
+        (0..g.init.len()).any(|l| self.coherence_cycle(g, l as LocId)) || self.fence_sc_cycle(g)
+    }
+
+    /// Whether the pairs every Fence-SC order of `g` must have (§8.9.3) close a cycle, so that
+    /// none exists, when the `fence.sc` are all morally strong with each other. `F1` goes before
+    /// `F2` when `F1` precedes `F2` in program order, or some access after `F1` in its thread
+    /// reaches one before `F2` in its thread through `rf`, `co` or `fr`, at a location whose
+    /// accesses are all morally strong (module docs). With `F2` first instead, `F2`
+    /// synchronizes with `F1` (§8.9.4), which orders the second access before the first in
+    /// causality order (§8.9.5): against `co` (Coherence §8.10.1), or with the `fr` or `rf` edge
+    /// closing a cycle (Causality §8.10.6; for `rf`, the two fences' release and acquire patterns
+    /// already synchronize `F1` with `F2`, against the order: Fence-SC §8.10.2).
+    fn fence_sc_cycle(&self, g: &ExecutionGraph) -> bool {
+        // The fences, thread by thread in program order (at most 64); per event, how many of them
+        // come up to it (itself included), and per thread, the range of its own.
+        let mut fences = 0usize;
+        let mut classes: Vec<(usize, usize)> = Vec::new();
+        let mut upto: Vec<u8> = Vec::new();
+        let mut offsets = Vec::with_capacity(g.threads.len());
+        let mut range = Vec::with_capacity(g.threads.len());
+        for (t, evs) in g.threads.iter().enumerate() {
+            offsets.push(upto.len());
+            let start = fences;
+            for e in evs {
+                if e.label.is_fence() && e.label.sc {
+                    if fences == 64 || e.label.proxy != crate::event::Proxy::Generic {
+                        return false;
+                    }
+                    fences += 1;
+                    let class = (t, scope_index(e.label.scope));
+                    if !classes.contains(&class) {
+                        classes.push(class);
+                    }
+                }
+                upto.push(fences as u8);
+            }
+            range.push(start..fences);
+        }
+        if fences < 2 || !self.classes_compatible(&classes) {
+            return false;
+        }
+        // `before[j]`: fences forced before fence `j` — first its thread's previous one.
+        let mut before = vec![0u64; fences];
+        for r in &range {
+            for (j, b) in before.iter_mut().enumerate().take(r.end).skip(r.start + 1) {
+                *b |= 1 << (j - 1);
+            }
+        }
+        // For an edge from access `x` to access `y`: the last fence before `x` in its thread goes
+        // before the first fence after `y` in its thread.
+        let count = |e: EventId| upto[offsets[e.thread as usize] + e.index as usize] as usize;
+        let mut force = |x: EventId, y: EventId| {
+            let (f1, f2) = (count(x), count(y));
+            if f1 > range[x.thread as usize].start && f2 < range[y.thread as usize].end {
+                before[f2] |= 1 << (f1 - 1);
+            }
+        };
+        let mut accesses = Vec::new();
+        for l in 0..g.init.len() {
+            if !self.all_morally_strong(g, l as LocId, &mut accesses) {
+                continue;
+            }
+            let co = &g.co[l];
+            for (p, &w) in co.iter().enumerate() {
+                for &later in &co[p + 1..] {
+                    force(w, later);
+                }
+            }
+            for &r in accesses.iter().filter(|&&r| g.label(r).is_read()) {
+                let Some(src) = g.event(r).rf else { continue };
+                if !src.is_init() {
+                    force(src, r);
+                }
+                let after = if src.is_init() { 0 } else { co.iter().position(|&w| w == src).map_or(co.len(), |p| p + 1) };
+                for &w in &co[after..] {
+                    force(r, w);
+                }
+            }
+        }
+        // Kahn's algorithm on bit sets: a cycle leaves fences that never become free.
+        let mut left: u64 = if fences == 64 { !0 } else { (1 << fences) - 1 };
+        while left != 0 {
+            let ready = (0..fences).filter(|&j| left & 1 << j != 0 && before[j] & left == 0).fold(0u64, |m, j| m | 1 << j);
+            if ready == 0 {
+                return true;
+            }
+            left &= !ready;
+        }
+        false
+    }
+
+    /// Whether operations of the (thread, scope) classes `classes` are all morally strong with
+    /// each other as far as scopes go (§8.5, §8.7): each one's scope includes the other's thread.
+    fn classes_compatible(&self, classes: &[(usize, usize)]) -> bool {
+        classes.iter().enumerate().all(|(a, &(ta, sa))| {
+            classes[a + 1..].iter().all(|&(tb, sb)| {
+                let c = ta * SCOPES.len() + sa;
+                let d = tb * SCOPES.len() + sb;
+                ta == tb || self.compat[c * self.class_words + d / 64] & (1 << (d % 64)) != 0
+            })
+        })
     }
 
     /// Whether every conflicting pair of accesses of `g` is morally strong (module docs, for each
@@ -51,15 +153,7 @@ impl Ptx {
                 }
             }
         }
-        // §8.5/§8.7: two strong operations of different threads are morally strong when each
-        // one's scope includes the other's thread.
-        classes.iter().enumerate().all(|(a, &(ta, sa))| {
-            classes[a + 1..].iter().all(|&(tb, sb)| {
-                let c = ta * SCOPES.len() + sa;
-                let d = tb * SCOPES.len() + sb;
-                ta == tb || self.compat[c * self.class_words + d / 64] & (1 << (d % 64)) != 0
-            })
-        })
+        self.classes_compatible(&classes)
     }
 
     fn coherence_cycle(&self, g: &ExecutionGraph, loc: LocId) -> bool {
@@ -153,6 +247,74 @@ mod tests {
             assert!(!ptx.quick_reject(&forwards));
             assert!(ptx.is_consistent(&forwards));
         }
+    }
+
+    /// SB with a `fence.sc` in each thread, both loads reading `0`: each fence must precede the
+    /// other in Fence-SC order (`fr` from each load to the other thread's store), so no order
+    /// exists — refused here when the fences are morally strong (`.gpu`). At `.cta` scope in two
+    /// CTAs they are not, nothing orders them, and PTX allows it
+    /// (`examples/ptx/SB+fence.sc-cta-diffcta.litmus`).
+    #[test]
+    fn fences_that_must_precede_each_other_are_refused() {
+        for (file, strong) in [
+            (include_str!("../../../../examples/ptx/SB+fence.sc-gpu-diffcta.litmus"), true),
+            (include_str!("../../../../examples/ptx/SB+fence.sc-cta-diffcta.litmus"), false),
+        ] {
+            let prog = compile(file);
+            let ptx = Ptx::new(&prog);
+            let both_old = graph(&prog, &[None, None]);
+            assert_eq!(ptx.fence_sc_cycle(&both_old), strong);
+            assert_eq!(ptx.is_consistent(&both_old), !strong);
+            let one_new = graph(&prog, &[Some((1, 0)), None]);
+            assert!(!ptx.fence_sc_cycle(&one_new));
+            assert!(ptx.is_consistent(&one_new));
+        }
+    }
+
+    /// P0 runs wholly before P1 (SC allows it): each edge between the threads (`fr` or `co` on
+    /// `y`, then `rf` on `z`; or `rf` on `z`, then `fr` on `w`) has fences on both sides, and
+    /// the pairs they force run one way only — the fence before the edge's first access before
+    /// the fence after its second. Taken backwards they would close a cycle.
+    #[test]
+    fn forced_pairs_follow_the_edges() {
+        let text = |first: &str| {
+            format!(
+                "PTX forced-pairs
+{{ y = 0; z = 0; }}
+ P0@cta 0,gpu 0       | P1@cta 1,gpu 0       ;
+ fence.sc.gpu         | ld.relaxed.gpu r1, z ;
+ {first:<20} | fence.sc.gpu         ;
+ fence.sc.gpu         | st.relaxed.gpu y, 1  ;
+ st.relaxed.gpu z, 1  | fence.sc.gpu         ;
+exists (true)
+"
+            )
+        };
+        for first in ["ld.relaxed.gpu r0, y", "st.relaxed.gpu y, 2"] {
+            let prog = compile(&text(first));
+            let ptx = Ptx::new(&prog);
+            // P0's `y` access first (its read reads the initial value), then P1 reads `z = 1`.
+            let sources: &[Option<(usize, usize)>] = if first.starts_with("ld") { &[None, Some((0, 3))] } else { &[Some((0, 3))] };
+            let g = graph(&prog, sources);
+            assert!(ptx.is_consistent(&g), "{first}");
+            assert!(!ptx.fence_sc_cycle(&g), "{first}");
+        }
+        // `rf` on `z` with a fence before the read, `fr` on `w` the same way.
+        let prog = compile(
+            "PTX forced-pairs-rf
+{ w = 0; z = 0; }
+ P0@cta 0,gpu 0       | P1@cta 1,gpu 0       ;
+ fence.sc.gpu         | st.relaxed.gpu w, 1  ;
+ st.relaxed.gpu z, 1  | fence.sc.gpu         ;
+ fence.sc.gpu         | ld.relaxed.gpu r1, z ;
+ ld.relaxed.gpu r0, w | fence.sc.gpu         ;
+exists (true)
+",
+        );
+        let ptx = Ptx::new(&prog);
+        let g = graph(&prog, &[None, Some((0, 1))]);
+        assert!(ptx.is_consistent(&g));
+        assert!(!ptx.fence_sc_cycle(&g));
     }
 
     /// Readers in other GPUs with `.gpu` scope are not morally strong with the writer (§8.5):
