@@ -447,9 +447,16 @@ impl Explorer<'_, '_> {
         if !self.dependency_revisits || !g.has_holes() {
             return self.model.is_consistent(g);
         }
-        let mut compacted = self.compacted.borrow_mut();
-        compacted.load(g, self.prog.tile.is_some());
-        self.model.is_consistent(&compacted.graph)
+        let full = || {
+            let mut compacted = self.compacted.borrow_mut();
+            compacted.load(g, self.prog.tile.is_some());
+            self.model.is_consistent(&compacted.graph)
+        };
+        if let Some(quick) = self.model.quick_verdict(g) {
+            debug_assert_eq!(quick, full(), "[tcfuzz internal bug] quick_verdict disagrees with is_consistent");
+            return quick;
+        }
+        full()
     }
 
     fn out_count(&self) -> u64 {

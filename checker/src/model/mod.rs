@@ -47,6 +47,14 @@ pub trait MemoryModel {
     /// Whether the graph is consistent: all the model's axioms hold.
     fn is_consistent(&self, g: &ExecutionGraph) -> bool;
 
+    /// A cheap answer to [`MemoryModel::is_consistent`] for `g` without its holes (the events
+    /// whose stamp is [`crate::graph::HOLE`], which are not part of the graph judged), read off
+    /// `g` as it is: `None` where the model cannot tell at once. The explorer asks it before it
+    /// builds the graph without holes; debug builds check the answer against the full check.
+    fn quick_verdict(&self, _g: &ExecutionGraph) -> Option<bool> {
+        None
+    }
+
     /// The data races of a complete consistent execution, each as a pair of events.
     fn races(&self, _g: &ExecutionGraph) -> Vec<(EventId, EventId)> {
         Vec::new()

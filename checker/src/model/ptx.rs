@@ -199,20 +199,21 @@ impl Ptx {
     /// axiom ([`Ptx::evaluate`]). Debug builds check the quick answers against the full check.
     fn judge(&self, g: &ExecutionGraph) -> bool {
         let full = || !self.breaks_atomicity(g) && self.evaluate(g, &mut self.scratch());
-        if quick_accept(g) {
-            debug_assert!(full(), "[tcfuzz internal bug] quick_accept took an inconsistent graph");
-            return true;
+        if let Some(quick) = self.quick(g) {
+            debug_assert_eq!(quick, full(), "[tcfuzz internal bug] a quick test of the PTX model is wrong");
+            return quick;
         }
         // A graph rejected before `evaluate` leaves the scratch space as it is: what it holds is
         // still right for its graph.
-        if self.breaks_atomicity(g) {
-            return false;
+        !self.breaks_atomicity(g) && self.evaluate(g, &mut self.scratch())
+    }
+
+    /// The quick tests ([`quick_accept`], [`Ptx::quick_reject`]) for `g`, which may have holes.
+    fn quick(&self, g: &ExecutionGraph) -> Option<bool> {
+        if quick_accept(g) {
+            return Some(true);
         }
-        if self.quick_reject(g) {
-            debug_assert!(!full(), "[tcfuzz internal bug] quick_reject refused a consistent graph");
-            return false;
-        }
-        self.evaluate(g, &mut self.scratch())
+        self.quick_reject(g).then_some(false)
     }
 
     /// Loads `g` into `s` and checks every axiom but Atomicity; when they hold, `s.cause` is
@@ -484,6 +485,10 @@ impl MemoryModel for Ptx {
 
     fn is_consistent(&self, g: &ExecutionGraph) -> bool {
         self.judge(g)
+    }
+
+    fn quick_verdict(&self, g: &ExecutionGraph) -> Option<bool> {
+        self.quick(g)
     }
 
     fn races(&self, g: &ExecutionGraph) -> Vec<(EventId, EventId)> {

@@ -34,11 +34,14 @@
 use std::cell::RefCell;
 
 use crate::event::{Event, EventId, Proxy};
-use crate::graph::ExecutionGraph;
+use crate::graph::{ExecutionGraph, HOLE};
 
-/// Whether `g` meets the condition of the module docs (then PTX allows it).
+/// Whether `g` meets the condition of the module docs (then PTX allows it). Holes (events whose
+/// stamp is [`HOLE`]) are not part of the graph: left out.
 pub(super) fn quick_accept(g: &ExecutionGraph) -> bool {
-    g.threads.iter().flatten().all(plain) && crate::model::sc::atomicity_holds(g) && SORT.with_borrow_mut(|s| s.acyclic(g))
+    g.threads.iter().flatten().all(|e| e.stamp == HOLE || plain(e))
+        && crate::model::sc::atomicity_holds(g)
+        && SORT.with_borrow_mut(|s| s.acyclic(g))
 }
 
 fn plain(e: &Event) -> bool {
@@ -104,6 +107,7 @@ impl Sort {
         sorted.clear();
         sorted.resize(n, false);
         sorted[..g.init.len()].fill(true);
+        let mut left = n - g.init.len();
         unsorted_readers.clear();
         unsorted_readers.resize(n, 0);
         co_pred.clear();
@@ -125,6 +129,11 @@ impl Sort {
             let mut past_fence = 0;
             for (i, e) in evs.iter().enumerate() {
                 let me = offsets[t] + i;
+                if e.stamp == HOLE {
+                    sorted[me] = true;
+                    left -= 1;
+                    continue;
+                }
                 let l = &e.label;
                 deps[me] = e.deps & (!0u64).checked_shl(past_fence).unwrap_or(0);
                 if l.is_fence() {
@@ -140,7 +149,6 @@ impl Sort {
         }
         first.clear();
         first.resize(g.threads.len(), 0);
-        let mut left = n - g.init.len();
         let done = |x: u32, sorted: &[bool]| x == NONE || sorted[x as usize];
         let mut honour_deps = true;
         loop {
@@ -205,8 +213,13 @@ impl Sort {
     fn no_thin_air(&mut self, g: &ExecutionGraph) -> bool {
         let Sort { offsets, sorted, .. } = self;
         let node = |e: EventId| if e.is_init() { e.index as usize } else { offsets[e.thread as usize] + e.index as usize };
-        sorted[g.init.len()..].fill(false);
-        let mut left = sorted.len() - g.init.len();
+        let mut left = 0;
+        for (t, evs) in g.threads.iter().enumerate() {
+            for (i, e) in evs.iter().enumerate() {
+                sorted[offsets[t] + i] = e.stamp == HOLE;
+                left += usize::from(e.stamp != HOLE);
+            }
+        }
         loop {
             let before = left;
             for (t, evs) in g.threads.iter().enumerate() {

@@ -13,7 +13,7 @@
 //! all pass it has no data race.
 
 use crate::event::{EventId, Label, LocId};
-use crate::graph::ExecutionGraph;
+use crate::graph::{ExecutionGraph, HOLE};
 
 use super::{Ptx, SCOPES, scope_index};
 
@@ -23,7 +23,8 @@ const MAX_ACCESSES: usize = 63;
 impl Ptx {
     /// Whether some location of `g` has a cycle of SC per location with every pair of its
     /// accesses morally strong, or no Fence-SC order can exist (module docs). Only `true` is an
-    /// answer: `false` leaves `g` to the full check.
+    /// answer: `false` leaves `g` to the full check. Holes (events whose stamp is [`HOLE`]) are
+    /// not part of the graph: left out.
     pub(super) fn quick_reject(&self, g: &ExecutionGraph) -> bool {
         (0..g.init.len()).any(|l| self.coherence_cycle(g, l as LocId)) || self.fence_sc_cycle(g)
     }
@@ -49,7 +50,7 @@ impl Ptx {
             offsets.push(upto.len());
             let start = fences;
             for e in evs {
-                if e.label.is_fence() && e.label.sc {
+                if e.stamp != HOLE && e.label.is_fence() && e.label.sc {
                     if fences == 64 || e.label.proxy != crate::event::Proxy::Generic {
                         return false;
                     }
@@ -142,7 +143,7 @@ impl Ptx {
         accesses.clear();
         let mut classes: Vec<(usize, usize)> = Vec::new();
         for (t, evs) in g.threads.iter().enumerate() {
-            for (i, e) in evs.iter().enumerate().filter(|(_, e)| e.label.is_access() && e.label.loc == loc) {
+            for (i, e) in evs.iter().enumerate().filter(|(_, e)| e.stamp != HOLE && e.label.is_access() && e.label.loc == loc) {
                 if !always_morally_strong(&e.label) || accesses.len() == MAX_ACCESSES {
                     return false;
                 }
