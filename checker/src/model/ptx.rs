@@ -199,21 +199,22 @@ impl Ptx {
     /// axiom ([`Ptx::evaluate`]). Debug builds check the quick answers against the full check.
     fn judge(&self, g: &ExecutionGraph) -> bool {
         let full = || !self.breaks_atomicity(g) && self.evaluate(g, &mut self.scratch());
+        // A graph the quick tests reject leaves the scratch space as it is: what it holds is still
+        // right for its graph.
         if let Some(quick) = self.quick(g) {
             debug_assert_eq!(quick, full(), "[tcfuzz internal bug] a quick test of the PTX model is wrong");
             return quick;
         }
-        // A graph rejected before `evaluate` leaves the scratch space as it is: what it holds is
-        // still right for its graph.
-        !self.breaks_atomicity(g) && self.evaluate(g, &mut self.scratch())
+        self.evaluate(g, &mut self.scratch())
     }
 
-    /// The quick tests ([`quick_accept`], [`Ptx::quick_reject`]) for `g`, which may have holes.
+    /// The tests read off `g` (which may have holes): [`quick_accept`], then Atomicity (which
+    /// rejects most of the explorer's candidates for an rmw's write) and [`Ptx::quick_reject`].
     fn quick(&self, g: &ExecutionGraph) -> Option<bool> {
         if quick_accept(g) {
             return Some(true);
         }
-        self.quick_reject(g).then_some(false)
+        (self.breaks_atomicity(g) || self.quick_reject(g)).then_some(false)
     }
 
     /// Loads `g` into `s` and checks every axiom but Atomicity; when they hold, `s.cause` is
@@ -285,7 +286,7 @@ impl Ptx {
     /// between the write its read reads from and its own write in coherence order, a write
     /// morally strong with both halves. Most candidates the explorer rejects are such (an rmw's
     /// write placed anywhere in `co` but right after the write its read reads from, or two rmws
-    /// reading one write).
+    /// reading one write). Holes, which have no place in `co` and read nothing, count for nothing.
     fn breaks_atomicity(&self, g: &ExecutionGraph) -> bool {
         g.threads.iter().enumerate().any(|(t, evs)| (1..evs.len()).any(|i| self.rmw_breaks_atomicity(g, EventId::new(t, i))))
     }
