@@ -16,6 +16,7 @@ use crate::program::CompiledProgram;
 
 pub mod ptx;
 pub mod sc;
+mod sweep;
 pub mod tcgen05;
 pub mod tileir;
 

@@ -11,6 +11,7 @@
 
 use crate::event::{EventId, Label};
 use crate::graph::ExecutionGraph;
+use crate::model::sweep::{Frame, until_stuck};
 use crate::model::{MemoryModel, ModelKind};
 
 #[derive(Clone, Copy, Debug, Default)]
@@ -131,79 +132,42 @@ thread_local! {
 
 #[derive(Default)]
 struct Sort {
-    offsets: Vec<usize>,
-    sorted: Vec<bool>,
-    /// Per write node: how many of its readers are not sorted yet.
-    unsorted_readers: Vec<u32>,
-    /// Per write node in `co`: its predecessor there (the initial write for the first).
-    co_pred: Vec<u32>,
+    frame: Frame,
+    /// Per thread: its first event not sorted yet.
     next: Vec<usize>,
 }
 
 impl Sort {
     fn acyclic(&mut self, g: &ExecutionGraph) -> bool {
-        let Sort { offsets, sorted, unsorted_readers, co_pred, next } = self;
-        offsets.clear();
-        let mut n = g.init.len();
-        for evs in &g.threads {
-            offsets.push(n);
-            n += evs.len();
-        }
-        let node = |e: EventId| if e.is_init() { e.index as usize } else { offsets[e.thread as usize] + e.index as usize };
-        sorted.clear();
-        sorted.resize(n, false);
-        sorted[..g.init.len()].fill(true);
-        unsorted_readers.clear();
-        unsorted_readers.resize(n, 0);
-        for e in g.threads.iter().flatten() {
-            if let Some(w) = e.rf {
-                unsorted_readers[node(w)] += 1;
-            }
-        }
-        co_pred.clear();
-        co_pred.resize(n, u32::MAX);
-        for (l, ws) in g.co.iter().enumerate() {
-            let mut pred = l;
-            for &w in ws {
-                co_pred[node(w)] = pred as u32;
-                pred = node(w);
-            }
-        }
+        let Sort { frame, next } = self;
+        let mut left = frame.load(g);
         next.clear();
         next.resize(g.threads.len(), 0);
-        let mut left = n - g.init.len();
-        loop {
-            let before = left;
+        until_stuck(&mut left, || {
+            let mut sorted = 0;
             for (t, evs) in g.threads.iter().enumerate() {
                 while let Some(e) = evs.get(next[t]) {
                     let i = next[t];
-                    let me = offsets[t] + i;
-                    let ready = e.rf.is_none_or(|w| sorted[node(w)])
-                        && (co_pred[me] == u32::MAX || {
-                            let p = co_pred[me] as usize;
-                            sorted[p] && unsorted_readers[p] == 0
-                        })
+                    let me = frame.offsets[t] + i;
+                    if frame.sorted[me] {
+                        // A hole (SC graphs have none).
+                        next[t] += 1;
+                        continue;
+                    }
+                    let ready = frame.communication_ready(e, me)
                         && (i == 0
                             || !evs[i - 1].label.is_barrier()
-                            || g.barrier_partners(EventId::new(t, i - 1)).into_iter().all(|p| sorted[node(p)]));
+                            || g.barrier_partners(EventId::new(t, i - 1)).into_iter().all(|p| frame.sorted[frame.node(p)]));
                     if !ready {
                         break;
                     }
-                    sorted[me] = true;
-                    if let Some(w) = e.rf {
-                        unsorted_readers[node(w)] -= 1;
-                    }
+                    frame.sort(e, me);
                     next[t] += 1;
-                    left -= 1;
+                    sorted += 1;
                 }
             }
-            if left == 0 {
-                return true;
-            }
-            if left == before {
-                return false;
-            }
-        }
+            sorted
+        })
     }
 }
 

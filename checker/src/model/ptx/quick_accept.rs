@@ -33,8 +33,9 @@
 
 use std::cell::RefCell;
 
-use crate::event::{Event, EventId, Proxy};
+use crate::event::{Event, Proxy};
 use crate::graph::{ExecutionGraph, HOLE};
+use crate::model::sweep::{Frame, until_stuck};
 
 /// Whether `g` meets the condition of the module docs (then PTX allows it). Holes (events whose
 /// stamp is [`HOLE`]) are not part of the graph: left out.
@@ -62,22 +63,16 @@ thread_local! {
 
 const NONE: u32 = u32::MAX;
 
-/// A topological sort of `ppo ∪ rf ∪ co ∪ fr` with each event's predecessors implicit: its
-/// source; its predecessor in `co` and that write's readers (`fr`, which only needs the next
-/// write in `co`); and in its thread the last access to its location before it, for a fence or
-/// a release write every earlier event, and the last fence or acquire read before it (the sweep
-/// of [`Sort::acyclic`] looks no further than an unsorted one). The rest of `ppo` follows by
-/// transitivity. Dependencies are honoured where they can be: an order that contains them shows
-/// No-Thin-Air too, and only where none does is `rf ∪ dep` sorted on its own.
+/// A topological sort of `ppo ∪ rf ∪ co ∪ fr` with each event's predecessors implicit: the
+/// communication edges into it ([`Frame`]); and in its thread the last access to its location
+/// before it, for a fence or a release write every earlier event, and the last fence or acquire
+/// read before it (a sweep looks no further than an unsorted one). The rest of `ppo` follows by
+/// transitivity. Dependencies are honoured where they can be: an order that contains them
+/// shows No-Thin-Air too, and only where none does is `rf ∪ dep` sorted on its own.
 #[derive(Default)]
 struct Sort {
-    offsets: Vec<usize>,
-    sorted: Vec<bool>,
-    /// Per write node: how many of its readers are not sorted yet.
-    unsorted_readers: Vec<u32>,
-    /// Per node: its predecessor in `co` (the initial write for the first); the last access to
-    /// its location before it in its thread.
-    co_pred: Vec<u32>,
+    frame: Frame,
+    /// Per node: the last access to its location before it in its thread.
     loc_pred: Vec<u32>,
     /// Per node: the events of its thread it depends on after the thread's last fence before it
     /// (a dependency on an earlier event goes through the fence, for the order of the sort).
@@ -89,51 +84,33 @@ struct Sort {
 }
 
 impl Sort {
-    /// Whether `ppo ∪ rf ∪ co ∪ fr` and `rf ∪ dep` are acyclic. Only events up to their thread's
-    /// first unsorted fence or acquire read can be ready (everything after one is `ppo`-after
-    /// it), so the threads are swept in turn up to there, sorting every ready event, until a
-    /// sweep sorts none: a cycle, unless every event is sorted. An event also waits for the
-    /// events it depends on while some event can go; once none can, dependencies stop counting,
-    /// and the order found no longer shows No-Thin-Air ([`Sort::no_thin_air`]).
+    /// Whether `ppo ∪ rf ∪ co ∪ fr` and `rf ∪ dep` are acyclic: sorted honouring dependencies
+    /// while some event can go, then without them and No-Thin-Air on its own
+    /// ([`Sort::no_thin_air`]).
     fn acyclic(&mut self, g: &ExecutionGraph) -> bool {
-        let Sort { offsets, sorted, unsorted_readers, co_pred, loc_pred, deps, last_at, first } = self;
-        offsets.clear();
-        let mut n = g.init.len();
-        for evs in &g.threads {
-            offsets.push(n);
-            n += evs.len();
+        let mut left = self.load(g);
+        if until_stuck(&mut left, || self.sweep(g, true)) {
+            return true;
         }
-        let node = |e: EventId| if e.is_init() { e.index as usize } else { offsets[e.thread as usize] + e.index as usize };
-        sorted.clear();
-        sorted.resize(n, false);
-        sorted[..g.init.len()].fill(true);
-        let mut left = n - g.init.len();
-        unsorted_readers.clear();
-        unsorted_readers.resize(n, 0);
-        co_pred.clear();
-        co_pred.resize(n, NONE);
+        until_stuck(&mut left, || self.sweep(g, false)) && self.no_thin_air(g)
+    }
+
+    /// Loads `g`: the frame and each event's predecessors in its thread. Returns how many
+    /// events are left to sort.
+    fn load(&mut self, g: &ExecutionGraph) -> usize {
+        let Sort { frame, loc_pred, deps, last_at, first } = self;
+        let left = frame.load(g);
+        let n = frame.sorted.len();
         loc_pred.clear();
         loc_pred.resize(n, NONE);
         deps.clear();
         deps.resize(n, 0);
-        for (l, ws) in g.co.iter().enumerate() {
-            let mut pred = l;
-            for &w in ws {
-                co_pred[node(w)] = pred as u32;
-                pred = node(w);
-            }
-        }
         for (t, evs) in g.threads.iter().enumerate() {
             last_at.clear();
             last_at.resize(g.init.len(), NONE);
             let mut past_fence = 0;
-            for (i, e) in evs.iter().enumerate() {
-                let me = offsets[t] + i;
-                if e.stamp == HOLE {
-                    sorted[me] = true;
-                    left -= 1;
-                    continue;
-                }
+            for (i, e) in evs.iter().enumerate().filter(|(_, e)| e.stamp != HOLE) {
+                let me = frame.offsets[t] + i;
                 let l = &e.label;
                 deps[me] = e.deps & (!0u64).checked_shl(past_fence).unwrap_or(0);
                 if l.is_fence() {
@@ -142,113 +119,92 @@ impl Sort {
                 if l.is_read() || l.is_write() {
                     loc_pred[me] = std::mem::replace(&mut last_at[l.loc as usize], me as u32);
                 }
-                if let Some(w) = e.rf {
-                    unsorted_readers[node(w)] += 1;
-                }
             }
         }
         first.clear();
         first.resize(g.threads.len(), 0);
-        let done = |x: u32, sorted: &[bool]| x == NONE || sorted[x as usize];
-        let mut honour_deps = true;
-        loop {
-            let before = left;
-            for (t, evs) in g.threads.iter().enumerate() {
-                let base = offsets[t];
-                // Every event of `t` before `i` is sorted.
-                let mut prefix = true;
-                for (i, e) in evs.iter().enumerate().skip(first[t]) {
-                    let me = base + i;
-                    if sorted[me] {
-                        continue;
-                    }
-                    let l = &e.label;
-                    let into = l.is_fence() || (l.is_write() && l.release);
-                    let mut on = if honour_deps { deps[me] } else { 0 };
-                    let mut deps_done = true;
-                    while on != 0 && deps_done {
-                        let d = on.trailing_zeros() as usize;
-                        on &= on - 1;
-                        deps_done = d >= i || sorted[base + d];
-                    }
-                    let ready = deps_done
-                        && (!into || prefix)
-                        && done(loc_pred[me], sorted)
-                        && e.rf.is_none_or(|w| sorted[node(w)])
-                        && (co_pred[me] == NONE || {
-                            let p = co_pred[me] as usize;
-                            sorted[p] && unsorted_readers[p] == 0
-                        });
-                    if ready {
-                        sorted[me] = true;
-                        if let Some(w) = e.rf {
-                            unsorted_readers[node(w)] -= 1;
-                        }
-                        left -= 1;
-                        continue;
-                    }
-                    prefix = false;
-                    if l.is_fence() || (l.is_read() && l.acquire) {
-                        break;
-                    }
-                }
-                while first[t] < evs.len() && sorted[base + first[t]] {
-                    first[t] += 1;
-                }
-            }
-            if left == 0 {
-                return honour_deps || self.no_thin_air(g);
-            }
-            if left == before {
-                if !honour_deps {
-                    return false;
-                }
-                honour_deps = false;
-            }
-        }
+        left
     }
 
-    /// No-Thin-Air (§8.10.4): whether `rf ∪ dep` is acyclic, by the same sweep (every unsorted
-    /// event of a thread is looked at: dependencies do not follow program order).
+    /// One sweep: each thread up to its first unsorted fence or acquire read (everything after
+    /// one is `ppo`-after it), sorting every ready event. Returns how many it sorted.
+    fn sweep(&mut self, g: &ExecutionGraph, honour_deps: bool) -> usize {
+        let Sort { frame, loc_pred, deps, first, .. } = self;
+        let mut sorted = 0;
+        for (t, evs) in g.threads.iter().enumerate() {
+            let base = frame.offsets[t];
+            // Every event of `t` before `i` is sorted.
+            let mut prefix = true;
+            for (i, e) in evs.iter().enumerate().skip(first[t]) {
+                let me = base + i;
+                if frame.sorted[me] {
+                    continue;
+                }
+                let l = &e.label;
+                let into = l.is_fence() || (l.is_write() && l.release);
+                let mut on = if honour_deps { deps[me] } else { 0 };
+                let mut deps_done = true;
+                while on != 0 && deps_done {
+                    let d = on.trailing_zeros() as usize;
+                    on &= on - 1;
+                    deps_done = d >= i || frame.sorted[base + d];
+                }
+                let ready = deps_done
+                    && (!into || prefix)
+                    && (loc_pred[me] == NONE || frame.sorted[loc_pred[me] as usize])
+                    && frame.communication_ready(e, me);
+                if ready {
+                    frame.sort(e, me);
+                    sorted += 1;
+                    continue;
+                }
+                prefix = false;
+                if l.is_fence() || (l.is_read() && l.acquire) {
+                    break;
+                }
+            }
+            while first[t] < evs.len() && frame.sorted[base + first[t]] {
+                first[t] += 1;
+            }
+        }
+        sorted
+    }
+
+    /// No-Thin-Air (§8.10.4): whether `rf ∪ dep` is acyclic, by sweeps that look at every
+    /// unsorted event of a thread (dependencies do not follow program order).
     fn no_thin_air(&mut self, g: &ExecutionGraph) -> bool {
-        let Sort { offsets, sorted, .. } = self;
-        let node = |e: EventId| if e.is_init() { e.index as usize } else { offsets[e.thread as usize] + e.index as usize };
+        let frame = &mut self.frame;
         let mut left = 0;
         for (t, evs) in g.threads.iter().enumerate() {
             for (i, e) in evs.iter().enumerate() {
-                sorted[offsets[t] + i] = e.stamp == HOLE;
+                frame.sorted[frame.offsets[t] + i] = e.stamp == HOLE;
                 left += usize::from(e.stamp != HOLE);
             }
         }
-        loop {
-            let before = left;
+        until_stuck(&mut left, || {
+            let mut sorted = 0;
             for (t, evs) in g.threads.iter().enumerate() {
-                let base = offsets[t];
+                let base = frame.offsets[t];
                 for (i, e) in evs.iter().enumerate() {
                     let me = base + i;
-                    if sorted[me] {
+                    if frame.sorted[me] {
                         continue;
                     }
                     let mut on = if i >= 64 { e.deps } else { e.deps & ((1 << i) - 1) };
-                    let mut ready = e.rf.is_none_or(|w| sorted[node(w)]);
+                    let mut ready = e.rf.is_none_or(|w| frame.sorted[frame.node(w)]);
                     while on != 0 && ready {
                         let d = on.trailing_zeros() as usize;
                         on &= on - 1;
-                        ready = sorted[base + d];
+                        ready = frame.sorted[base + d];
                     }
                     if ready {
-                        sorted[me] = true;
-                        left -= 1;
+                        frame.sorted[me] = true;
+                        sorted += 1;
                     }
                 }
             }
-            if left == 0 {
-                return true;
-            }
-            if left == before {
-                return false;
-            }
-        }
+            sorted
+        })
     }
 }
 
