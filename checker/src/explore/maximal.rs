@@ -58,24 +58,34 @@
 //! leaves holes; the only graph holding what it needs has `P0`'s `y` read reading `P1`'s `y`
 //! write, added after it (in the graph where it reads the initial value instead, `P1`'s `y` read
 //! would have to see `P0`'s `y` write, and then `P1`'s `x` read cannot read the initial value).
-//! So a deleted read `x` of an rmw (not a `cas`, on ordinary memory) reading a deleted rmw write
-//! `w` added after it that leaves a hole is canonical where it could read nothing else: no
-//! write of `Previous(x)` admits a completed graph with `x` reading it and `x`'s write half
-//! right after it in `co` — where Atomicity (§8.10.3) holds the write half, which completions
-//! otherwise leave out. Such an `x` stands right after `w` in the order of addition (where its
-//! value was chosen), so that every `Previous(e)` stays closed under `rf`.
+//! So a deleted read `x` of an rmw (on ordinary memory) reading a deleted rmw write `w` added
+//! after it that leaves a hole is canonical where it could read nothing else: no write `s` of
+//! `Previous(x)` admits a completed graph with `x` reading `s` and the write half the rmw has
+//! then right after `s` in `co` — where Atomicity (§8.10.3) holds the write half, which
+//! completions otherwise leave out. A `cas` counts whether it wrote or not: what decides is
+//! whether it writes reading `s`. (`atom.exch r0, y, 2 | atom.cas r0, z, 0, 2; st y, r0 |
+//! atom.add r0, y, 0; atom.exch r1, z, r0; st y, r1`, selftest seed 252842: for the last store
+//! to revisit the first exch, the second exch's read stays without its write, and the cas —
+//! which cannot read what that read reads — must read the write added after it; with the cas
+//! left out of this rule, 155 of 167 executions.) Such an `x` stands right after `w` in the
+//! order of addition (where its value was chosen), so that every `Previous(e)` stays closed
+//! under `rf`.
 //!
 //! This extension is checked, not proven: explorer = oracle with no duplicates on the random
 //! programs of `tcfuzz selftest` (every family), the barrier example (11 of 11), and
 //! `szymanski`'s PTX counts equal GenMC's RC11 counts (6 and 78 at n = 1, 2; without it 3 and
 //! 3). Where a revisit still finds no qualifying graph (a forced source it does not accept), the
 //! explorer records it ([`Explorer::lost_revisit`]) and the verdict says it may miss executions.
+//! One such shape: the revisited read is an rmw's, and a kept rmw read whose write is deleted
+//! reads what it would read (`atom.exch r1, y, 1 | atom.exch r0, x, 0; atom.exch r1, y, r0;
+//! bne r1, 1, L; L: st y, 1`, selftest seed 7407, 14 of 17): its forced source is that write,
+//! which is not the first deleted event (`forced_source`).
 
 use super::holes::{cut, fix_cas_layout};
 use super::trust::Explorer;
 use crate::bitset::BitSet;
 use crate::error::CheckError;
-use crate::event::{EventId, EventKind};
+use crate::event::{EventId, EventKind, Label};
 use crate::graph::{ExecutionGraph, HOLE, NodeIndex};
 use crate::interp::{NewEvent, Step, replay};
 
@@ -143,7 +153,7 @@ impl Explorer<'_, '_> {
                     let placed = |x: EventId| keep(x) || x == a;
                     let holes: Vec<EventId> = holes_left(g, &placed).into_iter().filter(|&h| h != a).collect();
                     for s in g.writes_to(label.loc).filter(|&s| keep(s)).collect::<Vec<_>>() {
-                        if self.could_choose_with_write(g, (&keep, a), &holes, e, s)? {
+                        if self.could_choose_rmw(g, (&keep, a), &holes, e, s)? {
                             return Ok(false);
                         }
                     }
@@ -205,16 +215,13 @@ impl Explorer<'_, '_> {
         if holes.is_empty() && !followed {
             return Ok(true);
         }
-        // The read of an rmw (not a `cas`) takes its write half along, which Atomicity holds
-        // right after the source (as for a chained read).
-        let with_half = self.plain_memory(g, r) && has_write_half(g, r);
+        // The read of an rmw takes the write half it has reading the source along, which
+        // Atomicity holds right after the source (as for a chained read).
+        let rmw = self.plain_memory(g, r) && rmw_read(g, r);
         let sources: Vec<EventId> = g.writes_to(g.label(r).loc).filter(|&s| keep(s)).collect();
         for s in sources {
-            let could = if with_half {
-                self.could_choose_with_write(g, (&keep, a), &holes, r, s)?
-            } else {
-                self.could_choose(g, (&keep, a), &holes, r, s)?
-            };
+            let could =
+                if rmw { self.could_choose_rmw(g, (&keep, a), &holes, r, s)? } else { self.could_choose(g, (&keep, a), &holes, r, s)? };
             if could {
                 return Ok(true);
             }
@@ -250,6 +257,58 @@ impl Explorer<'_, '_> {
         // (`writes_to` counts the initial write, `co` does not.)
         t.co[loc].insert(at, half);
         let holes: Vec<EventId> = holes.iter().copied().filter(|&h| h != half).collect();
+        self.completable(t, holes)
+    }
+
+    /// [`Self::could_choose`] for the read `e` of an rmw reading `s`, with the write half the rmw
+    /// has then (none for a `cas` that fails) right after `s` in `co` (chained reads, module docs).
+    fn could_choose_rmw(
+        &self,
+        g: &ExecutionGraph,
+        (keep, a): (&dyn Fn(EventId) -> bool, EventId),
+        holes: &[EventId],
+        e: EventId,
+        s: EventId,
+    ) -> Result<bool, CheckError> {
+        let writes = g.event(e).cas_expected.is_none_or(|x| g.write_value(s) == x);
+        if !writes {
+            return self.could_choose(g, (keep, a), holes, e, s);
+        }
+        if has_half(g, e) {
+            return self.could_choose_with_write(g, (keep, a), holes, e, s);
+        }
+        // A `cas` that failed in `g` and writes reading `s`: its write half is made.
+        let half = EventId { thread: e.thread, index: e.index + 1 };
+        let mut t = g.clone();
+        t.set_rf(e, s);
+        cut_around(&mut t, keep, a);
+        let mut holes = holes.to_vec();
+        let moved = fix_cas_layout(&mut t, e);
+        shift(&mut holes, e, moved);
+        holes.retain(|&h| h != half);
+        let evs = &t.threads[e.thread as usize];
+        let replayable = !evs[..=e.index as usize].iter().any(|x| x.stamp == HOLE);
+        let replayed = match replayable {
+            true => {
+                let performed: Vec<i64> = evs[..=e.index as usize].iter().map(|x| x.value).collect();
+                match replay(&self.prog.threads[e.thread as usize], &performed, self.loop_bound)?.step {
+                    Step::Event(ev) if ev.label.rmw_write => Some(ev),
+                    _ => None,
+                }
+            }
+            false => None,
+        };
+        debug_assert!(!replayable || replayed.is_some(), "[tcfuzz internal bug] a cas that writes without a write half");
+        // Behind a hole the interpreter cannot say; models ignore values, and the label is the
+        // read's, as a write half.
+        let ev = replayed.unwrap_or_else(|| {
+            let r = &evs[e.index as usize];
+            let label = Label { kind: EventKind::Write, rmw_write: true, ..r.label };
+            NewEvent { label, value: 0, deps: r.deps | 1 << e.index, cas_expected: None, span: r.span }
+        });
+        t.put_event(half, &ev, None);
+        let at = t.writes_to(ev.label.loc).position(|w| w == s).expect("[tcfuzz internal bug] source outside co");
+        t.insert_co(half, at);
         self.completable(t, holes)
     }
 
@@ -382,12 +441,12 @@ fn forced_source(g: &ExecutionGraph, idx: &NodeIndex, r: EventId, deleted: &BitS
     leaves_hole && first_deleted && co_latest
 }
 
-/// Whether deleted read `x` is *chained* (module docs): the read of an rmw other than a `cas`
-/// (with its write half), reading a deleted rmw write added after it (an earlier revisit made it
-/// read that write) which leaves a hole — a later event of its thread is kept.
+/// Whether deleted read `x` is *chained* (module docs): the read of an rmw ([`rmw_read`]),
+/// reading a deleted rmw write added after it (an earlier revisit made it read that write) which
+/// leaves a hole — a later event of its thread is kept.
 fn chained_read(g: &ExecutionGraph, idx: &NodeIndex, x: EventId, deleted: &BitSet) -> bool {
     let Some(w) = g.event(x).rf else { return false };
-    if w.is_init() || !has_write_half(g, x) {
+    if w.is_init() || !rmw_read(g, x) {
         return false;
     }
     let evs = &g.threads[w.thread as usize];
@@ -397,11 +456,16 @@ fn chained_read(g: &ExecutionGraph, idx: &NodeIndex, x: EventId, deleted: &BitSe
     g.label(w).rmw_write && g.stamp(w) > g.stamp(x) && deleted.contains(idx.node(x)) && deleted.contains(idx.node(w)) && leaves_hole
 }
 
-/// Whether `x` is the read of an rmw other than a `cas` whose write half is in `g` (not a hole).
-fn has_write_half(g: &ExecutionGraph, x: EventId) -> bool {
+/// Whether `x` is the read of an rmw: of a `cas` (which writes or not), or of another rmw with
+/// its write half in `g` (not a hole).
+fn rmw_read(g: &ExecutionGraph, x: EventId) -> bool {
     let ev = g.event(x);
-    let half = g.threads[x.thread as usize].get(x.index as usize + 1);
-    ev.label.is_read() && ev.label.atomic && ev.cas_expected.is_none() && half.is_some_and(|h| h.label.rmw_write && h.stamp != HOLE)
+    ev.label.is_read() && ev.label.atomic && (ev.cas_expected.is_some() || has_half(g, x))
+}
+
+/// Whether `x`'s write half (the next event of its thread) is in `g`, not a hole.
+fn has_half(g: &ExecutionGraph, x: EventId) -> bool {
+    g.threads[x.thread as usize].get(x.index as usize + 1).is_some_and(|h| h.label.rmw_write && h.stamp != HOLE)
 }
 
 /// [`cut`] to the events `keep` accepts, with the revisiting write `a` (which `keep` leaves out:

@@ -90,13 +90,6 @@ pub(crate) fn caveats(prog: &CompiledProgram, model: ModelKind, allows_porf_cycl
             "the explorer does not explore load-buffering executions in which a cas fails only because it reads a write that comes later on the cycle while a later access of its location (or a release, fence or barrier after it) needs that failure, nor those whose cycle goes through the register a cas compares with, which the {name} model allows; use the oracle for those"
         ));
     }
-    // Seen only under PTX; Tile IR's random programs (tests and selftest) stay exact. Not only
-    // load buffering: the executions missed in the examples have an acyclic po ∪ rf.
-    if model == ModelKind::Ptx && rmw_writes_register(prog) {
-        out.push(format!(
-            "the explorer may miss executions in which an atomic whose written value comes from a register is read by another atomic (seen: `atom.add r0, y, 0; atom.exch r1, z, r0; st y, r1` against a cas of z and an exch of y, 155 executions of 167), which the {name} model allows; use the oracle for those"
-        ));
-    }
     out
 }
 
@@ -158,25 +151,6 @@ fn cas_before_ordering(prog: &CompiledProgram) -> bool {
             looping(&t.code) || t.code[i + 1..].iter().any(|m| orders(&m.op))
         })
     })
-}
-
-/// Whether some thread of `prog` has an rmw other than a `cas` whose operand is a register: its
-/// write depends on more than its read, so a revisit may keep the read and delete the write
-/// ([`super::holes::dep_prefix`]), and the graph the maximality test deems canonical may be
-/// inconsistent as a whole (Atomicity: two rmws reading one write) and never explored. A known
-/// gap, narrowed but not closed: `tcfuzz selftest --family ptx --seed 252842` — `atom.sys.exch
-/// r0, y, 2; ld z; st x, r0 | atom.cas r0, z, 0, 2; st y, r0 | atom.add r0, y, 0; atom.exch
-/// r1, z, r0; st y, r1` — the explorer finds 155 executions, the oracle 167; seed 7407 (an exch
-/// of `y` against `atom.exch r0, x, 0; atom.exch r1, y, r0; bne r1, 1, L; L: st y, 1`, 2 of
-/// 3) now ends in [`Explorer::lost_revisit`]'s caveat. The first example found
-/// (`ld x; atom.exch r1, x, r0; st z, r1`, seed 425020) is explored in full since the
-/// maximality completions keep the revisiting write's place
-/// (`ptx::exch_of_a_register_read_by_another_exch`).
-fn rmw_writes_register(prog: &CompiledProgram) -> bool {
-    prog.threads
-        .iter()
-        .flat_map(|t| &t.code)
-        .any(|l| matches!(&l.op, Op::Rmw { op, a: crate::program::Opnd::Reg(_), .. } if *op != tcfuzz_litmus::AtomOp::Cas))
 }
 
 /// Whether `code` jumps backwards (a loop).
