@@ -42,10 +42,17 @@
 //! P2's barrier stays. No graph in which `r` reads from `Previous(r)` can be completed
 //! ([`Explorer::completable_with_previous_source`]), so the canonical graph is one where `r`
 //! reads such a *forced* source ([`forced_source`]): a deleted write that leaves a hole (a kept
-//! event follows it in its thread), the `co`-latest deleted write of the location, with no
-//! deleted event added before it (so that every `Previous(e)` stays closed under `rf`). Its
-//! reader `r` is then exempt from the rule that no read of `Previous(e)` reads a deleted write
-//! (the revisit replaces its source). A deleted source that leaves no hole is not accepted: it
+//! event follows it in its thread), the `co`-latest deleted write of the location (but for
+//! `r`'s own write half, which Atomicity puts right after it). `r` then stands right after its
+//! source in the order of addition (where its value was chosen, as a chained read below), so
+//! that every `Previous(e)` stays closed under `rf`, and is exempt from the rule that no read
+//! of `Previous(e)` reads a deleted write (the revisit replaces its source). The source need
+//! not come before every deleted event: `atom.exch r1, y, 1 | atom.exch r0, x, 0; atom.exch r1,
+//! y, r0; bne r1, 1, L; L: st y, 1` (selftest seed 7407) — for the store to revisit the first
+//! exch, the second exch's read stays (the branch needs it) without its write (which needs the
+//! `x` exch, deleted), so the first exch cannot read the initial `y` with it and reads that
+//! write, added after the `x` exch (3 of 17 executions were lost when the source had to come
+//! first). A deleted source that leaves no hole is not accepted: it
 //! comes back after `a`, revisits `r` in turn, and the two would revisit each other for ever
 //! (`szymanski` n = 2, `T1: st flag2, 0; st flag2, 1` against T0's first read of `flag2`).
 //!
@@ -76,10 +83,6 @@
 //! `szymanski`'s PTX counts equal GenMC's RC11 counts (6 and 78 at n = 1, 2; without it 3 and
 //! 3). Where a revisit still finds no qualifying graph (a forced source it does not accept), the
 //! explorer records it ([`Explorer::lost_revisit`]) and the verdict says it may miss executions.
-//! One such shape: the revisited read is an rmw's, and a kept rmw read whose write is deleted
-//! reads what it would read (`atom.exch r1, y, 1 | atom.exch r0, x, 0; atom.exch r1, y, r0;
-//! bne r1, 1, L; L: st y, 1`, selftest seed 7407, 14 of 17): its forced source is that write,
-//! which is not the first deleted event (`forced_source`).
 
 use super::holes::{cut, fix_cas_layout};
 use super::trust::Explorer;
@@ -103,12 +106,13 @@ impl Explorer<'_, '_> {
         // `r` was revisited by a write this revisit deletes (module docs): decided first.
         let orphan = g.event(r).rf.is_some_and(|w| !w.is_init() && g.stamp(w) > g.stamp(r) && deleted.contains(idx.node(w)));
         let chained = |x: EventId| self.dependency_revisits && x != r && self.plain_memory(g, x) && chained_read(g, idx, x, deleted);
-        // Where an event stands in the order of addition (doubled): a chained read right after
-        // its source, where its value was chosen, so that every Previous(e) stays closed under
-        // `rf` (module docs, "chained reads").
+        // Where an event stands in the order of addition (doubled): a chained read, or `r` with
+        // a forced source, right after its source, where its value was chosen, so that every
+        // Previous(e) stays closed under `rf` (module docs).
+        let forced = orphan && self.dependency_revisits && forced_source(g, idx, r, deleted);
         let at = |x: EventId| -> u64 {
             match g.event(x).rf {
-                Some(w) if chained(x) => 2 * u64::from(g.stamp(w)) + 1,
+                Some(w) if chained(x) || (forced && x == r) => 2 * u64::from(g.stamp(w)) + 1,
                 _ => 2 * u64::from(g.stamp(x)),
             }
         };
@@ -128,7 +132,6 @@ impl Explorer<'_, '_> {
         // nothing of `Previous(r)` and its source qualifies as forced (module docs), which exempts
         // it from the checks below. The search through `Previous(r)` comes last (the cheaper
         // checks below usually decide first).
-        let forced = orphan && self.dependency_revisits && forced_source(g, idx, r, deleted);
         if orphan && !forced {
             // No either way; the search only tells whether the revisit is lost, which is known
             // once one is.
@@ -429,16 +432,16 @@ impl Explorer<'_, '_> {
 }
 
 /// Whether `r`'s source, a write added after `r` that the revisit deletes, may be its forced
-/// source (module docs): it leaves a hole, no deleted event was added before it, and no deleted
-/// write of its location is `co`-after it.
+/// source (module docs): it leaves a hole, and no deleted write of its location but `r`'s write
+/// half is `co`-after it.
 fn forced_source(g: &ExecutionGraph, idx: &NodeIndex, r: EventId, deleted: &BitSet) -> bool {
     let Some(w) = g.event(r).rf else { return false };
     let (t, evs) = (w.thread as usize, &g.threads[w.thread as usize]);
     let leaves_hole =
         (w.index as usize + 1..evs.len()).map(|i| EventId::new(t, i)).any(|x| !g.is_hole(x) && !deleted.contains(idx.node(x)));
-    let first_deleted = deleted.iter().all(|n| g.stamp(idx.id(n)) >= g.stamp(w));
-    let co_latest = !g.writes_to(g.loc_of(w)).skip_while(|&x| x != w).skip(1).any(|x| deleted.contains(idx.node(x)));
-    leaves_hole && first_deleted && co_latest
+    let half = EventId { thread: r.thread, index: r.index + 1 };
+    let co_latest = !g.writes_to(g.loc_of(w)).skip_while(|&x| x != w).skip(1).any(|x| x != half && deleted.contains(idx.node(x)));
+    leaves_hole && co_latest
 }
 
 /// Whether deleted read `x` is *chained* (module docs): the read of an rmw ([`rmw_read`]),
