@@ -239,32 +239,10 @@ impl Explorer<'_, '_> {
         l.tc.is_none() && l.bulk_copy == 0 && !self.prog.mbarriers.contains(&l.loc) && !self.prog.tmem_allocators.contains(&l.loc)
     }
 
-    /// [`Self::could_choose`] for the read `e` of an rmw (not a `cas`) with its write half, which
-    /// `keep` leaves out (added after `e`), put back right after `s` in `co`: Atomicity (§8.10.3)
-    /// then holds it there, which a completion without it would not see.
-    fn could_choose_with_write(
-        &self,
-        g: &ExecutionGraph,
-        (keep, a): (&dyn Fn(EventId) -> bool, EventId),
-        holes: &[EventId],
-        e: EventId,
-        s: EventId,
-    ) -> Result<bool, CheckError> {
-        let half = EventId { thread: e.thread, index: e.index + 1 };
-        let mut t = g.clone();
-        t.set_rf(e, s);
-        cut_around(&mut t, &|x: EventId| keep(x) || x == half, a);
-        let loc = t.loc_of(half) as usize;
-        t.co[loc].retain(|&w| w != half);
-        let at = t.writes_to(loc as u32).position(|w| w == s).expect("[tcfuzz internal bug] source outside co");
-        // (`writes_to` counts the initial write, `co` does not.)
-        t.co[loc].insert(at, half);
-        let holes: Vec<EventId> = holes.iter().copied().filter(|&h| h != half).collect();
-        self.completable(t, holes)
-    }
-
     /// [`Self::could_choose`] for the read `e` of an rmw reading `s`, with the write half the rmw
-    /// has then (none for a `cas` that fails) right after `s` in `co` (chained reads, module docs).
+    /// has then (none for a `cas` that fails) right after `s` in `co`: Atomicity (§8.10.3) holds
+    /// it there, which a completion without it would not see (the half is added after `e`, so
+    /// `keep` leaves it out).
     fn could_choose_rmw(
         &self,
         g: &ExecutionGraph,
@@ -273,46 +251,47 @@ impl Explorer<'_, '_> {
         e: EventId,
         s: EventId,
     ) -> Result<bool, CheckError> {
-        let writes = g.event(e).cas_expected.is_none_or(|x| g.write_value(s) == x);
-        if !writes {
+        if g.event(e).cas_expected.is_some_and(|x| g.write_value(s) != x) {
             return self.could_choose(g, (keep, a), holes, e, s);
         }
-        if has_half(g, e) {
-            return self.could_choose_with_write(g, (keep, a), holes, e, s);
-        }
-        // A `cas` that failed in `g` and writes reading `s`: its write half is made.
         let half = EventId { thread: e.thread, index: e.index + 1 };
         let mut t = g.clone();
         t.set_rf(e, s);
-        cut_around(&mut t, keep, a);
         let mut holes = holes.to_vec();
-        let moved = fix_cas_layout(&mut t, e);
-        shift(&mut holes, e, moved);
+        if has_half(g, e) {
+            cut_around(&mut t, &|x: EventId| keep(x) || x == half, a);
+            let loc = t.loc_of(half) as usize;
+            t.co[loc].retain(|&w| w != half);
+        } else {
+            // A `cas` that failed in `g` and writes reading `s`.
+            cut_around(&mut t, keep, a);
+            let moved = fix_cas_layout(&mut t, e);
+            shift(&mut holes, e, moved);
+            let ev = self.made_half(&t, e)?;
+            t.put_event(half, &ev, None);
+        }
         holes.retain(|&h| h != half);
-        let evs = &t.threads[e.thread as usize];
-        let replayable = !evs[..=e.index as usize].iter().any(|x| x.stamp == HOLE);
-        let replayed = match replayable {
-            true => {
-                let performed: Vec<i64> = evs[..=e.index as usize].iter().map(|x| x.value).collect();
-                match replay(&self.prog.threads[e.thread as usize], &performed, self.loop_bound)?.step {
-                    Step::Event(ev) if ev.label.rmw_write => Some(ev),
-                    _ => None,
-                }
-            }
-            false => None,
-        };
-        debug_assert!(!replayable || replayed.is_some(), "[tcfuzz internal bug] a cas that writes without a write half");
-        // Behind a hole the interpreter cannot say; models ignore values, and the label is the
-        // read's, as a write half.
-        let ev = replayed.unwrap_or_else(|| {
-            let r = &evs[e.index as usize];
-            let label = Label { kind: EventKind::Write, rmw_write: true, ..r.label };
-            NewEvent { label, value: 0, deps: r.deps | 1 << e.index, cas_expected: None, span: r.span }
-        });
-        t.put_event(half, &ev, None);
-        let at = t.writes_to(ev.label.loc).position(|w| w == s).expect("[tcfuzz internal bug] source outside co");
+        // (`writes_to` counts the initial write, `co` does not.)
+        let at = t.writes_to(t.loc_of(half)).position(|w| w == s).expect("[tcfuzz internal bug] source outside co");
         t.insert_co(half, at);
         self.completable(t, holes)
+    }
+
+    /// The write half of the `cas` whose read `e` of `t` now reads its expected value: what the
+    /// interpreter gives where no earlier event of the thread is a hole; behind a hole, which it
+    /// cannot replay, the read's label as a write half (models ignore values).
+    fn made_half(&self, t: &ExecutionGraph, e: EventId) -> Result<NewEvent, CheckError> {
+        let evs = &t.threads[e.thread as usize];
+        if !evs[..=e.index as usize].iter().any(|x| x.stamp == HOLE) {
+            let performed: Vec<i64> = evs[..=e.index as usize].iter().map(|x| x.value).collect();
+            match replay(&self.prog.threads[e.thread as usize], &performed, self.loop_bound)?.step {
+                Step::Event(ev) if ev.label.rmw_write => return Ok(ev),
+                _ => debug_assert!(false, "[tcfuzz internal bug] a cas that writes without a write half"),
+            }
+        }
+        let r = &evs[e.index as usize];
+        let label = Label { kind: EventKind::Write, rmw_write: true, ..r.label };
+        Ok(NewEvent { label, value: 0, deps: r.deps | 1 << e.index, cas_expected: None, span: r.span })
     }
 
     /// Whether `Previous(e)` (the events `keep` accepts), with `e` reading from `s` (a read) or
