@@ -418,8 +418,8 @@ fn forced_source(g: &ExecutionGraph, idx: &NodeIndex, r: EventId, deleted: &BitS
     let (t, evs) = (w.thread as usize, &g.threads[w.thread as usize]);
     let leaves_hole =
         (w.index as usize + 1..evs.len()).map(|i| EventId::new(t, i)).any(|x| !g.is_hole(x) && !deleted.contains(idx.node(x)));
-    let half = EventId { thread: r.thread, index: r.index + 1 };
-    let co_latest = !g.writes_to(g.loc_of(w)).skip_while(|&x| x != w).skip(1).any(|x| x != half && deleted.contains(idx.node(x)));
+    let own_half = |x: EventId| x == EventId { thread: r.thread, index: r.index + 1 } && g.label(x).rmw_write;
+    let co_latest = !g.writes_to(g.loc_of(w)).skip_while(|&x| x != w).skip(1).any(|x| !own_half(x) && deleted.contains(idx.node(x)));
     leaves_hole && co_latest
 }
 
