@@ -65,9 +65,9 @@
 //!   taken but leaves the `cas` a hole that only a write it deleted can fill (`selftest` seed
 //!   251232, the test `ptx::cas_reading_a_store_the_revisit_deletes_is_a_known_gap`): holes
 //!   are filled before that write comes back. (Letting such a hole wait for later writes finds
-//!   those executions but duplicates others: the maximality test would have to know which
-//!   holes wait.) Nor through the register a `cas` compares with (its read needs the reads that
-//!   register comes from).
+//!   those executions but duplicates others: the maximality test would have to know, exactly,
+//!   which holes wait and for what.) Nor through the register a `cas` compares with (its read
+//!   needs the reads that register comes from).
 //!
 //! [`crate::check_oracle`] has none of these limits.
 

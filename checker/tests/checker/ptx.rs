@@ -442,8 +442,10 @@ exists (true)
 /// initial value after that write is incoherent. Holes are filled first, so the 4 executions in
 /// which P0 reads `y` from the add and the cas reads 1 are missed, and the verdict says so (the
 /// `cas` caveat). Letting the hole wait for a later write (tried: 252 → 256 here) duplicates
-/// executions elsewhere (seed 252548: 8) — the maximality test would have to know which holes
-/// wait. When the gap closes, this test says so.
+/// executions elsewhere (seed 252548: 8), because the maximality test judges alternatives under
+/// holes-first; teaching it that a hole may wait for a write the revisit deletes (or for the
+/// revisiting write) traded those for missed executions on programs with no caveat (seed
+/// 32304). When the gap closes, this test says so.
 #[test]
 fn cas_reading_a_store_the_revisit_deletes_is_a_known_gap() {
     let text = "PTX cas-hole-waits
