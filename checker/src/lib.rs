@@ -3,6 +3,8 @@
 //! ```text
 //! check(program, model, options)        -- the explorer (optimal, stateless DPOR: explore/)
 //! check_oracle(program, model, options) -- the herd-style oracle (oracle.rs), to test the explorer
+//! check_exact(program, model, options)  -- the explorer, or the oracle where the explorer's
+//!                                          verdict carries a caveat and the oracle can judge
 //! ```
 //! Both return a [`Verdict`]: final states with execution counts, the condition's outcome as herd7
 //! prints it, data races, threads that hit the loop bound, and the numbers (complete, blocked,
@@ -41,9 +43,9 @@
 //! - Under PTX and Tile IR the explorer explores executions with a cyclic `po ∪ rf` (load
 //!   buffering) with HMC's dependency revisits and TruSt's maximality extended to their holes
 //!   (`explore`). What it still does not reach is named in the verdict's caveat (a barrier reached
-//!   after a branch on a read, a failing `cas` a later access needs, an rmw writing a register
-//!   that another rmw reads, a revisit no graph qualifies for); [`check_oracle`] has no such
-//!   limit.
+//!   after a branch on a read, a failing `cas` a later access needs, a revisit no graph
+//!   qualifies for); [`check_oracle`] has no such limit, and [`check_exact`] asks it where a
+//!   caveat applies.
 //! - Locations a program uses without declaring them start at 0 (herd7 / Dat3M convention).
 //! - Tile IR programs (tile-block threads only; a PTX thread beside them is unsupported) are
 //!   compiled element by element ([`tile_program`]) and judged by the `tileir` model
@@ -194,6 +196,27 @@ fn explore_compiled(prog: &program::CompiledProgram, model: ModelKind, options: 
         caveats.push(explore::trust::lost_revisit_caveat(model));
     }
     Ok(out.finish(model, Method::Explorer, caveats))
+}
+
+/// The explorer's verdict on `program`, or — where it carries a caveat (executions the explorer
+/// may not explore) — the oracle's, which has no such limit, where the oracle can judge the
+/// program within [`Options::oracle_limit`]. The verdict's `method` says which; where the oracle
+/// gives up ([`CheckError::TooLarge`]), the explorer's verdict stands with its caveats.
+pub fn check_exact(program: &Program, model: ModelKind, options: &Options) -> Result<Verdict, CheckError> {
+    let prog = program::CompiledProgram::compile(program)?;
+    check_exact_compiled(&prog, model, options)
+}
+
+/// Like [`check_exact`], for a program already lowered.
+pub fn check_exact_compiled(prog: &program::CompiledProgram, model: ModelKind, options: &Options) -> Result<Verdict, CheckError> {
+    let explored = check_compiled(prog, model, options)?;
+    if explored.caveats.is_empty() {
+        return Ok(explored);
+    }
+    match check_oracle_compiled(prog, model, options) {
+        Err(CheckError::TooLarge(_)) => Ok(explored),
+        judged => judged,
+    }
 }
 
 /// Enumerates every candidate execution of `program` herd-style and keeps those `model` allows.

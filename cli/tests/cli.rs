@@ -331,8 +331,21 @@ exists (P0:r0 == 0)
 exists (P1:r0 == 1 /\\ P1:r1 == 0)
 ";
 
-    const JSON_KEYS: [&str; 12] =
-        ["file", "name", "model", "states", "condition", "executions", "races", "hangs", "loop_bound", "misuse", "caveats", "time_ms"];
+    const JSON_KEYS: [&str; 13] = [
+        "file",
+        "name",
+        "model",
+        "states",
+        "condition",
+        "executions",
+        "races",
+        "hangs",
+        "loop_bound",
+        "misuse",
+        "caveats",
+        "method",
+        "time_ms",
+    ];
 
     /// The `Observation NAME RESULT P N` line of a text verdict: RESULT.
     fn observation(text: &str) -> &str {
@@ -457,6 +470,40 @@ exists (P1:r0 == 1 /\\ P1:r1 == 0)
                 assert_eq!(explorer["condition"], oracle["condition"], "{file} {model}");
             }
         }
+    }
+
+    /// A program the explorer's verdict carries a caveat for, and misses 4 of 256 executions of
+    /// (the `cas` gap pinned in the checker's `ptx` tests).
+    const CAS_HOLE: &str = "PTX cas-hole
+{ x = 0; y = 0; z = 0; }
+ P0@cta 0,gpu 0           | P1@cta 1,gpu 0                   ;
+ ld r0, z                 | atom.relaxed.cta.cas r0, z, 0, 2 ;
+ beq r0, 1, L0            | ld.volatile r1, z                ;
+ ld.relaxed.cluster r1, x | ld.relaxed.sys r2, x             ;
+ L0:                      | atom.relaxed.sys.add r3, y, r1   ;
+ ld.volatile r2, x        | st.release.cluster x, 1          ;
+ ld.volatile r3, y        |                                  ;
+ st z, 1                  |                                  ;
+ st.weak x, 1             |                                  ;
+exists (true)
+";
+
+    #[test]
+    fn exact_asks_the_oracle_only_where_the_explorer_has_a_caveat() {
+        let dir = TempDir::new("check-exact");
+        dir.write("cas.litmus", CAS_HOLE);
+        dir.write("mp.litmus", MP_REL_ACQ);
+        let explored = check_json(&dir, &["cas.litmus"]);
+        assert_eq!((explored["method"].as_str(), explored["executions"]["complete"].as_u64()), (Some("explorer"), Some(252)), "{explored}");
+        assert_eq!(explored["caveats"].as_array().map(Vec::len), Some(1), "{explored}");
+        let exact = check_json(&dir, &["--exact", "cas.litmus"]);
+        assert_eq!((exact["method"].as_str(), exact["executions"]["complete"].as_u64()), (Some("oracle"), Some(256)), "{exact}");
+        assert_eq!(exact["caveats"], serde_json::json!([]), "{exact}");
+        // No caveat: the explorer's verdict, as without --exact.
+        let plain = check_json(&dir, &["--exact", "mp.litmus"]);
+        assert_eq!(plain["method"], "explorer", "{plain}");
+        let text = tcfuzz(&["check", "--exact", "cas.litmus"], dir.path());
+        assert!(String::from_utf8_lossy(&text.stdout).contains("Model ptx (oracle)"), "{text:?}");
     }
 
     #[test]
@@ -623,8 +670,9 @@ mod differential {
         let out = tcfuzz(&["check", "--differential", "--json", "mp.litmus"], dir.path());
         assert_eq!(code(&out), 0, "{}", stderr(&out));
         let line: Value = serde_json::from_str(stdout(&out).trim()).unwrap_or_else(|e| panic!("{e}: {}", stdout(&out)));
-        assert_eq!(line.as_object().map(|o| o.len()), Some(13), "{line}");
+        assert_eq!(line.as_object().map(|o| o.len()), Some(14), "{line}");
         assert_eq!(line["model"], "tileir");
+        assert_eq!(line["method"], "oracle", "both sides are small enough for the oracle: {line}");
         let d = &line["differential"];
         assert_eq!(d["check"], "tileir-weaker-than-ptx");
         assert_eq!(d["holds"], true);
@@ -635,10 +683,10 @@ mod differential {
         assert_eq!(d["race_violations"], serde_json::json!([]));
         assert_eq!(d["extra_states"], 0);
         assert_eq!(d["caveats"], serde_json::json!([]));
-        // Without --differential the line keeps its 12 keys.
+        // Without --differential the line keeps its 13 keys.
         let plain = tcfuzz(&["check", "--json", "mp.litmus"], dir.path());
         let line: Value = serde_json::from_str(stdout(&plain).trim()).unwrap();
-        assert_eq!(line.as_object().map(|o| o.len()), Some(12), "{line}");
+        assert_eq!(line.as_object().map(|o| o.len()), Some(13), "{line}");
     }
 
     #[test]

@@ -1,6 +1,6 @@
 //! Classic shapes under the PTX model, with the outcome the PTX ISA's axioms give them.
 
-use tcfuzz_checker::{ModelKind, Observation, Options, Verdict, check, check_oracle};
+use tcfuzz_checker::{Method, ModelKind, Observation, Options, Verdict, check, check_exact, check_oracle};
 use tcfuzz_litmus::{AtomOp, Program, Quantifier, Scope, Sem};
 
 use crate::build::*;
@@ -474,6 +474,13 @@ exists (true)
         let theirs = o.states.iter().find(|t| t.values == s.values).expect("a state the oracle does not have");
         assert!(s.executions <= theirs.executions, "{s:?}");
     }
+    // `check_exact` asks the oracle here; where the oracle gives up, the explorer's verdict stands.
+    let exact = check_exact(&p, ModelKind::Ptx, &opts).expect("exact");
+    assert_eq!((exact.method, exact.stats.complete, exact.states.clone()), (Method::Oracle, 256, o.states.clone()));
+    assert!(exact.caveats.is_empty(), "{:?}", exact.caveats);
+    let small = Options { oracle_limit: 100, ..opts.clone() };
+    let fallback = check_exact(&p, ModelKind::Ptx, &small).expect("explorer after the oracle gives up");
+    assert_eq!((fallback.method, fallback.stats.complete, fallback.caveats.len()), (Method::Explorer, 252, 1));
 }
 
 /// SB with three `fence.sc` per thread: at `.gpu` scope the fences are morally strong, every

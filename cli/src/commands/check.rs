@@ -11,7 +11,7 @@ use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::{Duration, Instant};
-use tcfuzz_checker::{CheckError, ModelKind, Observation, Options, Race, RaceEvent, Verdict};
+use tcfuzz_checker::{CheckError, Method, ModelKind, Observation, Options, Race, RaceEvent, Verdict};
 use tcfuzz_litmus::{Program, Quantifier, Span};
 
 /// The `--json` schema, shown by `tcfuzz check --help`.
@@ -38,6 +38,8 @@ JSON output (--json): one object per checked file per line, keys in this order:
              \"description\", \"section\": the PTX ISA section, \"thread\", \"line\", \"col\" (0 when
              the rule is about the whole CTA)}]: Tensor Memory allocator rules broken in some execution
   caveats    ways in which the verdict may be incomplete (strings; [] when it is exact)
+  method     \"explorer\" or \"oracle\": what judged the program (--oracle; with --exact, the
+             oracle where the explorer's verdict had a caveat and the program was small enough)
   time_ms    time to check the file, in milliseconds (a float)
   differential  only with --differential: {\"check\": \"tileir-weaker-than-ptx\", \"holds\": bool,
              \"tileir_race_free\": bool, \"ptx\": {\"result\", \"states\", \"races\"} of the lowered
@@ -54,8 +56,9 @@ in text mode. The summary line goes to stderr.";
 ///
 /// Each PATH is a file, a directory (searched recursively for *.litmus files, in sorted order) or a
 /// glob pattern, as for `tcfuzz parse`. Every execution of each program is explored under the model
-/// (by default with the DPOR explorer; with --oracle by the exhaustive herd-style oracle) and the
-/// verdict is printed herd7-style: the final states with their execution counts, Ok/No, the
+/// (by default with the DPOR explorer; with --oracle by the exhaustive herd-style oracle; with
+/// --exact by the oracle where the explorer's verdict has a caveat and the program is small
+/// enough) and the verdict is printed herd7-style: the final states with their execution counts, Ok/No, the
 /// condition and its observation (Never, Sometimes or Always), the execution counts, races (data,
 /// tmem or proxy, with the rule that would order them), hangs, Tensor Memory allocator misuse,
 /// threads that hit the loop bound, caveats and the time taken. `tcfuzz explain` shows one
@@ -102,6 +105,13 @@ pub struct Args {
     /// Use the exhaustive oracle instead of the DPOR explorer (exponential: small programs only).
     #[arg(long)]
     pub oracle: bool,
+
+    /// Where the explorer's verdict carries a caveat (executions it may not explore), judge the
+    /// program with the oracle instead when it is small enough (at most 2,000,000 candidate
+    /// executions): the verdict is then exact and says `(oracle)`. Larger programs keep the
+    /// explorer's verdict and its caveats.
+    #[arg(long, conflicts_with = "oracle")]
+    pub exact: bool,
 
     /// Print one JSON object per file per line instead of text (schema below, in --help).
     #[arg(long)]
@@ -243,15 +253,20 @@ fn check_file(
     let model = model_for(args, &program);
     tracing::info!(file, model = model.name(), "checking");
     let start = Instant::now();
-    let result =
-        if args.oracle { tcfuzz_checker::check_oracle(&program, model, options) } else { tcfuzz_checker::check(&program, model, options) };
+    let result = if args.oracle {
+        tcfuzz_checker::check_oracle(&program, model, options)
+    } else if args.exact {
+        tcfuzz_checker::check_exact(&program, model, options)
+    } else {
+        tcfuzz_checker::check(&program, model, options)
+    };
     let elapsed = start.elapsed();
-    let method = if args.oracle { "oracle" } else { "explorer" };
-    tracing::debug!(file, model = model.name(), method, ms = millis(elapsed), ok = result.is_ok(), "checked");
+    tracing::debug!(file, model = model.name(), ms = millis(elapsed), ok = result.is_ok(), "checked");
     let verdict = match result {
         Ok(verdict) => verdict,
         Err(err) => return Ok(report_error(file, &err)),
     };
+    let method = method_name(verdict.method);
     let condition = condition_text(&program);
     let dot_files = match dot {
         Some(writer) => Some((writer.dir().to_path_buf(), writer.write(&verdict)?)),
@@ -275,6 +290,14 @@ fn check_file(
     }
     *printed += 1;
     Ok(Outcome::Checked)
+}
+
+/// How `method` is named in the output.
+fn method_name(method: Method) -> &'static str {
+    match method {
+        Method::Explorer => "explorer",
+        Method::Oracle => "oracle",
+    }
 }
 
 /// Prints a checker error the way `tcfuzz parse` prints diagnostics.
@@ -417,6 +440,7 @@ pub(crate) struct JsonVerdict<'a> {
     loop_bound: &'a [String],
     misuse: Vec<JsonMisuse<'a>>,
     caveats: &'a [String],
+    method: &'static str,
     time_ms: f64,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub(crate) differential: Option<serde_json::Value>,
@@ -528,6 +552,7 @@ impl<'a> JsonVerdict<'a> {
                 })
                 .collect(),
             caveats: &v.caveats,
+            method: method_name(v.method),
             time_ms: millis(elapsed),
             differential: None,
             dot_files: None,
