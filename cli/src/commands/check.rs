@@ -58,8 +58,8 @@ in text mode. The summary line goes to stderr.";
 /// glob pattern, as for `tcfuzz parse`. Every execution of each program is explored under the model
 /// (by default with the DPOR explorer; with --oracle by the exhaustive herd-style oracle; with
 /// --exact by the oracle where the explorer's verdict has a caveat and the program is small
-/// enough) and the verdict is printed herd7-style: the final states with their execution counts, Ok/No, the
-/// condition and its observation (Never, Sometimes or Always), the execution counts, races (data,
+/// enough) and the verdict is printed herd7-style: the final states with their execution counts,
+/// Ok/No, the condition and its observation (Never, Sometimes or Always), the execution counts, races (data,
 /// tmem or proxy, with the rule that would order them), hangs, Tensor Memory allocator misuse,
 /// threads that hit the loop bound, caveats and the time taken. `tcfuzz explain` shows one
 /// execution per problem as a per-thread timeline. As in the checker, Positive and
@@ -261,12 +261,12 @@ fn check_file(
         tcfuzz_checker::check(&program, model, options)
     };
     let elapsed = start.elapsed();
-    tracing::debug!(file, model = model.name(), ms = millis(elapsed), ok = result.is_ok(), "checked");
     let verdict = match result {
         Ok(verdict) => verdict,
         Err(err) => return Ok(report_error(file, &err)),
     };
     let method = method_name(verdict.method);
+    tracing::debug!(file, model = model.name(), method, ms = millis(elapsed), "checked");
     let condition = condition_text(&program);
     let dot_files = match dot {
         Some(writer) => Some((writer.dir().to_path_buf(), writer.write(&verdict)?)),
