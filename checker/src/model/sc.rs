@@ -311,6 +311,13 @@ mod tests {
             programs += 1;
         }
         assert!(programs >= 40, "only {programs} programs compared");
-        assert!(checked.0.get() >= 10_000, "only {} graphs compared", checked.0.get());
+        // Without `../shared` (a checkout on its own), the examples alone: about 1,100 graphs.
+        let floor = if root.join("../../shared/conformance/ptx").is_dir() {
+            10_000
+        } else {
+            println!("../shared/conformance/ptx not found: the examples only");
+            1_000
+        };
+        assert!(checked.0.get() >= floor, "only {} graphs compared", checked.0.get());
     }
 }
