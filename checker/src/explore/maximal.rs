@@ -271,6 +271,9 @@ impl Explorer<'_, '_> {
             t.put_event(half, &ev, None);
         }
         holes.retain(|&h| h != half);
+        // `s` itself moved if it follows `e` in its thread (a source the model will reject, but
+        // one to place first).
+        let s = t.event(e).rf.expect("[tcfuzz internal bug] read without rf");
         // (`writes_to` counts the initial write, `co` does not.)
         let at = t.writes_to(t.loc_of(half)).position(|w| w == s).expect("[tcfuzz internal bug] source outside co");
         t.insert_co(half, at);

@@ -72,6 +72,25 @@ exists (P0:r0 == 1)
     }
 }
 
+/// `selftest --family assume` seed 15827: the maximality test placed a `cas`'s new write half
+/// after its source, a write later in the `cas`'s own thread, without following the source when
+/// the new half moved it one position (the explorer panicked, "source outside co").
+#[test]
+fn a_cas_source_after_the_cas_in_its_thread_moves_with_the_new_write_half() {
+    let text = "PTX assume-cas-layout
+{ x = 0; y = 0; z = 0; }
+ P0@cta 1,gpu 0                | P1@cta 1,gpu 0                     | P2@cta 0,gpu 0    | P3@cta 0,gpu 0                ;
+ atom.cas r0, x, 0, 2          | atom.relaxed.cluster.exch r0, x, 0 | bar.cta.sync 0    | st.release.gpu x, 1           ;
+ atom.release.gpu.add r1, x, 0 | ld.volatile r1, z                  | fence.acq_rel.sys |                               ;
+ ld.acquire.cta r2, z          | assume.le r1, 0                    |                   |                               ;
+ assume.gt r2, 0               |                                    |                   |                               ;
+exists (true)
+";
+    let (e, o) = both(text, ModelKind::Ptx);
+    assert_eq!(outcomes(&e), outcomes(&o), "{e}\n{o}");
+    assert_eq!((e.stats.complete, e.stats.blocked, e.stats.duplicates), (o.stats.complete, o.stats.blocked, Some(0)), "{e}\n{o}");
+}
+
 /// A failed assume hides the execution's races and hangs: they are not the program's.
 #[test]
 fn a_discarded_execution_reports_no_race() {
