@@ -16,6 +16,7 @@
 //!   a read         → for each write w to loc(a), in co order: Visit(G + a, rf(a) = w)
 //!   a write        → for each read r of loc(a), r ∉ prefix(a):           -- backward revisits
 //!                      Deleted := {e | r <_G e} \ prefix(a)
+//!                      if the model rules out r reading a in G \ Deleted: skip
 //!                      if every e ∈ Deleted ∪ {r} was added maximally:
 //!                        VisitCOs(Cut(G + a, Deleted), rf(r) = a)
 //!                    VisitCOs(G + a, a)                                  -- forward
@@ -38,6 +39,11 @@
 //! place.) On `szymanski` n = 3 under PTX this halves the executions discarded at a failed
 //! assume (15,691 → 8,171; GenMC has 6,987), with the same complete ones; `tcfuzz selftest
 //! --family assume` checks it against the oracle.
+//!
+//! *Revisits the model rules out* ([`MemoryModel::revisit_forbidden`]): PTX rejects a read of a
+//! later write of its own thread, and a cycle of `po ∪ rf` with a `fence.sc` on each stretch of
+//! program order, wherever the deleted events go; the explorer skips those revisits before the
+//! maximality test, which costs more.
 //!
 //! `prefix(a)` is the `po ∪ rf`-prefix (TruSt) or the dependency prefix (HMC,
 //! [`super::holes::dep_prefix`]); `Cut` turns a deleted event into a hole where a later event of
@@ -542,6 +548,10 @@ impl Explorer<'_, '_> {
             let mut deleted = BitSet::new(idx.len());
             for &(n, _) in outside.iter().filter(|&&(_, s)| s > sr) {
                 deleted.insert(n);
+            }
+            let kept = |e: EventId| !g.is_hole(e) && !deleted.contains(idx.node(e));
+            if self.model.revisit_forbidden(g, a, r, &kept) {
+                continue;
             }
             if !self.maximally_added(g, &idx, (a, r), &prefix, &deleted)? {
                 continue;

@@ -64,6 +64,14 @@ pub trait MemoryModel {
     /// Whether the model allows executions whose `po ∪ rf` is cyclic (load buffering).
     fn allows_porf_cycles(&self) -> bool;
 
+    /// Whether making read `r` of `g` read from write `a` gives a graph that no extension makes
+    /// consistent, whatever the events outside `kept` (those the revisit deletes) and wherever
+    /// `a` goes in `co`. Only an optimisation: the explorer skips such a revisit before it tests
+    /// it for maximality ([`crate::explore`]).
+    fn revisit_forbidden(&self, _g: &ExecutionGraph, _a: EventId, _r: EventId, _kept: &dyn Fn(EventId) -> bool) -> bool {
+        false
+    }
+
     /// For an access `e` of `g` with label `label` (`e` may be a hole, or one past its
     /// thread's last event), a bound in coherence order that `g` forces whatever is added to it:
     /// the writes of its location that every consistent graph made of `g`, `e` and more events

@@ -105,6 +105,7 @@ use crate::graph::ExecutionGraph;
 use crate::model::{MemoryModel, ModelKind};
 use crate::program::{CompiledProgram, ThreadPlace};
 
+mod fenced_cycle;
 mod floor;
 mod quick_accept;
 mod quick_reject;
@@ -547,6 +548,10 @@ impl MemoryModel for Ptx {
             return None;
         }
         crate::model::plain_sink(g, a, || !self.rmw_breaks_atomicity(g, a), |src| self.read_closes_nothing(g, a, src))
+    }
+
+    fn revisit_forbidden(&self, g: &ExecutionGraph, a: EventId, r: EventId, kept: &dyn Fn(EventId) -> bool) -> bool {
+        self.fenced_cycle(g, a, r, kept)
     }
 
     /// For a generic access: not before the generic writes of its virtual address before it in
