@@ -148,13 +148,22 @@ pub struct Ptx {
     /// scope part of morally strong, §8.7). It depends on the placement only.
     compat: Vec<u64>,
     class_words: usize,
+    /// Whether some thread has a `fence.sc` whose scope includes every thread
+    /// ([`fenced_cycle`]: without one, only the cheap part of the test applies).
+    global_sc_fences: bool,
     /// Scratch space for the checks, reused from graph to graph.
     scratch: Mutex<Scratch>,
 }
 
 impl Clone for Ptx {
     fn clone(&self) -> Self {
-        Ptx { places: self.places.clone(), compat: self.compat.clone(), class_words: self.class_words, scratch: Mutex::default() }
+        Ptx {
+            places: self.places.clone(),
+            compat: self.compat.clone(),
+            class_words: self.class_words,
+            global_sc_fences: self.global_sc_fences,
+            scratch: Mutex::default(),
+        }
     }
 }
 
@@ -182,7 +191,12 @@ impl Ptx {
                 }
             }
         }
-        Ptx { places, compat, class_words, scratch: Mutex::default() }
+        let global_sc_fences = program.threads.iter().enumerate().any(|(t, code)| {
+            code.code
+                .iter()
+                .any(|l| matches!(&l.op, crate::program::Op::Fence { label } if fenced_cycle::global_sc_fence(&places, t, label)))
+        });
+        Ptx { places, compat, class_words, global_sc_fences, scratch: Mutex::default() }
     }
 
     fn scratch(&self) -> std::sync::MutexGuard<'_, Scratch> {

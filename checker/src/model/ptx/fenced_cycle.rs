@@ -22,6 +22,7 @@
 use super::Ptx;
 use crate::event::{EventId, Label, Proxy};
 use crate::graph::ExecutionGraph;
+use crate::program::ThreadPlace;
 
 impl Ptx {
     /// Whether `r` reading from `a` breaks Causality in every graph that holds the events `kept`
@@ -37,13 +38,17 @@ impl Ptx {
         if r.thread == a.thread && r.index < a.index {
             return true;
         }
+        if !self.global_sc_fences {
+            return false;
+        }
         let mut stack = vec![a];
         let mut seen = vec![Vec::new(); g.threads.len()];
         while let Some(x) = stack.pop() {
             let (t, i) = (x.thread as usize, x.index as usize);
             let evs = &g.threads[t];
             // The last fence before `x` that orders against every thread's fences.
-            let Some(f) = (0..i).rev().find(|&j| kept(EventId::new(t, j)) && self.global_sc_fence(t, &evs[j].label)) else { continue };
+            let global = |j: usize| kept(EventId::new(t, j)) && global_sc_fence(&self.places, t, &evs[j].label);
+            let Some(f) = (0..i).rev().find(|&j| global(j)) else { continue };
             for (j, y) in evs[..f].iter().enumerate() {
                 let ye = EventId::new(t, j);
                 if !y.label.is_read() || !generic(&y.label) || !kept(ye) || seen[t].contains(&j) {
@@ -61,16 +66,12 @@ impl Ptx {
         }
         false
     }
+}
 
-    /// A `fence.sc` of thread `t` whose scope includes every thread: morally strong with every
-    /// other such fence (§8.7).
-    fn global_sc_fence(&self, t: usize, l: &Label) -> bool {
-        l.is_fence()
-            && l.sc
-            && l.strong
-            && l.proxy == Proxy::Generic
-            && self.places.iter().all(|p| self.places[t].scope_includes(l.scope, p))
-    }
+/// A `fence.sc` of thread `t` whose scope includes every thread (placed at `places`): morally
+/// strong with every other such fence (§8.7).
+pub(super) fn global_sc_fence(places: &[ThreadPlace], t: usize, l: &Label) -> bool {
+    l.is_fence() && l.sc && l.strong && l.proxy == Proxy::Generic && places.iter().all(|p| places[t].scope_includes(l.scope, p))
 }
 
 #[cfg(test)]
