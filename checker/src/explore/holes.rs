@@ -43,8 +43,9 @@ pub(crate) fn frontier(g: &ExecutionGraph, t: usize) -> usize {
 ///   through `r` — and the write comes back right after the read, before anything else
 ///   ([`super::trust`]'s `next`).
 ///
-/// Program order is not in it: neither between accesses of one location (PTX orders those only
-/// for morally strong pairs, and a weak write may be read against program order) nor after a
+/// Program order is not in it: neither between accesses of one location (the model rules out
+/// the revisits that would make a read see a later write of its own thread where it forbids
+/// them, [`crate::model::MemoryModel::revisit_forbidden`]) nor after a
 /// `cas` (whether it writes moves the positions of later events, which
 /// [`fix_cas_layout`] follows, but decides nothing about them).
 pub(crate) fn dep_prefix(g: &ExecutionGraph, idx: &NodeIndex, prog: &CompiledProgram, e: EventId) -> BitSet {

@@ -26,11 +26,12 @@
 //!   it stands for would be, [`crate::interp`]) or where its later events sit (the
 //!   register a `cas` compares with, the register accumulator flag of an `mma`), and instructions
 //!   whole where that costs nothing (an rmw's write with its read unless it depends on more,
-//!   `tcgen05` operations). No other program order: PTX orders two accesses of one location
-//!   only when they are morally strong, so a weak write may be read against program order, and
-//!   Tile IR orders a tile block only by tokens. `r = ld x; st y, 1 | ld y; st x, 1` gets
-//!   `r = 1`; so does `ld x; st x, 1 | ...` with weak accesses, or a Tile IR load reading a later
-//!   store of its own tile block that it does not wait for.
+//!   `tcgen05` operations). No other program order, and Tile IR orders a tile block only by
+//!   tokens: `r = ld x; st y, 1 | ld y; st x, 1` gets `r = 1`, and so does a Tile IR load reading
+//!   a later store of its own tile block that it does not wait for. (A PTX read of a later write
+//!   of its own thread, to the same address, breaks Causality: the model rules those revisits
+//!   out before the maximality test, [`crate::model::MemoryModel::revisit_forbidden`]. Through
+//!   an alias, or from an asynchronous operation, it can happen.)
 //!
 //! # What dependency revisits need
 //! 1. *Holes.* The kept set need not be a `po`-prefix: an event removed while a `po`-later one of
