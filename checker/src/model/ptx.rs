@@ -151,6 +151,8 @@ pub struct Ptx {
     /// Whether some thread has a `fence.sc` whose scope includes every thread
     /// ([`fenced_cycle`]: without one, only the cheap part of the test applies).
     global_sc_fences: bool,
+    /// Whether every event the program can make is plain ([`quick_accept::plain_program`]).
+    plain_program: bool,
     /// Scratch space for the checks, reused from graph to graph.
     scratch: Mutex<Scratch>,
 }
@@ -162,6 +164,7 @@ impl Clone for Ptx {
             compat: self.compat.clone(),
             class_words: self.class_words,
             global_sc_fences: self.global_sc_fences,
+            plain_program: self.plain_program,
             scratch: Mutex::default(),
         }
     }
@@ -196,7 +199,8 @@ impl Ptx {
                 .iter()
                 .any(|l| matches!(&l.op, crate::program::Op::Fence { label } if fenced_cycle::global_sc_fence(&places, t, label)))
         });
-        Ptx { places, compat, class_words, global_sc_fences, scratch: Mutex::default() }
+        let plain_program = quick_accept::plain_program(program);
+        Ptx { places, compat, class_words, global_sc_fences, plain_program, scratch: Mutex::default() }
     }
 
     fn scratch(&self) -> std::sync::MutexGuard<'_, Scratch> {
@@ -226,7 +230,7 @@ impl Ptx {
     /// The tests read off `g` (which may have holes): [`quick_accept`], then Atomicity (which
     /// rejects most of the explorer's candidates for an rmw's write) and [`Ptx::quick_reject`].
     fn quick(&self, g: &ExecutionGraph) -> Option<bool> {
-        if quick_accept(g) {
+        if quick_accept(g, self.plain_program) {
             return Some(true);
         }
         (self.breaks_atomicity(g) || self.quick_reject(g)).then_some(false)
