@@ -5,7 +5,8 @@
 //! Visit(G):
 //!   if ¬consistent(G \ holes): return
 //!   if a thread failed an assume no extension can change (Explorer::moot): return
-//!   a ← next(G)       -- an rmw's write half first (rmws are added whole); else the first hole of
+//!   a ← next(G)       -- an rmw's write half first (rmws are added whole); else a fence that
+//!                     --   fills a hole, the lowest-numbered thread's first; else the first hole of
 //!                     --   the lowest-numbered thread with holes; else the next event of the
 //!                     --   lowest-numbered unfinished thread whose next event is not a read that
 //!                     --   would fail an assume reading the co-latest write; else (every such
@@ -40,6 +41,16 @@
 //! assume (15,691 → 8,171; GenMC has 6,987), with the same complete ones; `tcfuzz selftest
 //! --family assume` checks it against the oracle.
 //!
+//! *Fences first.* A fence that fills a hole is the same event whenever it comes back: the
+//! kept events after it fix its thread's control flow up to them, and a fence reads and writes
+//! nothing (its dependencies, the reads its thread branched on before it, are kept too). So
+//! `next` puts such fences back before it refills any other hole. A revisit that closes a `po ∪
+//! rf` cycle through deleted fences (a `fence.sc` on each stretch, which PTX forbids) leaves
+//! a graph the model accepts until they are back; refilled last, the fences came only after
+//! the writes between had made their revisits and the reads their branches, all to be
+//! rejected. On `szymanski` n = 3 under PTX that was 42 % of the graphs visited (98,454 of
+//! 232,372): 1.14 s → 0.83 s, with the same executions.
+//!
 //! *Revisits the model rules out* ([`MemoryModel::revisit_forbidden`]): PTX rejects a read of a
 //! later write of its own thread, and a cycle of `po ∪ rf` with a `fence.sc` on each stretch of
 //! program order, wherever the deleted events go; the explorer skips those revisits before the
@@ -56,7 +67,7 @@ use super::holes::{cut, dep_prefix, fix_cas_layout, frontier, present};
 use crate::bitset::BitSet;
 use crate::error::CheckError;
 use crate::event::{EventId, EventKind};
-use crate::graph::ExecutionGraph;
+use crate::graph::{ExecutionGraph, HOLE};
 use crate::interp::{NewEvent, Replay, Step, replay};
 use crate::model::{MemoryModel, ModelKind};
 use crate::program::{CompiledProgram, Op};
@@ -172,6 +183,12 @@ fn cas_before_ordering(prog: &CompiledProgram) -> bool {
     })
 }
 
+/// A fence that [`Explorer`]'s `next` puts back into its hole before any other hole is refilled:
+/// an instruction's own fence (not the completion of a bulk copy, not a `tcgen05` event).
+fn refilled_early(l: &crate::event::Label) -> bool {
+    l.is_fence() && !l.completion_fence && l.tc.is_none() && l.bulk_copy == 0
+}
+
 /// Whether `code` jumps backwards (a loop).
 fn looping(code: &[crate::program::CodeLine]) -> bool {
     code.iter().enumerate().any(|(pc, l)| matches!(l.op, Op::Branch { target, .. } | Op::Goto { target } if target <= pc))
@@ -266,6 +283,16 @@ impl Explorer<'_, '_> {
                         return Ok(Next::Add(EventId::new(t, f), ev));
                     }
                 }
+            }
+        }
+        // Then the fences that fill holes, wherever they are (module docs).
+        for (t, evs) in g.threads.iter().enumerate() {
+            if let Some(i) = evs.iter().position(|e| e.stamp == HOLE && refilled_early(&e.label)) {
+                let e = &evs[i];
+                return Ok(Next::Add(
+                    EventId::new(t, i),
+                    NewEvent { label: e.label, value: 0, deps: e.deps, cas_expected: None, span: e.span },
+                ));
             }
         }
         // Holes are filled before any thread goes past its last event: a kept event after a
