@@ -78,9 +78,9 @@ pub(super) fn global_sc_fence(places: &[ThreadPlace], t: usize, l: &Label) -> bo
 mod tests {
     use crate::event::EventId;
     use crate::graph::ExecutionGraph;
-    use crate::interp::{Step, replay};
     use crate::model::MemoryModel;
     use crate::model::ptx::Ptx;
+    use crate::model::ptx::floor::tests::add;
     use crate::program::CompiledProgram;
 
     /// Load buffering: `P0` reads `y` and writes `x`, `P1` reads `x` and writes `y`, each with
@@ -95,19 +95,6 @@ exists (true)
 "
         );
         CompiledProgram::compile(&tcfuzz_litmus::parse(&text).expect("parses")).expect("compiles")
-    }
-
-    /// Thread `t`'s next event added to `g` (reading `rf`, or last in `co`).
-    fn add(prog: &CompiledProgram, g: &mut ExecutionGraph, t: usize, rf: Option<EventId>) -> EventId {
-        let values: Vec<i64> = g.threads[t].iter().map(|e| e.value).collect();
-        let Step::Event(ev) = replay(&prog.threads[t], &values, 4).expect("replays").step else { panic!("thread {t} has ended") };
-        let id = EventId::new(t, values.len());
-        g.put_event(id, &ev, rf);
-        if ev.label.is_write() {
-            let len = g.co[ev.label.loc as usize].len();
-            g.insert_co(id, len);
-        }
-        id
     }
 
     /// `P0` whole, reading the initial `y`; then `P1` whole, reading `P0`'s `x`. Returns the

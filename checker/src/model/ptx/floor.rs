@@ -101,7 +101,7 @@ fn base_loaded<const W: usize>(s: &mut Scratch, g: &ExecutionGraph, compat: &[u6
 }
 
 #[cfg(test)]
-mod tests {
+pub(super) mod tests {
     use crate::event::EventId;
     use crate::graph::ExecutionGraph;
     use crate::interp::{Step, replay};
@@ -128,7 +128,7 @@ exists (true)
     }
 
     /// `g` with thread `t`'s next event (reading `rf`, or last in `co`); returns its id.
-    fn add(prog: &CompiledProgram, g: &mut ExecutionGraph, t: usize, rf: Option<EventId>) -> EventId {
+    pub(in crate::model::ptx) fn add(prog: &CompiledProgram, g: &mut ExecutionGraph, t: usize, rf: Option<EventId>) -> EventId {
         let values: Vec<i64> = g.threads[t].iter().map(|e| e.value).collect();
         let Step::Event(ev) = replay(&prog.threads[t], &values, 4).expect("replays").step else { panic!("thread {t} has ended") };
         let id = EventId::new(t, values.len());
