@@ -347,9 +347,9 @@ impl Explorer<'_, '_> {
         if !ev.label.is_read() {
             return Ok(false);
         }
+        // (`co` holds no holes; the initial write comes first in `writes_to`.)
         let loc = ev.label.loc;
-        let latest = g.writes_to(loc).filter(|&w| w.is_init() || !g.is_hole(w)).last();
-        let v = match latest {
+        let v = match g.writes_to(loc).last() {
             Some(w) if !w.is_init() => g.write_value(w),
             _ => g.init[loc as usize],
         };
