@@ -72,6 +72,15 @@ pub trait MemoryModel {
         false
     }
 
+    /// Whether read `e` of `g` cannot read from write `s` in any graph that holds the events
+    /// `kept` accepts (with their sources) and `e`: a rule of the model forbids it from those
+    /// events alone, wherever the others go. Only an optimisation, for the explorer's
+    /// maximality test, which otherwise builds that graph to find it inconsistent (debug builds
+    /// check the answer against [`MemoryModel::is_consistent`]).
+    fn source_ruled_out(&self, _g: &ExecutionGraph, _e: EventId, _s: EventId, _kept: &dyn Fn(EventId) -> bool) -> bool {
+        false
+    }
+
     /// For an access `e` of `g` with label `label` (`e` may be a hole, or one past its
     /// thread's last event), a bound in coherence order that `g` forces whatever is added to it:
     /// the writes of its location that every consistent graph made of `g`, `e` and more events

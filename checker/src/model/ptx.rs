@@ -153,6 +153,8 @@ pub struct Ptx {
     global_sc_fences: bool,
     /// Whether every event the program can make is plain ([`quick_accept::plain_program`]).
     plain_program: bool,
+    /// Whether, besides, its only synchronisation is `fence.sc` ([`fence_sc_sync_only`]).
+    fence_sc_sync_only: bool,
     /// Scratch space for the checks, reused from graph to graph.
     scratch: Mutex<Scratch>,
 }
@@ -165,6 +167,7 @@ impl Clone for Ptx {
             class_words: self.class_words,
             global_sc_fences: self.global_sc_fences,
             plain_program: self.plain_program,
+            fence_sc_sync_only: self.fence_sc_sync_only,
             scratch: Mutex::default(),
         }
     }
@@ -200,7 +203,8 @@ impl Ptx {
                 .any(|l| matches!(&l.op, crate::program::Op::Fence { label } if fenced_cycle::global_sc_fence(&places, t, label)))
         });
         let plain_program = quick_accept::plain_program(program);
-        Ptx { places, compat, class_words, global_sc_fences, plain_program, scratch: Mutex::default() }
+        let fence_sc_sync_only = plain_program && fence_sc_sync_only(program);
+        Ptx { places, compat, class_words, global_sc_fences, plain_program, fence_sc_sync_only, scratch: Mutex::default() }
     }
 
     fn scratch(&self) -> std::sync::MutexGuard<'_, Scratch> {
@@ -400,6 +404,19 @@ impl Ptx {
     }
 }
 
+/// Whether the only synchronising instructions of `prog` are `fence.sc` (no other fence, no
+/// acquire or release access): then its base causality goes through them alone (§8.9.5).
+fn fence_sc_sync_only(prog: &CompiledProgram) -> bool {
+    use crate::program::Op;
+    let ordinary = |l: &Label| !l.acquire && !l.release;
+    prog.threads.iter().flat_map(|t| &t.code).all(|l| match &l.op {
+        Op::Fence { label } => label.sc,
+        Op::Load { label, .. } | Op::Store { label, .. } => ordinary(label),
+        Op::Rmw { read, write, .. } => ordinary(read) && ordinary(write),
+        _ => true,
+    })
+}
+
 /// Whether program order orders an access with the other accesses of its thread to its virtual
 /// address, both labelled `l` (§8.7: related in program order, so morally strong): generic ones,
 /// not the asynchronous operations that program order does not always order (tcgen05, bulk
@@ -562,7 +579,7 @@ impl MemoryModel for Ptx {
     /// (it synchronizes with no later fence, and nothing follows it in its thread), and no
     /// causality order leads out of it for the Fence-SC axiom to contradict.
     fn sink_extension(&self, g: &ExecutionGraph, a: EventId) -> Option<bool> {
-        if g.threads.iter().flatten().any(|e| e.label.tc.is_some()) {
+        if !self.plain_program && g.threads.iter().flatten().any(|e| e.label.tc.is_some()) {
             return None;
         }
         crate::model::plain_sink(g, a, || !self.rmw_breaks_atomicity(g, a), |src| self.read_closes_nothing(g, a, src))
@@ -572,23 +589,37 @@ impl MemoryModel for Ptx {
         self.fenced_cycle(g, a, r, kept)
     }
 
+    fn source_ruled_out(&self, g: &ExecutionGraph, e: EventId, s: EventId, kept: &dyn Fn(EventId) -> bool) -> bool {
+        self.own_thread_rules_out(g, e, s, kept)
+    }
+
     /// For a generic access: not before the generic writes of its virtual address before it in
     /// program order, morally strong with it (§8.7, related in program order), so that an
     /// earlier place (a write) or source (a read) would close a cycle of `po` and `co` or `fr`
-    /// that SC per location forbids (§8.10.5). (The asynchronous operations, which program
-    /// order does not always order — tcgen05, bulk copies and their completion — are left out.)
-    /// Where `e` is appended to its thread, not before the writes that precede it in causality
-    /// order under every Fence-SC order either ([`Ptx::causal_floor`]: Coherence, Causality).
+    /// that SC per location forbids (§8.10.5); nor before the writes its thread's earlier reads
+    /// of that address read ([`Ptx::floor_after_own_reads`], the same axiom). (The asynchronous
+    /// operations, which program order does not always order — tcgen05, bulk copies and their
+    /// completion — are left out.) Where `e` is appended to its thread, not before the writes
+    /// that precede it in causality order under every Fence-SC order either (Coherence,
+    /// Causality): read off the pairs every order must have ([`Ptx::forced_fence_floor`]), then,
+    /// unless `fence.sc` is the program's only synchronisation, from base causality
+    /// ([`Ptx::causal_floor`]).
     fn co_floor(&self, g: &ExecutionGraph, e: EventId, l: &Label) -> usize {
         if !po_orders(l) {
             return 0;
         }
         let own = crate::model::co_floor_after_own_writes(g, e, l.loc, |x| po_orders(x) && x.vloc == l.vloc);
-        let floor = self.causal_floor(g, e, l, own);
-        debug_assert!(
-            self.below_floor_inconsistent(g, e, l, own, floor),
-            "[tcfuzz internal bug] causal_floor ruled out a consistent choice"
-        );
+        let read_off = self.floor_after_own_reads(g, e, l, own);
+        let floor = match self.forced_fence_floor(g, e, l, read_off) {
+            // Where `fence.sc` is the only synchronisation, the causal floor, which loads the
+            // whole graph, finds little more than the read-off one: what only chains through
+            // rmws or longer paths of base causality give (on `szymanski`, nothing more, for a
+            // third of the time).
+            Some(floor) if self.fence_sc_sync_only => floor,
+            Some(floor) => self.causal_floor(g, e, l, floor),
+            None => self.causal_floor(g, e, l, read_off),
+        };
+        debug_assert!(self.below_floor_inconsistent(g, e, l, own, floor), "[tcfuzz internal bug] co_floor ruled out a consistent choice");
         floor
     }
 

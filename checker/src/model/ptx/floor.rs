@@ -1,5 +1,9 @@
-//! [`MemoryModel::co_floor`](crate::model::MemoryModel::co_floor) beyond a thread's own writes:
-//! the writes that precede an access in causality order under every Fence-SC order.
+//! [`MemoryModel::co_floor`](crate::model::MemoryModel::co_floor) beyond a thread's own writes
+//! — the writes its earlier reads saw (SC per location), and the writes that precede an access
+//! in causality order under every Fence-SC order, read off the forced fence pairs or computed
+//! from base causality — and
+//! [`MemoryModel::source_ruled_out`](crate::model::MemoryModel::source_ruled_out) from the
+//! accesses of a read's own thread.
 
 use crate::event::{EventId, Label};
 use crate::graph::ExecutionGraph;
@@ -65,11 +69,130 @@ impl Ptx {
 }
 
 impl Ptx {
-    /// For the checks of debug builds: whether every choice [`Ptx::causal_floor`] ruled out for
-    /// `e` (indices `own..floor` of `g.writes_to`) makes an inconsistent graph. (`e` with no
-    /// dependencies: a graph inconsistent without them is inconsistent with them.)
+    /// For a generic access `e` (label `l`) of `g`'s thread at `e`'s place, a floor for its
+    /// source or place above `floor` from the reads before it in its thread: not before the
+    /// write `u` that a read `x` of its virtual address before it reads from, where `u` is
+    /// morally strong with both `x` and `e`. An earlier source (a read `e`) or place (a write
+    /// `e`) gives `e →fr u` or `e →co u`, then `u →rf x →po e`: a cycle of SC per location
+    /// (§8.10.5; `x` and `e` are related in program order, so morally strong, §8.7). (CoRR and
+    /// CoRW; the thread's own writes give [`crate::model::co_floor_after_own_writes`].)
+    pub(super) fn floor_after_own_reads(&self, g: &ExecutionGraph, e: EventId, l: &Label, floor: usize) -> usize {
+        let t = e.thread as usize;
+        let evs = &g.threads[t];
+        let mut floor = floor;
+        for (i, x) in evs[..(e.index as usize).min(evs.len())].iter().enumerate() {
+            let lx = &x.label;
+            if !lx.is_read() || lx.vloc != l.vloc || !super::po_orders(lx) || x.stamp == crate::graph::HOLE {
+                continue;
+            }
+            // (A source in `e`'s own thread is a write before `x`: the own-writes floor.)
+            let Some(u) = x.rf.filter(|u| !u.is_init() && u.thread as usize != t) else { continue };
+            let Some(p) = g.co_position(u) else { continue };
+            let lu = g.label(u);
+            if p > floor && self.morally_strong(g, (u, lu), (EventId::new(t, i), lx)) && self.morally_strong(g, (u, lu), (e, l)) {
+                floor = p;
+            }
+        }
+        floor
+    }
+
+    /// For a generic access `e` appended to its thread in `g` (as for [`Ptx::causal_floor`]), a
+    /// floor above `floor` from the pairs every Fence-SC order must have, read off the graph
+    /// ([`Ptx::forced_fences`]): not before a write `w` such that the first `fence.sc` after `w`
+    /// in its thread, or after a read of `w` in its thread, is forced before (or is) the last
+    /// `fence.sc` of `e`'s thread. In every Fence-SC order of a consistent graph made of `g`, `e`
+    /// and more, that fence precedes the last one and so synchronizes with it (§8.9.4: the
+    /// fences are morally strong), and `w` precedes `e` in causality order (§8.9.5: base
+    /// causality through the two fences, after observation order where it is a reader's fence).
+    /// A write `e` before `w` in `co` then breaks Coherence (§8.10.1); a read `e` of a write
+    /// before `w`, Causality (§8.10.6: `e →fr w`). Only where every access of `e`'s location,
+    /// `e` included, is morally strong with every other (so that `rf`, `co` and `fr` there are
+    /// morally strong and `co` is coherence order proper) and the graph has no holes; `None`
+    /// where it does not apply.
+    pub(super) fn forced_fence_floor(&self, g: &ExecutionGraph, e: EventId, l: &Label, floor: usize) -> Option<usize> {
+        let (t, i) = (e.thread as usize, e.index as usize);
+        let evs = &g.threads[t];
+        let appended = i == evs.len() || (i + 1 == evs.len() && l.is_write() && g.co_position(e).is_none());
+        if !appended || g.has_holes() {
+            return None;
+        }
+        let loc = l.loc as usize;
+        if floor >= g.co[loc].len() || !evs.iter().any(|x| x.label.is_fence() && x.label.sc) {
+            // One choice left, or no `fence.sc` before `e`: nothing to rule out.
+            return Some(floor);
+        }
+        let forced = self.forced_fences(g)?;
+        // (A write `e` is in `g` already.)
+        let strong = if i == evs.len() { forced.all_morally_strong_with(self, l.loc, t, l) } else { forced.strong_location(l.loc) };
+        if !strong {
+            return None;
+        }
+        let Some(last) = forced.last_of_thread(t) else { return Some(floor) };
+        let up_to_last = forced.up_to(last);
+        // Per index of `writes_to`, the first fences after the write and after its readers.
+        let co = &g.co[loc];
+        let mut after = vec![0u64; co.len() + 1];
+        for (k, &w) in co.iter().enumerate() {
+            after[k + 1] = forced.first_after(w).map_or(0, |f| 1 << f);
+        }
+        for (u, x) in g.threads.iter().enumerate() {
+            for (j, z) in x.iter().enumerate().filter(|(_, z)| z.label.is_read() && z.label.loc == l.loc) {
+                if let (Some(src), Some(f)) = (z.rf, forced.first_after(EventId::new(u, j))) {
+                    if let Some(k) = g.co_position(src) {
+                        after[k] |= 1 << f;
+                    }
+                }
+            }
+        }
+        Some((floor + 1..after.len()).rev().find(|&k| after[k] & up_to_last != 0).unwrap_or(floor))
+    }
+}
+
+impl Ptx {
+    /// [`MemoryModel::source_ruled_out`](crate::model::MemoryModel::source_ruled_out): whether
+    /// the accesses of `e`'s own thread to its virtual address (those `kept` accepts, with their
+    /// sources) close a cycle of SC per location (§8.10.5) with `e` reading `s`, or `s` is a
+    /// later write of `e`'s thread (read against program order: Causality, §8.10.6). `e` and
+    /// those accesses are morally strong by program order (§8.7); an edge to or from another
+    /// thread's write counts only where the two are morally strong. For an access `x` before
+    /// `e`: `s` before `x` (a write) or before the write `u` it reads from (`e →fr u →rf x →po
+    /// e`). After `e`: `s` after `x` (`x →co s →rf e →po x`) or after `u` (`s →rf e →po x →fr
+    /// s`). A plain generic read only: a `cas` read would move the events after it.
+    pub(super) fn own_thread_rules_out(&self, g: &ExecutionGraph, e: EventId, s: EventId, kept: &dyn Fn(EventId) -> bool) -> bool {
+        let le = g.label(e);
+        if !le.is_read() || le.atomic || !super::po_orders(le) {
+            return false;
+        }
+        let Some(ps) = g.co_position(s) else { return false };
+        let (t, i) = (e.thread as usize, e.index as usize);
+        let ms = |a: EventId, b: EventId| self.morally_strong(g, (a, g.label(a)), (b, g.label(b)));
+        g.threads[t].iter().enumerate().any(|(j, x)| {
+            let (xe, lx) = (EventId::new(t, j), &x.label);
+            if j == i || !lx.is_access() || lx.vloc != le.vloc || !super::po_orders(lx) || g.is_hole(xe) || !kept(xe) {
+                return false;
+            }
+            if lx.is_write() {
+                let Some(px) = g.co_position(xe) else { return false };
+                return if j < i { ps < px } else { s == xe || (ps > px && ms(xe, s) && ms(s, e)) };
+            }
+            let Some(u) = x.rf.filter(|&u| u.is_init() || kept(u)) else { return false };
+            let Some(pu) = g.co_position(u) else { return false };
+            if j < i { ps < pu && ms(e, u) && ms(u, xe) } else { ps > pu && ms(s, e) && ms(xe, s) }
+        })
+    }
+}
+
+impl Ptx {
+    /// For the checks of debug builds: whether every choice that
+    /// [`co_floor`](crate::model::MemoryModel::co_floor) ruled out for `e` beyond its thread's own
+    /// writes (indices `own..floor` of `g.writes_to`) makes an inconsistent graph. (`e` with no
+    /// dependencies: a graph inconsistent without them is inconsistent with them.) Not asked of
+    /// a graph with holes, which the model judges only once the explorer has taken them out.
     pub(super) fn below_floor_inconsistent(&self, g: &ExecutionGraph, e: EventId, l: &Label, own: usize, floor: usize) -> bool {
         use crate::model::MemoryModel;
+        if g.has_holes() {
+            return true;
+        }
         let writes: Vec<EventId> = g.writes_to(l.loc).collect();
         (own..floor).all(|k| {
             let mut g2 = g.clone();
@@ -177,7 +300,140 @@ exists (true)
                     g.put_event(e, &ev, None);
                 }
                 assert_eq!(ptx.co_floor(&g, e, &label), want, "store {store}, flag seen {flag_seen}");
+                // The floor read off the graph finds it too (the program synchronises through
+                // its `fence.sc` alone, so `co_floor` asks no more), and so does the one
+                // computed from base causality.
+                assert_eq!(ptx.forced_fence_floor(&g, e, &label, 0), Some(want), "store {store}, flag seen {flag_seen}");
+                assert_eq!(ptx.causal_floor(&g, e, &label, 0), want, "store {store}, flag seen {flag_seen}");
             }
+        }
+    }
+
+    fn compile(text: &str) -> CompiledProgram {
+        CompiledProgram::compile(&tcfuzz_litmus::parse(text).expect("parses")).expect("compiles")
+    }
+
+    /// The label of thread `t`'s next event in `g`.
+    fn next_label(prog: &CompiledProgram, g: &ExecutionGraph, t: usize) -> crate::event::Label {
+        let values: Vec<i64> = g.threads[t].iter().map(|e| e.value).collect();
+        match replay(&prog.threads[t], &values, 4).expect("replays").step {
+            Step::Event(ev) => ev.label,
+            _ => panic!("thread {t} has ended"),
+        }
+    }
+
+    /// `P1` has read `x = 2`: its next access of `x` neither reads nor goes before an earlier
+    /// write (CoRR, CoRW: SC per location, §8.10.5) — with relaxed accesses, morally strong.
+    /// Weak ones are not (§8.7): no floor, and PTX allows the stale read
+    /// (`examples/ptx/CoRR+weak-loads.litmus`).
+    #[test]
+    fn an_access_does_not_go_before_what_its_thread_has_read() {
+        for (second, strength, want) in
+            [("ld.relaxed.gpu r1, x", "relaxed.gpu", 2), ("st.relaxed.gpu x, 3", "relaxed.gpu", 2), ("ld.weak r1, x", "weak", 0)]
+        {
+            let prog = compile(&format!(
+                "PTX own-reads
+{{ x = 0; }}
+ P0@cta 0,gpu 0      | P1@cta 1,gpu 0        ;
+ st.relaxed.gpu x, 1 | ld.{strength} r0, x ;
+ st.relaxed.gpu x, 2 | {second}              ;
+exists (true)
+"
+            ));
+            let ptx = Ptx::new(&prog);
+            let init = prog.locations.iter().map(|l| l.init).collect();
+            let mut g = ExecutionGraph::new(init, 2);
+            add(&prog, &mut g, 0, None);
+            let two = add(&prog, &mut g, 0, None);
+            add(&prog, &mut g, 1, Some(two));
+            let label = next_label(&prog, &g, 1);
+            if label.is_write() {
+                // In its thread, not yet in `co` (as `visit_cos` has it).
+                let ev = crate::interp::NewEvent { label, value: 3, deps: 0, cas_expected: None, span: Default::default() };
+                g.put_event(EventId::new(1, 1), &ev, None);
+            }
+            assert_eq!(ptx.co_floor(&g, EventId::new(1, 1), &label), want, "{second} after a {strength} read");
+            let floor = ptx.floor_after_own_reads(&g, EventId::new(1, 1), &label, 0);
+            assert_eq!(floor, want, "{second} after a {strength} read");
+        }
+    }
+
+    /// `P1` reads `x`, then reads (`x = 1`) or writes `x`: its first read cannot read a write
+    /// after what the second one read, nor the thread's own later write or one after it
+    /// (`s →rf e →po x →fr s`, `x →co s →rf e →po x`, SC per location §8.10.5; `x →rf e →po
+    /// x`, Causality §8.10.6). A later access that is not kept says nothing; weak loads are not
+    /// morally strong with the other thread's writes (§8.7).
+    #[test]
+    fn a_reads_own_thread_rules_out_sources() {
+        for (first, second) in [
+            ("ld.relaxed.gpu r0, x", "ld.relaxed.gpu r1, x"),
+            ("ld.relaxed.gpu r0, x", "st.relaxed.gpu x, 3"),
+            ("ld.weak r0, x", "ld.weak r1, x"),
+        ] {
+            let prog = compile(&format!(
+                "PTX own-thread
+{{ x = 0; }}
+ P0@cta 0,gpu 0      | P1@cta 1,gpu 0       ;
+ st.relaxed.gpu x, 1 | {first} ;
+ st.relaxed.gpu x, 2 | {second} ;
+exists (true)
+"
+            ));
+            let ptx = Ptx::new(&prog);
+            let init = prog.locations.iter().map(|l| l.init).collect();
+            let mut g = ExecutionGraph::new(init, 2);
+            let one = add(&prog, &mut g, 0, None);
+            let two = add(&prog, &mut g, 0, None);
+            let e = add(&prog, &mut g, 1, Some(EventId::init(0)));
+            let later = add(&prog, &mut g, 1, (!second.starts_with("st")).then_some(one));
+            let all = |_: EventId| true;
+            let ruled_out = |s: EventId| ptx.source_ruled_out(&g, e, s, &all);
+            if second.starts_with("st") {
+                // `x = 3` is last in `co`: `e` may read anything before it.
+                assert!(!ruled_out(one) && !ruled_out(two), "{second}");
+                assert!(ruled_out(later), "{second}");
+                continue;
+            }
+            let strong = !first.contains("weak");
+            assert!(!ruled_out(one), "{first}");
+            assert_eq!(ruled_out(two), strong, "{first}");
+            assert!(!ptx.source_ruled_out(&g, e, two, &|x: EventId| x != later), "{first}");
+            assert!(!ruled_out(EventId::init(0)), "{first}");
+        }
+    }
+
+    /// `P2` reads `x = 1`, then after its `fence.sc` writes `y`, which `P1` reads before its own
+    /// `fence.sc`: `P2`'s fence precedes `P1`'s in every Fence-SC order and synchronizes with
+    /// it, so `x = 1` precedes `P1`'s read of `x` in causality order (observation by `P2`'s read,
+    /// then base causality, §8.9.5), which cannot read `0` (Causality, §8.10.6). The writer has
+    /// no fence of its own: only its reader's fence gives the floor. With `.cta` fences in
+    /// different CTAs the fences are not morally strong: nothing is read off.
+    #[test]
+    fn a_readers_fence_gives_the_floor() {
+        for (scope, want) in [("gpu", Some(1)), ("cta", None)] {
+            let prog = compile(&format!(
+                "PTX reader-fence
+{{ x = 0; y = 0; }}
+ P0@cta 0,gpu 0      | P1@cta 1,gpu 0       | P2@cta 2,gpu 0       ;
+ st.relaxed.gpu x, 1 | ld.relaxed.gpu r0, y | ld.relaxed.gpu r0, x ;
+                     | fence.sc.{scope}     | fence.sc.{scope}     ;
+                     | ld.relaxed.gpu r1, x | st.relaxed.gpu y, 1  ;
+exists (true)
+"
+            ));
+            let ptx = Ptx::new(&prog);
+            let init = prog.locations.iter().map(|l| l.init).collect();
+            let mut g = ExecutionGraph::new(init, 3);
+            let x1 = add(&prog, &mut g, 0, None);
+            add(&prog, &mut g, 2, Some(x1));
+            add(&prog, &mut g, 2, None);
+            let y1 = add(&prog, &mut g, 2, None);
+            add(&prog, &mut g, 1, Some(y1));
+            add(&prog, &mut g, 1, None);
+            let (e, label) = (EventId::new(1, 2), next_label(&prog, &g, 1));
+            assert_eq!(ptx.forced_fence_floor(&g, e, &label, 0), want, ".{scope}");
+            assert_eq!(ptx.co_floor(&g, e, &label), want.unwrap_or(0), ".{scope}");
+            assert_eq!(ptx.causal_floor(&g, e, &label, 0), want.unwrap_or(0), ".{scope}");
         }
     }
 

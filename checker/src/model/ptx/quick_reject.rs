@@ -8,9 +8,10 @@
 //! about that the full check rejects fail here (a read of a write older than one its thread
 //! has already seen, a write placed before one its thread has read). Then a cycle of the pairs
 //! every Fence-SC order must have, where the `fence.sc` are all morally strong with each other
-//! ([`Ptx::fence_sc_cycle`]): store buffering through fences. The same per-location test
-//! tells [`MemoryModel::races`](crate::model::MemoryModel::races) that a graph whose accesses
-//! all pass it has no data race.
+//! ([`Ptx::fence_sc_cycle`]): store buffering through fences; the same pairs give floors in
+//! coherence order (`ptx/floor.rs`). The per-location test also tells
+//! [`MemoryModel::races`](crate::model::MemoryModel::races) that a graph whose accesses all pass
+//! it has no data race.
 
 use crate::event::{EventId, Label, LocId};
 use crate::graph::{ExecutionGraph, HOLE};
@@ -39,82 +40,101 @@ impl Ptx {
     /// closing a cycle (Causality §8.10.6; for `rf`, the two fences' release and acquire patterns
     /// already synchronize `F1` with `F2`, against the order: Fence-SC §8.10.2).
     fn fence_sc_cycle(&self, g: &ExecutionGraph) -> bool {
-        // The fences, thread by thread in program order (at most 64); per event, how many of them
-        // come up to it (itself included), and per thread, the range of its own.
+        let two = g.threads.iter().flatten().filter(|e| e.stamp != HOLE && e.label.is_fence() && e.label.sc).nth(1).is_some();
+        two && self.forced_fences(g).is_some_and(|f| f.cyclic())
+    }
+
+    /// The `fence.sc` of `g` (holes left out) and the pairs every Fence-SC order must have that
+    /// [`Ptx::fence_sc_cycle`] reads off the graph; `None` where that test does not apply (more
+    /// than 64 of them, one not generic, two not morally strong with each other).
+    pub(super) fn forced_fences(&self, g: &ExecutionGraph) -> Option<ForcedFences> {
+        let nlocs = g.init.len();
+        let mut f = ForcedFences {
+            upto: Vec::new(),
+            offsets: Vec::with_capacity(g.threads.len()),
+            range: Vec::new(),
+            before: Vec::new(),
+            loc_classes: vec![Vec::new(); nlocs],
+            loc_strong: vec![true; nlocs],
+        };
         let mut fences = 0usize;
+        let mut accesses = vec![0usize; nlocs];
         let mut classes: Vec<(usize, usize)> = Vec::new();
-        let mut upto: Vec<u8> = Vec::new();
-        let mut offsets = Vec::with_capacity(g.threads.len());
-        let mut range = Vec::with_capacity(g.threads.len());
         for (t, evs) in g.threads.iter().enumerate() {
-            offsets.push(upto.len());
+            f.offsets.push(f.upto.len());
             let start = fences;
-            for e in evs {
-                if e.stamp != HOLE && e.label.is_fence() && e.label.sc {
-                    if fences == 64 || e.label.proxy != crate::event::Proxy::Generic {
-                        return false;
+            for e in evs.iter() {
+                let l = &e.label;
+                if e.stamp != HOLE && l.is_fence() && l.sc {
+                    if fences == 64 || l.proxy != crate::event::Proxy::Generic {
+                        return None;
                     }
                     fences += 1;
-                    let class = (t, scope_index(e.label.scope));
+                    let class = (t, scope_index(l.scope));
                     if !classes.contains(&class) {
                         classes.push(class);
                     }
                 }
-                upto.push(fences as u8);
+                if e.stamp != HOLE && l.is_access() {
+                    // The per-location part of [`Ptx::all_morally_strong`], for every location at once.
+                    let loc = l.loc as usize;
+                    accesses[loc] += 1;
+                    f.loc_strong[loc] &= always_morally_strong(l) && accesses[loc] <= MAX_ACCESSES;
+                    let class = (t, scope_index(l.scope));
+                    if !f.loc_classes[loc].contains(&class) {
+                        f.loc_classes[loc].push(class);
+                    }
+                }
+                f.upto.push(fences as u8);
             }
-            range.push(start..fences);
+            f.range.push(start..fences);
         }
-        if fences < 2 || !self.classes_compatible(&classes) {
-            return false;
+        if !self.classes_compatible(&classes) {
+            return None;
+        }
+        for (strong, classes) in f.loc_strong.iter_mut().zip(&f.loc_classes) {
+            *strong = *strong && self.classes_compatible(classes);
         }
         // `before[j]`: fences forced before fence `j` — first its thread's previous one.
-        let mut before = vec![0u64; fences];
-        for r in &range {
-            for (j, b) in before.iter_mut().enumerate().take(r.end).skip(r.start + 1) {
+        f.before = vec![0u64; fences];
+        for r in &f.range {
+            for (j, b) in f.before.iter_mut().enumerate().take(r.end).skip(r.start + 1) {
                 *b |= 1 << (j - 1);
             }
         }
-        // For an edge from access `x` to access `y`: the last fence before `x` in its thread goes
-        // before the first fence after `y` in its thread.
-        let count = |e: EventId| upto[offsets[e.thread as usize] + e.index as usize] as usize;
-        let mut force = |x: EventId, y: EventId| {
-            let (f1, f2) = (count(x), count(y));
-            if f1 > range[x.thread as usize].start && f2 < range[y.thread as usize].end {
-                before[f2] |= 1 << (f1 - 1);
+        // Per location and index of `writes_to`, the last fences before the write there and
+        // before the reads of it: the sources of the edges (`co`, `fr`) into each later write.
+        let mut into: Vec<Vec<u64>> = (0..nlocs).map(|l| if f.loc_strong[l] { vec![0; g.co[l].len() + 1] } else { Vec::new() }).collect();
+        for (loc, co) in g.co.iter().enumerate().filter(|&(l, _)| f.loc_strong[l]) {
+            for (k, &w) in co.iter().enumerate() {
+                into[loc][k + 1] |= f.last_before(w);
             }
-        };
-        let mut accesses = Vec::new();
-        for l in 0..g.init.len() {
-            if !self.all_morally_strong(g, l as LocId, &mut accesses) {
-                continue;
-            }
-            let co = &g.co[l];
-            for (p, &w) in co.iter().enumerate() {
-                for &later in &co[p + 1..] {
-                    force(w, later);
+        }
+        for (t, evs) in g.threads.iter().enumerate() {
+            for (i, e) in evs.iter().enumerate() {
+                let loc = e.label.loc as usize;
+                if e.stamp == HOLE || !e.label.is_read() || !f.loc_strong[loc] {
+                    continue;
                 }
-            }
-            for &r in accesses.iter().filter(|&&r| g.label(r).is_read()) {
-                let Some(src) = g.event(r).rf else { continue };
+                let Some(src) = e.rf else { continue };
+                let r = EventId::new(t, i);
+                let Some(k) = g.co_position(src) else { continue };
+                into[loc][k] |= f.last_before(r);
                 if !src.is_init() {
-                    force(src, r);
-                }
-                let after = if src.is_init() { 0 } else { co.iter().position(|&w| w == src).map_or(co.len(), |p| p + 1) };
-                for &w in &co[after..] {
-                    force(r, w);
+                    f.force(src, r);
                 }
             }
         }
-        // Kahn's algorithm on bit sets: a cycle leaves fences that never become free.
-        let mut left: u64 = if fences == 64 { !0 } else { (1 << fences) - 1 };
-        while left != 0 {
-            let ready = (0..fences).filter(|&j| left & 1 << j != 0 && before[j] & left == 0).fold(0u64, |m, j| m | 1 << j);
-            if ready == 0 {
-                return true;
+        for (loc, co) in g.co.iter().enumerate().filter(|&(l, _)| f.loc_strong[l]) {
+            let mut from = 0u64;
+            for (k, &w) in co.iter().enumerate() {
+                from |= into[loc][k];
+                if let Some(j) = f.first_after(w) {
+                    f.before[j] |= from;
+                }
             }
-            left &= !ready;
         }
-        false
+        Some(f)
     }
 
     /// Whether operations of the (thread, scope) classes `classes` are all morally strong with
@@ -212,6 +232,99 @@ impl Ptx {
             left &= !ready;
         }
         false
+    }
+}
+
+/// The `fence.sc` of a graph, numbered thread by thread in program order, and the pairs every
+/// Fence-SC order must have ([`Ptx::forced_fences`]).
+pub(super) struct ForcedFences {
+    /// Per event (thread `t`'s from `offsets[t]`), how many fences come up to it, itself
+    /// included; per thread, the numbers of its own fences.
+    upto: Vec<u8>,
+    offsets: Vec<usize>,
+    range: Vec<std::ops::Range<usize>>,
+    /// `before[j]`, bit `i`: fence `i` is forced before fence `j`.
+    before: Vec<u64>,
+    /// Per location, the (thread, scope) classes of its accesses, and whether they are all
+    /// morally strong with each other ([`Ptx::all_morally_strong`]).
+    loc_classes: Vec<Vec<(usize, usize)>>,
+    loc_strong: Vec<bool>,
+}
+
+impl ForcedFences {
+    fn upto(&self, e: EventId) -> usize {
+        self.upto[self.offsets[e.thread as usize] + e.index as usize] as usize
+    }
+
+    /// The last fence of thread `t` (what its next event comes after).
+    pub(super) fn last_of_thread(&self, t: usize) -> Option<usize> {
+        let r = &self.range[t];
+        (r.end > r.start).then(|| r.end - 1)
+    }
+
+    /// The last fence before event `e` (not a fence) in its thread, as a bit.
+    fn last_before(&self, e: EventId) -> u64 {
+        let f = self.upto(e);
+        if f > self.range[e.thread as usize].start { 1 << (f - 1) } else { 0 }
+    }
+
+    /// Whether the accesses of `loc`, and one of thread `t` labelled `l`, are all morally strong
+    /// with each other ([`Ptx::all_morally_strong`]).
+    pub(super) fn all_morally_strong_with(&self, ptx: &Ptx, loc: LocId, t: usize, l: &Label) -> bool {
+        let loc = loc as usize;
+        if !self.loc_strong[loc] || !always_morally_strong(l) {
+            return false;
+        }
+        let mut classes = self.loc_classes[loc].clone();
+        classes.push((t, scope_index(l.scope)));
+        ptx.classes_compatible(&classes)
+    }
+
+    /// Whether the accesses of `loc` are all morally strong with each other.
+    pub(super) fn strong_location(&self, loc: LocId) -> bool {
+        self.loc_strong[loc as usize]
+    }
+
+    /// The first fence after event `e` (not a fence) in its thread.
+    pub(super) fn first_after(&self, e: EventId) -> Option<usize> {
+        let f = self.upto(e);
+        (f < self.range[e.thread as usize].end).then_some(f)
+    }
+
+    /// For an edge (`rf`, `co` or `fr`) from access `x` to access `y`: the last fence before `x`
+    /// in its thread goes before the first fence after `y` in its thread.
+    fn force(&mut self, x: EventId, y: EventId) {
+        let (f1, f2) = (self.upto(x), self.upto(y));
+        if f1 > self.range[x.thread as usize].start && f2 < self.range[y.thread as usize].end {
+            self.before[f2] |= 1 << (f1 - 1);
+        }
+    }
+
+    /// Whether the forced pairs close a cycle (Kahn's algorithm on bit sets: a cycle leaves
+    /// fences that never become free).
+    fn cyclic(&self) -> bool {
+        let fences = self.before.len();
+        let mut left: u64 = if fences == 64 { !0 } else { (1 << fences) - 1 };
+        while left != 0 {
+            let ready = (0..fences).filter(|&j| left & 1 << j != 0 && self.before[j] & left == 0).fold(0u64, |m, j| m | 1 << j);
+            if ready == 0 {
+                return true;
+            }
+            left &= !ready;
+        }
+        false
+    }
+
+    /// The fences forced before fence `j`, directly or through others, and `j` itself.
+    pub(super) fn up_to(&self, j: usize) -> u64 {
+        let mut reached = 1u64 << j;
+        let mut frontier = reached;
+        while frontier != 0 {
+            let grown = crate::bitset::row::bits(&[frontier]).fold(0, |m, i| m | self.before[i]);
+            frontier = grown & !reached;
+            reached |= grown;
+        }
+        reached
     }
 }
 
