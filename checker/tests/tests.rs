@@ -8,6 +8,8 @@ mod build;
 mod conformance;
 #[path = "checker/examples.rs"]
 mod examples;
+#[path = "checker/fenced.rs"]
+mod fenced;
 #[path = "checker/genmc.rs"]
 mod genmc;
 #[path = "checker/property.rs"]

@@ -18,7 +18,8 @@
 //!   a write        → for each read r of loc(a), r ∉ prefix(a):           -- backward revisits
 //!                      Deleted := {e | r <_G e} \ prefix(a)
 //!                      if the model rules out r reading a in G \ Deleted: skip
-//!                      if every e ∈ Deleted ∪ {r} was added maximally:
+//!                      if every e ∈ Deleted ∪ {r} was added maximally, and the revisited
+//!                      graph is no dead end (maximal.rs, "Dead ends"):
 //!                        VisitCOs(Cut(G + a, Deleted), rf(r) = a)
 //!                    VisitCOs(G + a, a)                                  -- forward
 //! VisitCOs(G, a): for each position p of co(loc(a)): Visit(G with a at p)
@@ -590,6 +591,9 @@ impl Explorer<'_, '_> {
             fix_cas_layout(&mut g2, r);
             // `a` may have moved one position if it follows `r` in `r`'s thread.
             let a2 = g2.event(r).rf.expect("[tcfuzz internal bug] revisited read without rf");
+            if self.dead_end(g, &idx, (a, r), &deleted, &g2, a2)? {
+                continue;
+            }
             self.visit_cos(g2, a2, false)?;
         }
         Ok(())

@@ -177,7 +177,7 @@ pub fn outcomes(v: &Verdict) -> Vec<(&State, u64)> {
     v.states.iter().map(|s| (s.values.as_slice(), s.executions)).collect()
 }
 
-fn options() -> Options {
+pub fn options() -> Options {
     Options { loop_bound: 1, detect_duplicates: true, oracle_limit: 60_000, max_races: 10_000, ..Options::default() }
 }
 
@@ -211,7 +211,9 @@ pub fn agree(p: &Program, model: ModelKind, seed: u64) -> Result<bool, String> {
     Ok(true)
 }
 
-fn run_property(model: ModelKind, default_cases: u64, base: u64) {
+/// Runs [`agree`] under `model` on the programs `generate` makes from the seeds of
+/// `TCFUZZ_PROP_SEED` / `TCFUZZ_PROP_CASES` (default `default_cases` from `base`).
+pub fn run_property(generate: fn(u64) -> Program, model: ModelKind, default_cases: u64, base: u64) {
     let seeds: Vec<u64> = match std::env::var("TCFUZZ_PROP_SEED").ok().and_then(|s| s.parse().ok()) {
         Some(seed) => vec![seed],
         None => {
@@ -221,7 +223,7 @@ fn run_property(model: ModelKind, default_cases: u64, base: u64) {
     };
     let (mut compared, mut skipped) = (0u64, 0u64);
     for &seed in &seeds {
-        let p = random_program(seed);
+        let p = generate(seed);
         let t0 = std::time::Instant::now();
         let r = agree(&p, model, seed);
         if std::env::var("TCFUZZ_PROP_TIMES").is_ok() {
@@ -239,7 +241,7 @@ fn run_property(model: ModelKind, default_cases: u64, base: u64) {
 
 #[test]
 fn explorer_matches_oracle_sc() {
-    run_property(ModelKind::Sc, 3000, 0);
+    run_property(random_program, ModelKind::Sc, 3000, 0);
 }
 
 fn options_porf() -> Options {
@@ -295,10 +297,11 @@ pub fn agree_ptx(p: &Program, seed: u64, opts: &Options) -> Result<Agreement, St
     ))
 }
 
-/// Runs [`agree_ptx`] on the seeds of `TCFUZZ_PROP_SEED` / `TCFUZZ_PROP_CASES` /
-/// `TCFUZZ_PROP_BASE` (default `default_cases` from `base`); with `TCFUZZ_PROP_ALL`, reports every
-/// disagreement before failing. Returns (compared, caveated gaps, too large).
-fn run_ptx(opts: &Options, default_cases: u64, base: u64, what: &str) -> (u64, u64, u64) {
+/// Runs [`agree_ptx`] on the programs `generate` makes from the seeds of `TCFUZZ_PROP_SEED` /
+/// `TCFUZZ_PROP_CASES` / `TCFUZZ_PROP_BASE` (default `default_cases` from `base`); with
+/// `TCFUZZ_PROP_ALL`, reports every disagreement before failing. Returns (compared, caveated
+/// gaps, too large).
+pub fn run_ptx(generate: fn(u64) -> Program, opts: &Options, default_cases: u64, base: u64, what: &str) -> (u64, u64, u64) {
     let seeds: Vec<u64> = match std::env::var("TCFUZZ_PROP_SEED").ok().and_then(|s| s.parse().ok()) {
         Some(seed) => vec![seed],
         None => {
@@ -311,7 +314,7 @@ fn run_ptx(opts: &Options, default_cases: u64, base: u64, what: &str) -> (u64, u
     let keep_going = std::env::var("TCFUZZ_PROP_ALL").is_ok();
     let mut failed = Vec::new();
     for &seed in &seeds {
-        match agree_ptx(&random_program(seed), seed, opts) {
+        match agree_ptx(&generate(seed), seed, opts) {
             Ok(Agreement::Same) => compared += 1,
             Ok(Agreement::Gap) => {
                 println!("seed {seed}: the explorer misses executions its caveat names");
@@ -340,7 +343,7 @@ fn run_ptx(opts: &Options, default_cases: u64, base: u64, what: &str) -> (u64, u
 /// whose `po ∪ rf` is acyclic; the oracle restricted to those must agree with it exactly.
 #[test]
 fn explorer_matches_oracle_ptx_porf_acyclic() {
-    run_ptx(&options_porf(), 400, 1_000_000, "Ptx (porf-acyclic)");
+    run_ptx(random_program, &options_porf(), 400, 1_000_000, "Ptx (porf-acyclic)");
 }
 
 /// PTX with the explorer's dependency revisits (HMC) against the unrestricted oracle: every
@@ -349,7 +352,7 @@ fn explorer_matches_oracle_ptx_porf_acyclic() {
 /// executions it names; none of the default seeds does.
 #[test]
 fn explorer_matches_oracle_ptx() {
-    let (_, gaps, _) = run_ptx(&options(), 400, 2_000_000, "Ptx");
+    let (_, gaps, _) = run_ptx(random_program, &options(), 400, 2_000_000, "Ptx");
     let defaults = ["TCFUZZ_PROP_SEED", "TCFUZZ_PROP_CASES", "TCFUZZ_PROP_BASE"].iter().all(|v| std::env::var(v).is_err());
     if defaults {
         assert_eq!(gaps, 0, "the default seeds are all explored exactly");

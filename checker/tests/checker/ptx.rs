@@ -435,6 +435,37 @@ exists (true)
     assert!(e.caveats.is_empty(), "{:?}", e.caveats);
 }
 
+/// Two writes of one thread revisiting a read in turn for ever (the fenced property test, seed
+/// 146), which overflowed the explorer's stack. P1's `ld y` must see P2's `st y, 1` or later:
+/// P2's fence and `st x, 1`, which P1's acquire load reads, put it before the load in causality
+/// order. With P2's `st y, 2` and `ld y` holes before a kept `st y, 1`, refilling `st y, 2`
+/// revisited P1's `ld y` and deleted `st y, 1` (a later write of its own thread, so `co`-after
+/// it, which the load must see); refilling `st y, 1` then revisited the load back and deleted
+/// the other two, and so on. The first revisit has no consistent completion and is now
+/// skipped: explorer = oracle, 217 executions.
+#[test]
+fn a_revisit_that_deletes_a_later_write_of_its_thread_the_read_needs_is_skipped() {
+    let text = "PTX fenced-146
+{ x = 0; y = 0; }
+ P0@cta 0,gpu 0       | P1@cta 1,gpu 0       | P2@cta 0,gpu 0       ;
+ ld.relaxed.gpu r0, x | ld.acquire.gpu r0, x | st y, 2              ;
+ fence.sc.cta         | fence.sc.gpu         | ld.relaxed.gpu r0, y ;
+ st.release.gpu x, 1  | ld.relaxed.gpu r1, y | st.relaxed.gpu y, 1  ;
+ fence.sc.gpu         | st.relaxed.gpu x, 1  | fence.sc.gpu         ;
+ ld.relaxed.gpu r1, y |                      | st.relaxed.gpu x, 1  ;
+ st.relaxed.gpu x, 2  |                      |                      ;
+exists (true)
+";
+    let p = tcfuzz_litmus::parse(text).expect("parses");
+    let opts = Options { detect_duplicates: true, ..Options::default() };
+    let e = check(&p, ModelKind::Ptx, &opts).expect("explorer");
+    let o = check_oracle(&p, ModelKind::Ptx, &opts).expect("oracle");
+    assert_eq!((o.stats.complete, o.states.len()), (217, 66), "{o}");
+    assert_eq!((e.stats.complete, e.stats.blocked, e.stats.duplicates), (217, 0, Some(0)), "{e}");
+    assert_eq!(e.states, o.states);
+    assert!(e.caveats.is_empty(), "{:?}", e.caveats);
+}
+
 /// The explorer's known gap, pinned (`tcfuzz selftest --family ptx --seed 251232`): P1's add of
 /// `y` revisiting P0's `ld y` keeps P1's `ld z` (the add's value needs it) and leaves P1's `cas`
 /// a hole before it. The cas must read P0's `st z, 1` — deleted by the revisit, and re-added
