@@ -195,6 +195,13 @@ fn looping(code: &[crate::program::CodeLine]) -> bool {
     code.iter().enumerate().any(|(pc, l)| matches!(l.op, Op::Branch { target, .. } | Op::Goto { target } if target <= pc))
 }
 
+/// How deep [`Explorer::visit`] may recurse before the exploration stops with an error. Each level
+/// adds an event or revisits a read, so a real exploration stays within a small multiple of the
+/// events of one execution (hundreds); an endless cycle of revisits (`maximal.rs`, "Dead ends")
+/// would otherwise overflow the explorer's stack (512 MiB: some 100,000 levels in a release
+/// build, fewer in a debug one) and abort the process.
+const MAX_DEPTH: usize = 20_000;
+
 pub(crate) struct Explorer<'a, 'c> {
     pub prog: &'a CompiledProgram,
     pub model: &'a dyn MemoryModel,
@@ -424,6 +431,11 @@ impl Explorer<'_, '_> {
 
     /// `Visit(G)` past the consistency check.
     fn visit_consistent(&mut self, g: ExecutionGraph) -> Result<(), CheckError> {
+        if self.depth >= MAX_DEPTH {
+            return Err(CheckError::TooLarge(format!(
+                "the exploration went {MAX_DEPTH} graphs deep, which only revisits that undo each other for ever reach (a tcfuzz bug: please report the program; the oracle still judges it)"
+            )));
+        }
         self.depth += 1;
         let r = self.visit_inner(g);
         self.depth -= 1;
