@@ -74,4 +74,3 @@ fn explorer_matches_oracle_on_fenced_programs_ptx() {
 fn explorer_matches_oracle_on_fenced_programs_sc() {
     run_property(random_fenced_program, ModelKind::Sc, 300, 0);
 }
-
