@@ -42,11 +42,14 @@
 //! P2's barrier stays. No graph in which `r` reads from `Previous(r)` can be completed
 //! ([`Explorer::completable_with_previous_source`]), so the canonical graph is one where `r`
 //! reads such a *forced* source ([`forced_source`]): a deleted write that leaves a hole (a kept
-//! event follows it in its thread), the `co`-latest deleted write of the location (but for
-//! `r`'s own write half, which Atomicity puts right after it). `r` then stands right after its
-//! source in the order of addition (where its value was chosen, as a chained read below), so
-//! that every `Previous(e)` stays closed under `rf`, and is exempt from the rule that no read
-//! of `Previous(e)` reads a deleted write (the revisit replaces its source). The source need
+//! event follows it in its thread), the `co`-latest such write of the location (but for `r`'s
+//! own write half, which Atomicity puts right after it). A deleted write that leaves no hole
+//! does not count: it is no forced source itself (below), and counting it made the revisit
+//! lost wherever it was `co`-latest (the fenced property test's seed 339: 157 of 160
+//! executions). `r` then stands right after its source in the order of addition (where its
+//! value was chosen, as a chained read below), so that every `Previous(e)` stays closed under
+//! `rf`, and is exempt from the rule that no read of `Previous(e)` reads a deleted write (the
+//! revisit replaces its source). The source need
 //! not come before every deleted event: `atom.exch r1, y, 1 | atom.exch r0, x, 0; atom.exch r1,
 //! y, r0; bne r1, 1, L; L: st y, 1` (selftest seed 7407) — for the store to revisit the first
 //! exch, the second exch's read stays (the branch needs it) without its write (which needs the
@@ -468,16 +471,18 @@ impl Explorer<'_, '_> {
 }
 
 /// Whether `r`'s source, a write added after `r` that the revisit deletes, may be its forced
-/// source (module docs): it leaves a hole, and no deleted write of its location but `r`'s write
-/// half is `co`-after it.
+/// source (module docs): it leaves a hole, and no other deleted write of its location that
+/// leaves a hole (but `r`'s write half) is `co`-after it.
 fn forced_source(g: &ExecutionGraph, idx: &NodeIndex, r: EventId, deleted: &BitSet) -> bool {
     let Some(w) = g.event(r).rf else { return false };
-    let (t, evs) = (w.thread as usize, &g.threads[w.thread as usize]);
-    let leaves_hole =
-        (w.index as usize + 1..evs.len()).map(|i| EventId::new(t, i)).any(|x| !g.is_hole(x) && !deleted.contains(idx.node(x)));
+    let leaves_hole = |w: EventId| {
+        let (t, evs) = (w.thread as usize, &g.threads[w.thread as usize]);
+        (w.index as usize + 1..evs.len()).map(|i| EventId::new(t, i)).any(|x| !g.is_hole(x) && !deleted.contains(idx.node(x)))
+    };
     let own_half = |x: EventId| x == EventId { thread: r.thread, index: r.index + 1 } && g.label(x).rmw_write;
-    let co_latest = !g.writes_to(g.loc_of(w)).skip_while(|&x| x != w).skip(1).any(|x| !own_half(x) && deleted.contains(idx.node(x)));
-    leaves_hole && co_latest
+    let co_latest =
+        !g.writes_to(g.loc_of(w)).skip_while(|&x| x != w).skip(1).any(|x| !own_half(x) && deleted.contains(idx.node(x)) && leaves_hole(x));
+    leaves_hole(w) && co_latest
 }
 
 /// Whether deleted read `x` is *chained* (module docs): the read of an rmw ([`rmw_read`]),

@@ -466,6 +466,34 @@ exists (true)
     assert!(e.caveats.is_empty(), "{:?}", e.caveats);
 }
 
+/// A revisit whose read's source must be a deleted write that leaves a hole, with a deleted
+/// write `co`-after it that leaves none (the fenced property test, seed 339): P2's last `st x, 1`
+/// revisits P1's `ld x`, which read P2's first `st x, 1`; P0's `st x, 1`, last in `co`, is
+/// deleted too but is its thread's last event. It used to count against the forced source,
+/// so no graph qualified and 3 of the 160 executions were lost.
+#[test]
+fn a_forced_source_is_the_latest_write_that_leaves_a_hole() {
+    let text = "PTX fenced-339
+{ x = 0; y = 0; z = 0; }
+ P0@cta 0,gpu 0       | P1@cta 1,gpu 0       | P2@cta 0,gpu 0       ;
+ st.relaxed.gpu y, 1  | ld.relaxed.gpu r0, y | st.relaxed.gpu x, 1  ;
+ ld.relaxed.gpu r0, z | fence.sc.gpu         | fence.sc.gpu         ;
+ fence.sc.gpu         | ld.relaxed.gpu r1, x | ld.relaxed.gpu r0, x ;
+ st.relaxed.gpu x, 1  | fence.sc.gpu         | fence.sc.gpu         ;
+                      | st.relaxed.gpu y, 2  | st.relaxed.gpu y, 2  ;
+                      | fence.sc.gpu         | fence.sc.gpu         ;
+                      | st.relaxed.gpu z, 1  | st.relaxed.gpu x, 1  ;
+exists (true)
+";
+    let p = tcfuzz_litmus::parse(text).expect("parses");
+    let opts = Options { detect_duplicates: true, ..Options::default() };
+    let e = check(&p, ModelKind::Ptx, &opts).expect("explorer");
+    let o = check_oracle(&p, ModelKind::Ptx, &opts).expect("oracle");
+    assert_eq!(o.stats.complete, 160, "{o}");
+    assert_eq!((e.stats.complete, e.stats.blocked, e.stats.duplicates), (160, 0, Some(0)), "{e}");
+    assert_eq!(e.states, o.states);
+}
+
 /// The explorer's known gap, pinned (`tcfuzz selftest --family ptx --seed 251232`): P1's add of
 /// `y` revisiting P0's `ld y` keeps P1's `ld z` (the add's value needs it) and leaves P1's `cas`
 /// a hole before it. The cas must read P0's `st z, 1` — deleted by the revisit, and re-added
