@@ -13,7 +13,7 @@ use tcfuzz_checker::ModelKind;
 use tcfuzz_litmus::*;
 
 use crate::build::*;
-use crate::property::{Rng, options, run_property, run_ptx};
+use crate::property::{Rng, options, run_property, run_ptx_exact};
 
 /// 2–3 threads (CTAs 0 and 1 of one GPU) of 3–6 instructions over two or three flags: relaxed
 /// `.gpu` stores and loads with `fence.sc.gpu` between most of them, and now and then
@@ -62,11 +62,7 @@ pub fn random_fenced_program(seed: u64) -> Program {
 /// the oracle's executions; none of the default seeds does.
 #[test]
 fn explorer_matches_oracle_on_fenced_programs_ptx() {
-    let (_, gaps, _) = run_ptx(random_fenced_program, &options(), 300, 0, "Ptx (fenced)");
-    let defaults = ["TCFUZZ_PROP_SEED", "TCFUZZ_PROP_CASES", "TCFUZZ_PROP_BASE"].iter().all(|v| std::env::var(v).is_err());
-    if defaults {
-        assert_eq!(gaps, 0, "the default seeds are all explored exactly");
-    }
+    run_ptx_exact(random_fenced_program, &options(), 300, 0, "Ptx (fenced)");
 }
 
 /// SC on the same programs.

@@ -352,7 +352,12 @@ fn explorer_matches_oracle_ptx_porf_acyclic() {
 /// executions it names; none of the default seeds does.
 #[test]
 fn explorer_matches_oracle_ptx() {
-    let (_, gaps, _) = run_ptx(random_program, &options(), 400, 2_000_000, "Ptx");
+    run_ptx_exact(random_program, &options(), 400, 2_000_000, "Ptx");
+}
+
+/// [`run_ptx`], where the default seeds must all be explored exactly (no caveat needed).
+pub fn run_ptx_exact(generate: fn(u64) -> Program, opts: &Options, default_cases: u64, base: u64, what: &str) {
+    let (_, gaps, _) = run_ptx(generate, opts, default_cases, base, what);
     let defaults = ["TCFUZZ_PROP_SEED", "TCFUZZ_PROP_CASES", "TCFUZZ_PROP_BASE"].iter().all(|v| std::env::var(v).is_err());
     if defaults {
         assert_eq!(gaps, 0, "the default seeds are all explored exactly");
