@@ -475,14 +475,13 @@ impl Explorer<'_, '_> {
 /// leaves a hole (but `r`'s write half) is `co`-after it.
 fn forced_source(g: &ExecutionGraph, idx: &NodeIndex, r: EventId, deleted: &BitSet) -> bool {
     let Some(w) = g.event(r).rf else { return false };
-    let leaves_hole = |w: EventId| {
-        let (t, evs) = (w.thread as usize, &g.threads[w.thread as usize]);
-        (w.index as usize + 1..evs.len()).map(|i| EventId::new(t, i)).any(|x| !g.is_hole(x) && !deleted.contains(idx.node(x)))
-    };
     let own_half = |x: EventId| x == EventId { thread: r.thread, index: r.index + 1 } && g.label(x).rmw_write;
-    let co_latest =
-        !g.writes_to(g.loc_of(w)).skip_while(|&x| x != w).skip(1).any(|x| !own_half(x) && deleted.contains(idx.node(x)) && leaves_hole(x));
-    leaves_hole(w) && co_latest
+    let co_latest = !g
+        .writes_to(g.loc_of(w))
+        .skip_while(|&x| x != w)
+        .skip(1)
+        .any(|x| !own_half(x) && deleted.contains(idx.node(x)) && leaves_hole(g, idx, x, deleted));
+    leaves_hole(g, idx, w, deleted) && co_latest
 }
 
 /// Whether deleted read `x` is *chained* (module docs): the read of an rmw ([`rmw_read`]),
@@ -493,11 +492,18 @@ fn chained_read(g: &ExecutionGraph, idx: &NodeIndex, x: EventId, deleted: &BitSe
     if w.is_init() || !rmw_read(g, x) {
         return false;
     }
-    let evs = &g.threads[w.thread as usize];
-    let leaves_hole = (w.index as usize + 1..evs.len())
-        .map(|i| EventId::new(w.thread as usize, i))
-        .any(|y| !g.is_hole(y) && !deleted.contains(idx.node(y)));
-    g.label(w).rmw_write && g.stamp(w) > g.stamp(x) && deleted.contains(idx.node(x)) && deleted.contains(idx.node(w)) && leaves_hole
+    g.label(w).rmw_write
+        && g.stamp(w) > g.stamp(x)
+        && deleted.contains(idx.node(x))
+        && deleted.contains(idx.node(w))
+        && leaves_hole(g, idx, w, deleted)
+}
+
+/// Whether deleting `w` (with the events `deleted` holds) leaves a hole: a later event of its
+/// thread is kept.
+fn leaves_hole(g: &ExecutionGraph, idx: &NodeIndex, w: EventId, deleted: &BitSet) -> bool {
+    let (t, evs) = (w.thread as usize, &g.threads[w.thread as usize]);
+    (w.index as usize + 1..evs.len()).map(|i| EventId::new(t, i)).any(|x| !g.is_hole(x) && !deleted.contains(idx.node(x)))
 }
 
 /// Whether `x` is the read of an rmw: of a `cas` (which writes or not), or of another rmw with
