@@ -3,7 +3,8 @@
 //! 0 success; 1 input errors (reported per file, and every other runtime error); 2 usage errors
 //! (clap's own, and [`UsageError`]); 3 a command that is not implemented yet, or (`check`) an
 //! instruction the checker does not support yet; 4 (`check --differential`) a
-//! tileir-weaker-than-ptx violation; 5 (`selftest`) the explorer and the oracle disagree.
+//! tileir-weaker-than-ptx violation; 5 (`selftest`) the explorer and the oracle disagree; 6
+//! (`gpu`) no GPU here; 7 (`gpu`) the GPU showed a state the model forbids.
 
 use std::fmt;
 use std::process::ExitCode;
@@ -21,6 +22,12 @@ pub const DIFFERENTIAL_VIOLATION: u8 = 4;
 /// `selftest`: on some generated program the DPOR explorer and the exhaustive oracle disagree (a
 /// bug in tcfuzz: DESIGN §4, `explorer-vs-oracle`).
 pub const EXPLORER_ORACLE_DISAGREE: u8 = 5;
+
+/// `gpu`: no GPU or no CUDA driver here, or a GPU that cannot run the program's target.
+pub const NO_GPU: u8 = 6;
+/// `gpu run` / `gpu bench`: the GPU showed a final state the model forbids (DESIGN §4,
+/// `gpu-forbidden-outcome`).
+pub const GPU_FORBIDDEN: u8 = 7;
 
 /// The error a placeholder command returns; `main` maps it to [`NOT_IMPLEMENTED`].
 #[derive(Debug)]

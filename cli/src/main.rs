@@ -35,6 +35,8 @@ Exit codes:
   4  (check --differential) a lowered Tile IR program allows a state or race its Tile IR program
      does not
   5  (selftest) the DPOR explorer and the exhaustive oracle disagree on some generated program
+  6  (gpu) no GPU or no CUDA driver on this machine, or a GPU that cannot run the program
+  7  (gpu run, gpu bench) the GPU showed a final state the model forbids
 
 The litmus format is documented in litmus/FORMAT.md."
 )]
@@ -71,8 +73,8 @@ enum Command {
     Report(Pending),
     /// Inspect, export and import a corpus directory (not implemented yet).
     Corpus(Pending),
-    /// Emit a program as a PTX or Tile IR kernel and assemble it (not implemented yet).
-    Emit(Pending),
+    Emit(commands::emit::Args),
+    Gpu(commands::gpu::Args),
     Bench(commands::bench::Args),
     Lower(commands::lower::Args),
     Explain(commands::explain::Args),
@@ -93,7 +95,8 @@ fn main() -> ExitCode {
         Command::Minimize(args) => pending::run("minimize", "minimization", &args),
         Command::Report(args) => pending::run("report", "corpus", &args),
         Command::Corpus(args) => pending::run("corpus", "corpus", &args),
-        Command::Emit(args) => pending::run("emit", "gpu", &args),
+        Command::Emit(args) => commands::emit::run(&args, quiet),
+        Command::Gpu(args) => commands::gpu::run(&args, quiet),
         Command::Bench(args) => commands::bench::run(&args, quiet),
         Command::Lower(args) => commands::lower::run(&args),
         Command::Explain(args) => commands::explain::run(&args),

@@ -1,4 +1,5 @@
-//! Output directories given on the command line (`check --dot DIR`, `selftest --out DIR`).
+//! Output directories given on the command line (`check --dot DIR`, `selftest --out DIR`), and the
+//! spinner of long commands.
 
 use anyhow::{Context, bail};
 use std::path::Path;
@@ -14,4 +15,12 @@ pub fn ensure_dir(dir: &Path, flag: &str) -> anyhow::Result<()> {
         }
         Err(e) => Err(e).with_context(|| format!("{flag} {}: cannot use it as a directory", dir.display())),
     }
+}
+
+/// A spinner on stderr with `message`, ticking on its own (hidden when stderr is not a terminal).
+pub fn spinner(message: &str) -> indicatif::ProgressBar {
+    let p = indicatif::ProgressBar::new_spinner();
+    p.set_message(message.to_string());
+    p.enable_steady_tick(std::time::Duration::from_millis(120));
+    p
 }

@@ -1,5 +1,19 @@
-//! Emission of litmus programs as PTX / Tile IR kernels, assembly with `ptxas` / `tileiras`, and running them on a GPU.
+//! The GPU side of tcfuzz (DESIGN §8): litmus programs as real kernels, NVIDIA's tools to
+//! assemble and compile them, and runs on a GPU when there is one.
 //!
-//! **Not implemented yet.** This crate holds its place in the workspace layout of DESIGN §1; the
-//! issue that builds this role fills it. Nothing here pretends to work: the `tcfuzz` commands that
-//! would use it fail with a clear "not implemented yet" error.
+//! - [`emit_ptx`]: a PTX kernel for `sm_90a` (generic proxy, fences, barriers, mbarriers, bulk
+//!   copies) or `sm_100a` (plus `tcgen05`), with its [`Layout`] — how many CTAs an instance takes,
+//!   where each result lands.
+//! - [`Toolchain`]: `ptxas` and `tileiras`, found on `PATH` or in the pip packages.
+//! - [`run`]: the kernel on a GPU under the stress harness, final states as a histogram.
+//!
+//! Depends on `litmus` only: comparing what a GPU did with what a model allows is the caller's
+//! (the CLI and the worker link the checker).
+
+mod emit;
+pub mod layout;
+pub mod run;
+mod toolchain;
+
+pub use emit::{ENTRY, EmitError, Kernel, Layout, Output, TX_SCALE, Target, emit_ptx, locations_of};
+pub use toolchain::{ToolError, Toolchain};

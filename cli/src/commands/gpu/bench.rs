@@ -1,0 +1,102 @@
+//! `tcfuzz gpu bench`: how fast the harness runs, and how often the classic shapes show their weak
+//! behaviours, with and without stress (DESIGN §9; GPUHarbor's figure of merit is the weak
+//! behaviour rate per second).
+
+use std::process::ExitCode;
+
+use serde_json::json;
+use tcfuzz_gpu::run::{Device, Rng};
+
+use super::session::{self, PrepareError, StressMode};
+use crate::exit;
+
+/// The shapes, from `examples/` (their conditions name the weak outcome; the two controls name an
+/// outcome the model forbids, which must never appear).
+const SHAPES: &[(&str, &str)] = &[
+    ("MP", include_str!("../../../../examples/ptx/MP+relaxed-gpu-diffcta.litmus")),
+    ("SB", include_str!("../../../../examples/ptx/SB+relaxed-gpu-diffcta.litmus")),
+    ("LB", include_str!("../../../../examples/ptx/LB+relaxed-gpu-diffcta.litmus")),
+    ("IRIW", include_str!("../../../../examples/ptx/IRIW+relaxed-gpu.litmus")),
+    ("2+2W", include_str!("../../../../examples/ptx/2+2W+relaxed-gpu.litmus")),
+    ("MP+rel+acq (control)", include_str!("../../../../examples/ptx/MP+rel+acq-gpu-diffcta.litmus")),
+    ("mbarrier PC relaxed", include_str!("../../../../examples/mbarrier/mbarrier-pc-relaxed-race.litmus")),
+    ("TMA PC (control)", include_str!("../../../../examples/mbarrier/mbarrier-cp-async-bulk-expect-tx.litmus")),
+];
+
+/// Run the classic shapes (MP, SB, LB, IRIW, 2+2W, an mbarrier producer/consumer and a bulk-copy
+/// producer/consumer, plus release/acquire controls) on this machine's GPU, without stress, with
+/// GPUHarbor's stress defaults and tuned, and print per shape: instances per second, how often the
+/// weak outcome (the test's condition) appeared and its rate per second, and states the model
+/// forbids (which must be 0).
+///
+/// Exit codes: 0 done; 6 no GPU here; 7 some shape showed a state the model forbids.
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// Launches per shape and stress mode.
+    #[arg(long, default_value_t = 200)]
+    pub iterations: u64,
+
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+
+    /// One JSON object per row.
+    #[arg(long)]
+    pub json: bool,
+}
+
+pub fn run(args: &Args, quiet: bool) -> anyhow::Result<ExitCode> {
+    let device = match Device::open() {
+        Ok(d) => d,
+        Err(e) => {
+            eprintln!("tcfuzz gpu bench: {e}");
+            return Ok(ExitCode::from(exit::NO_GPU));
+        }
+    };
+    if !args.json {
+        println!(
+            "GPU: {} ({}, {} SMs); {} launches per row",
+            device.info.name, device.info.arch, device.info.multiprocessors, args.iterations
+        );
+        println!(
+            "{:<22} {:>6} {:>10} {:>12} {:>10} {:>10} {:>9}",
+            "shape", "stress", "instances", "instances/s", "weak", "weak/s", "forbidden"
+        );
+    }
+    let mut any_forbidden = false;
+    for (shape, src) in SHAPES {
+        let program = session::parse_embedded(shape, src)?;
+        let prepared = match session::prepare(shape, program) {
+            Ok(p) => p,
+            Err(PrepareError::Input(m) | PrepareError::Unsupported(m)) => anyhow::bail!("[tcfuzz internal bug] bench shape {m}"),
+        };
+        let loaded = device.load(&prepared.kernel, prepared.cubin.as_deref())?;
+        for mode in [StressMode::Off, StressMode::On, StressMode::Tune] {
+            let mut rng = Rng::new(args.seed);
+            let (h, params) = session::execute(&prepared, &loaded, mode, args.iterations, &mut rng)?;
+            let cmp = session::model_compare(&prepared, &h);
+            let forbidden: u64 = if prepared.verdict.races.is_empty() { cmp.forbidden().map(|r| r.gpu).sum() } else { 0 };
+            any_forbidden |= forbidden > 0;
+            let weak = session::target_count(&prepared.program, &h);
+            let per_s = h.instances as f64 / h.seconds.max(1e-9);
+            let weak_s = weak as f64 / h.seconds.max(1e-9);
+            if args.json {
+                println!(
+                    "{}",
+                    json!({"shape": shape, "stress": mode, "params": params, "launches": h.launches, "instances": h.instances,
+                           "seconds": h.seconds, "instances_per_s": per_s, "weak": weak, "weak_per_s": weak_s,
+                           "forbidden": forbidden, "unfinished": h.unfinished, "device": device.info.name})
+                );
+            } else {
+                println!(
+                    "{shape:<22} {:>6} {:>10} {per_s:>12.0} {weak:>10} {weak_s:>10.1} {forbidden:>9}",
+                    format!("{mode:?}").to_lowercase(),
+                    h.instances
+                );
+            }
+            if !quiet {
+                tracing::info!(shape, ?mode, unfinished = h.unfinished, "row done");
+            }
+        }
+    }
+    if any_forbidden { Ok(ExitCode::from(exit::GPU_FORBIDDEN)) } else { Ok(ExitCode::SUCCESS) }
+}

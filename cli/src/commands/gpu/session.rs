@@ -1,0 +1,358 @@
+//! `tcfuzz gpu run`, and what `gpu bench` shares with it: check the program, emit and assemble
+//! its kernel, run it under a stress mode, compare the histogram with the model.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use anyhow::{Context, bail};
+use serde_json::json;
+use tcfuzz_checker::{ModelKind, Options, Verdict};
+use tcfuzz_gpu::run::compare::{Comparison, compare};
+use tcfuzz_gpu::run::{Device, Histogram, Loaded, Rng, RunError, StressParams};
+use tcfuzz_gpu::{EmitError, Kernel, Target, Toolchain, emit_ptx};
+use tcfuzz_litmus::{Program, Prop, Quantifier, Term, Value};
+
+use crate::commands::parse::read;
+use crate::exit;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum StressMode {
+    /// Instances side by side, nothing else running.
+    Off,
+    /// GPUHarbor's stress defaults: stressing CTAs, shuffled instances, spin barrier, spread and
+    /// permuted locations.
+    On,
+    /// GPUHarbor's tuning: random configurations, each for a slice of the launches; the one with
+    /// the highest rate of the condition's outcome runs the rest.
+    Tune,
+}
+
+/// Run a litmus program on this machine's GPU, many instances per launch under a stress harness,
+/// and compare the final states it shows with the states the PTX model allows.
+///
+/// Prints the histogram beside the model's allowed set, the rate of the condition's outcome (the
+/// weak behaviour the test looks for) per second, and any state the model forbids. A forbidden
+/// state is re-run --confirm times; it is a `gpu-forbidden-outcome` discrepancy with its
+/// observation counts. Allowed states the GPU never showed are coverage, not errors. A program
+/// the model finds racy has undefined behaviour: states outside the model's set are shown, never
+/// reported as discrepancies.
+///
+/// Programs the model says may hang are refused (a hung kernel holds the GPU). A thread that
+/// loops longer than the loop cap gives up; its instance counts as unfinished, never as a state.
+/// tcgen05 programs need an sm_100-class GPU. A fixed --seed reproduces every choice the harness
+/// makes (the GPU's own scheduling is not reproducible).
+///
+/// Exit codes: 0 no forbidden state; 1 the file cannot be read or parsed; 3 the program cannot be
+/// emitted or run (a possible hang, a multi-GPU program, no Tile IR runner yet); 6 no GPU or no
+/// CUDA driver here, or a GPU that cannot run the program's target; 7 the GPU showed a state the
+/// model forbids.
+#[derive(Debug, clap::Args)]
+pub struct RunArgs {
+    /// A litmus file.
+    #[arg(value_name = "FILE")]
+    pub file: PathBuf,
+
+    /// Kernel launches; each runs as many instances as fit on the GPU at once.
+    #[arg(long, default_value_t = 1000)]
+    pub iterations: u64,
+
+    #[arg(long, value_enum, default_value_t = StressMode::Tune)]
+    pub stress: StressMode,
+
+    /// Seed of every harness choice (layouts, shuffles, tuned parameters).
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+
+    /// Re-runs (of --iterations launches each) of a forbidden state before it is reported.
+    #[arg(long, default_value_t = 3)]
+    pub confirm: u32,
+
+    /// Most states printed (the JSON has them all).
+    #[arg(long, default_value_t = 40)]
+    pub max_states: usize,
+
+    /// One JSON object: file, name, device, target, stress (the parameters used), launches,
+    /// instances, seconds, instances_per_s, names, states [{state, gpu, model}] (model: executions
+    /// ending in the state, null if forbidden), condition {text, seen, per_s}, forbidden [{state,
+    /// gpu, confirmed}] (outside the model's set; discrepancies unless racy), racy, unfinished,
+    /// assume_failed, allowed_unseen.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// A program ready to run: its kernel (and cubin), the model's verdict, the condition's outcome.
+pub struct Prepared {
+    pub program: Program,
+    pub kernel: Kernel,
+    pub cubin: Option<Vec<u8>>,
+    pub verdict: Verdict,
+}
+
+pub enum PrepareError {
+    Input(String),
+    Unsupported(String),
+}
+
+/// Checks, emits and (where ptxas is installed) assembles `program`.
+pub fn prepare(name: &str, program: Program) -> Result<Prepared, PrepareError> {
+    if program.threads.iter().any(|t| t.kind() == tcfuzz_litmus::ThreadKind::TileBlock) {
+        return Err(PrepareError::Unsupported(format!(
+            "{name}: a Tile IR program: `tcfuzz gpu run` runs PTX programs (Tile IR programs go through `tcfuzz check --compiler`)"
+        )));
+    }
+    let verdict = tcfuzz_checker::check(&program, ModelKind::Ptx, &Options::default())
+        .map_err(|e| PrepareError::Unsupported(format!("{name}: the checker cannot judge it: {e}")))?;
+    if !verdict.hung_threads.is_empty() {
+        return Err(PrepareError::Unsupported(format!(
+            "{name}: the model says the program may hang ({}); a hung kernel would hold the GPU",
+            verdict.hung_threads.join(", ")
+        )));
+    }
+    let target = Target::for_program(&program);
+    let kernel = emit_ptx(&program, target)
+        .map_err(|EmitError::Unsupported { span, message }| PrepareError::Unsupported(format!("{name}:{span}: cannot emit: {message}")))?;
+    let tools = Toolchain::discover();
+    let cubin = match tools.ptxas {
+        Some(_) => Some(
+            tools
+                .assemble(&kernel.ptx, target.arch())
+                .map_err(|e| PrepareError::Input(format!("{name}: [tcfuzz internal bug] the emitted kernel does not assemble: {e}")))?,
+        ),
+        None => None,
+    };
+    Ok(Prepared { program, kernel, cubin, verdict })
+}
+
+/// The value of a condition term in a GPU state (`names` → `values`).
+fn term_value(program: &Program, names: &[String], values: &[i64], t: &Term) -> Option<i64> {
+    match t {
+        Term::Const(Value::Int(v)) => Some(*v),
+        Term::Const(Value::Tile(_)) => None,
+        Term::Reg { thread, reg } => {
+            let th = program.threads.iter().find(|p| &p.name == thread || p.name.trim_start_matches('P') == thread)?;
+            let key = format!("{}:{reg}", th.name);
+            names.iter().position(|n| *n == key).map(|i| values[i])
+        }
+        Term::Loc { name, element: None } => names.iter().position(|n| n == name).map(|i| values[i]),
+        Term::Loc { .. } => None,
+    }
+}
+
+fn prop_holds(program: &Program, names: &[String], values: &[i64], p: &Prop) -> Option<bool> {
+    Some(match p {
+        Prop::True => true,
+        Prop::Atom(c) => {
+            let (l, r) = (term_value(program, names, values, &c.lhs)?, term_value(program, names, values, &c.rhs)?);
+            (l == r) == c.eq
+        }
+        Prop::Not(a) => !prop_holds(program, names, values, a)?,
+        Prop::And(a, b) => prop_holds(program, names, values, a)? && prop_holds(program, names, values, b)?,
+        Prop::Or(a, b) => prop_holds(program, names, values, a)? || prop_holds(program, names, values, b)?,
+    })
+}
+
+/// Whether a GPU state shows the outcome the test looks for: the proposition of an `exists` or
+/// `~exists`, the negation of a `forall`'s.
+pub fn is_target(program: &Program, names: &[String], values: &[i64]) -> bool {
+    let holds = prop_holds(program, names, values, &program.condition.prop).unwrap_or(false);
+    match program.condition.quantifier {
+        Quantifier::Exists | Quantifier::NotExists => holds,
+        Quantifier::Forall => !holds,
+    }
+}
+
+pub fn target_count(program: &Program, h: &Histogram) -> u64 {
+    h.states.iter().filter(|(s, _)| is_target(program, &h.names, s)).map(|(_, n)| n).sum()
+}
+
+/// Runs `launches` launches in `mode`; returns the merged histogram and the parameters that ran
+/// the most launches (the tuned winner).
+pub fn execute(
+    p: &Prepared,
+    loaded: &Loaded,
+    mode: StressMode,
+    launches: u64,
+    rng: &mut Rng,
+) -> Result<(Histogram, StressParams), RunError> {
+    let max = loaded.max_groups;
+    match mode {
+        StressMode::Off => {
+            let params = StressParams::plain(max);
+            Ok((loaded.run(&params, launches, rng)?, params))
+        }
+        StressMode::On => {
+            let params = StressParams::stressed((max / 2).max(1), max - (max / 2).max(1));
+            Ok((loaded.run(&params, launches, rng)?, params))
+        }
+        StressMode::Tune => {
+            let configs = launches.clamp(1, 8);
+            let slice = (launches / (2 * configs)).max(1);
+            let mut total = Histogram::default();
+            let mut best: Option<(f64, StressParams)> = None;
+            for _ in 0..configs {
+                let params = StressParams::random(rng, max);
+                let h = loaded.run(&params, slice, rng)?;
+                let score = target_count(&p.program, &h) as f64 / h.seconds.max(1e-9);
+                tracing::debug!(score, ?params, "tuning");
+                if best.as_ref().is_none_or(|(b, _)| score > *b) {
+                    best = Some((score, params));
+                }
+                total.merge(&h);
+            }
+            let (_, params) = best.unwrap_or_else(|| (0.0, StressParams::plain(max)));
+            let rest = launches.saturating_sub(configs * slice);
+            if rest > 0 {
+                total.merge(&loaded.run(&params, rest, rng)?);
+            }
+            Ok((total, params))
+        }
+    }
+}
+
+/// The model's allowed states as `(name, value)` lists.
+pub fn model_compare(p: &Prepared, h: &Histogram) -> Comparison {
+    let states: Vec<Vec<(String, i64)>> =
+        p.verdict.states.iter().map(|s| s.values.iter().map(|(n, v)| (n.to_string(), *v)).collect()).collect();
+    compare(h, states.iter().zip(p.verdict.states.iter()).map(|(s, c)| (&s[..], c.executions)))
+}
+
+fn show(c: &Comparison, state: &[i64]) -> String {
+    c.names.iter().zip(state).map(|(n, v)| format!("{n}={v}")).collect::<Vec<_>>().join(" ")
+}
+
+pub fn run(args: &RunArgs, quiet: bool) -> anyhow::Result<ExitCode> {
+    let name = args.file.display().to_string();
+    let src = read(&args.file)?;
+    let program = match tcfuzz_litmus::parse(&src) {
+        Ok(p) => p,
+        Err(d) => {
+            eprint!("{}", d.render(&name));
+            return Ok(ExitCode::from(exit::INPUT_ERRORS));
+        }
+    };
+    let prepared = match prepare(&name, program) {
+        Ok(p) => p,
+        Err(PrepareError::Input(m)) => {
+            eprintln!("{m}");
+            return Ok(ExitCode::from(exit::INPUT_ERRORS));
+        }
+        Err(PrepareError::Unsupported(m)) => {
+            eprintln!("{m}");
+            return Ok(ExitCode::from(exit::UNSUPPORTED));
+        }
+    };
+    let device = match Device::open() {
+        Ok(d) => d,
+        Err(e) => {
+            eprintln!("tcfuzz gpu run: {e}; everything else works without one (`tcfuzz emit` assembles the kernel)");
+            return Ok(ExitCode::from(exit::NO_GPU));
+        }
+    };
+    let loaded = match device.load(&prepared.kernel, prepared.cubin.as_deref()) {
+        Ok(l) => l,
+        Err(e @ RunError::WrongArch { .. }) => {
+            eprintln!("tcfuzz gpu run: {e}");
+            return Ok(ExitCode::from(exit::NO_GPU));
+        }
+        Err(e) => return Err(e).context(format!("{name}: cannot load the kernel")),
+    };
+    let mut rng = Rng::new(args.seed);
+    let progress =
+        (!quiet && !args.json).then(|| crate::outputs::spinner(&format!("{name}: {} launches on {}", args.iterations, device.info.name)));
+    let (h, params) = execute(&prepared, &loaded, args.stress, args.iterations, &mut rng)?;
+    let cmp = model_compare(&prepared, &h);
+    // Re-run the forbidden states before reporting them.
+    let mut confirmed: Vec<(Vec<i64>, u64)> = Vec::new();
+    let forbidden: Vec<Vec<i64>> = cmp.forbidden().map(|r| r.state.clone()).collect();
+    // A racy program's behaviour is undefined (PTX ISA §8.10): a state outside the model's set
+    // is then no discrepancy.
+    let racy = !prepared.verdict.races.is_empty();
+    if !forbidden.is_empty() && !racy {
+        let mut again = Histogram::default();
+        for _ in 0..args.confirm {
+            again.merge(&loaded.run(&params, args.iterations, &mut rng)?);
+        }
+        let recmp = model_compare(&prepared, &again);
+        for f in &forbidden {
+            confirmed.push((f.clone(), recmp.rows.iter().find(|r| &r.state == f).map_or(0, |r| r.gpu)));
+        }
+    }
+    if let Some(p) = progress {
+        p.finish_and_clear();
+    }
+    let seen = target_count(&prepared.program, &h);
+    let cond = crate::commands::check::condition_text(&prepared.program);
+    if args.json {
+        let states: Vec<_> =
+            cmp.rows.iter().map(|r| json!({"state": state_json(&cmp, &r.state), "gpu": r.gpu, "model": r.model})).collect();
+        let forb: Vec<_> = cmp
+            .forbidden()
+            .map(|r| {
+                let again = confirmed.iter().find(|(s, _)| *s == r.state).map_or(0, |(_, n)| *n);
+                json!({"state": state_json(&cmp, &r.state), "gpu": r.gpu, "confirmed": again})
+            })
+            .collect();
+        let line = json!({
+            "file": name, "name": prepared.program.name, "device": device.info, "target": prepared.kernel.target.arch(),
+            "stress": params, "mode": args.stress, "launches": h.launches, "instances": h.instances, "seconds": h.seconds,
+            "instances_per_s": h.instances as f64 / h.seconds.max(1e-9), "names": cmp.names, "states": states,
+            "condition": {"text": cond, "seen": seen, "per_s": seen as f64 / h.seconds.max(1e-9)},
+            "forbidden": forb, "racy": racy, "unfinished": h.unfinished, "assume_failed": h.assume_failed, "allowed_unseen": cmp.allowed_unseen(),
+        });
+        println!("{line}");
+    } else {
+        println!(
+            "{name}: {} on {} ({}), stress {:?}: {} launches, {} instances in {:.2} s ({:.0} instances/s)",
+            prepared.program.name,
+            device.info.name,
+            device.info.arch,
+            args.stress,
+            h.launches,
+            h.instances,
+            h.seconds,
+            h.instances as f64 / h.seconds.max(1e-9)
+        );
+        println!("  {:>12}  {:>10}  state", "GPU", "model");
+        for r in cmp.rows.iter().take(args.max_states) {
+            let model = r.model.map_or("FORBIDDEN".to_string(), |n| format!("{n} exec"));
+            let mark = if is_target(&prepared.program, &cmp.names, &r.state) { "  <- condition" } else { "" };
+            println!("  {:>12}  {:>10}  {}{mark}", r.gpu, model, show(&cmp, &r.state));
+        }
+        if cmp.rows.len() > args.max_states {
+            println!("  … {} more states (--json lists them all)", cmp.rows.len() - args.max_states);
+        }
+        println!(
+            "  condition {cond}: seen {seen} times ({:.1}/s); {} allowed state(s) never seen; {} unfinished, {} assume-failed instance(s)",
+            seen as f64 / h.seconds.max(1e-9),
+            cmp.allowed_unseen(),
+            h.unfinished,
+            h.assume_failed
+        );
+        for (s, again) in &confirmed {
+            println!("  gpu-forbidden-outcome: {} (seen again {again} times in {} re-runs)", show(&cmp, s), args.confirm);
+        }
+        if racy && !forbidden.is_empty() {
+            println!(
+                "  {} state(s) outside the model's set, but the program races ({} race(s)): its behaviour is undefined, so they are not discrepancies",
+                forbidden.len(),
+                prepared.verdict.races.len()
+            );
+        } else if confirmed.is_empty() {
+            println!("  no state the model forbids");
+        }
+    }
+    if confirmed.is_empty() { Ok(ExitCode::SUCCESS) } else { Ok(ExitCode::from(exit::GPU_FORBIDDEN)) }
+}
+
+fn state_json(c: &Comparison, state: &[i64]) -> serde_json::Value {
+    serde_json::Value::Object(c.names.iter().cloned().zip(state.iter().map(|v| json!(v))).collect())
+}
+
+/// Reads and parses a file for the bench (bench programs are embedded, so a failure is a bug).
+pub fn parse_embedded(name: &str, src: &str) -> anyhow::Result<Program> {
+    match tcfuzz_litmus::parse(src) {
+        Ok(p) => Ok(p),
+        Err(d) => bail!("[tcfuzz internal bug] embedded program {name} does not parse:\n{}", d.render(name)),
+    }
+}

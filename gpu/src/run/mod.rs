@@ -1,0 +1,270 @@
+//! Running an emitted kernel on a GPU through the CUDA driver API, loaded at run time (`cudarc`
+//! with dynamic loading): a machine without a driver or a GPU builds and runs everything else, and
+//! [`Device::open`] says why there is no device.
+//!
+//! A run is many launches of one kernel; each launch runs many instances under one
+//! [`StressParams`] and adds every finished instance's final state to a [`Histogram`]. Instances
+//! where some thread hit the loop cap or failed an `assume` are counted apart, never as states
+//! (they are not executions of the program). Every launch has a deadline: a kernel that does not
+//! finish in time is reported as hung (the context is then unusable; the process should exit).
+
+pub mod compare;
+pub mod stress;
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use cudarc::driver::{CudaContext, CudaFunction, CudaStream, LaunchConfig, PushKernelArg};
+use thiserror::Error;
+
+use crate::layout::{STATUS_ASSUME_FAILED, STATUS_DONE, STATUS_LOOP_CAP};
+use crate::{ENTRY, Kernel, Target};
+pub use stress::{Rng, Spread, StressParams};
+
+#[derive(Debug, Error)]
+pub enum RunError {
+    #[error("no GPU: {0}")]
+    NoDevice(String),
+    #[error("the {device} ({arch}) cannot run {target} kernels")]
+    WrongArch { device: String, arch: String, target: &'static str },
+    #[error("CUDA driver: {what}: {error}")]
+    Driver { what: &'static str, error: String },
+    #[error("the kernel did not finish within {0:?}: it hangs (the GPU stays busy until this process exits)")]
+    Hang(Duration),
+}
+
+fn driver(what: &'static str) -> impl FnOnce(cudarc::driver::DriverError) -> RunError {
+    move |e| RunError::Driver { what, error: format!("{e:?}") }
+}
+
+/// What a worker advertises.
+#[derive(Clone, Debug, serde::Serialize)]
+pub struct DeviceInfo {
+    pub name: String,
+    /// `sm_90`, `sm_100`, ...
+    pub arch: String,
+    pub compute_capability: (i32, i32),
+    pub multiprocessors: i32,
+}
+
+impl DeviceInfo {
+    /// Whether kernels for `target` run here (`a` targets are specific to one architecture).
+    pub fn runs(&self, target: Target) -> bool {
+        match target {
+            Target::Sm90a => self.compute_capability == (9, 0),
+            Target::Sm100a => self.compute_capability == (10, 0),
+        }
+    }
+}
+
+pub struct Device {
+    ctx: Arc<CudaContext>,
+    stream: Arc<CudaStream>,
+    pub info: DeviceInfo,
+}
+
+impl Device {
+    /// The first GPU, or why there is none (no driver library, no device).
+    pub fn open() -> Result<Device, RunError> {
+        // SAFETY: probing for the driver library only loads and unloads it.
+        if !unsafe { cudarc::driver::sys::is_culib_present() } {
+            return Err(RunError::NoDevice("the CUDA driver library (libcuda) is not installed".into()));
+        }
+        match CudaContext::device_count() {
+            Ok(n) if n > 0 => {}
+            Ok(_) => return Err(RunError::NoDevice("the CUDA driver sees no device".into())),
+            Err(e) => return Err(RunError::NoDevice(format!("the CUDA driver does not start: {e:?}"))),
+        }
+        let ctx = CudaContext::new(0).map_err(driver("create a context"))?;
+        let name = ctx.name().map_err(driver("read the device name"))?;
+        let cc = ctx.compute_capability().map_err(driver("read the compute capability"))?;
+        let sms = ctx
+            .attribute(cudarc::driver::sys::CUdevice_attribute::CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT)
+            .map_err(driver("read the multiprocessor count"))?;
+        let stream = ctx.default_stream();
+        Ok(Device {
+            ctx,
+            stream,
+            info: DeviceInfo { name, arch: format!("sm_{}{}", cc.0, cc.1), compute_capability: cc, multiprocessors: sms },
+        })
+    }
+
+    /// Loads `kernel`: its cubin when one is given (assembled by `ptxas`), else its PTX, which the
+    /// driver compiles.
+    pub fn load(&self, kernel: &Kernel, cubin: Option<&[u8]>) -> Result<Loaded<'_>, RunError> {
+        if !self.info.runs(kernel.target) {
+            return Err(RunError::WrongArch { device: self.info.name.clone(), arch: self.info.arch.clone(), target: kernel.target.arch() });
+        }
+        let image = match cubin {
+            Some(c) => cudarc::nvrtc::Ptx::from_binary(c.to_vec()),
+            None => cudarc::nvrtc::Ptx::from_src(kernel.ptx.clone()),
+        };
+        let module = self.ctx.load_module(image).map_err(driver("load the kernel"))?;
+        let function = module.load_function(ENTRY).map_err(driver("find the kernel's entry"))?;
+        // Every CTA of a launch must be resident at once (spin loops and the spin barrier wait
+        // across CTAs): the largest launch is what the occupancy calculator allows.
+        let block = kernel.layout.block_threads;
+        let per_sm = function.occupancy_max_active_blocks_per_multiprocessor(block, 0, None).map_err(driver("query occupancy"))?;
+        let max_ctas = per_sm.max(1) * self.info.multiprocessors.max(1) as u32;
+        let max_groups = (max_ctas / kernel.layout.ctas_per_instance.max(1)).max(1);
+        Ok(Loaded { device: self, kernel: kernel.clone(), function, max_groups })
+    }
+}
+
+/// A kernel loaded on a device.
+pub struct Loaded<'d> {
+    device: &'d Device,
+    kernel: Kernel,
+    function: CudaFunction,
+    /// Most groups (instances + stress groups) one launch may have with every CTA resident.
+    pub max_groups: u32,
+}
+
+/// Final states seen, and how many instances ended otherwise.
+#[derive(Clone, Debug, Default, serde::Serialize)]
+pub struct Histogram {
+    /// The names of a state's values, in order (registers `P0:r0`, then locations).
+    pub names: Vec<String>,
+    /// State (values in `names` order) → instances that ended in it.
+    pub states: BTreeMap<Vec<i64>, u64>,
+    /// Instances where some thread hit the loop cap.
+    pub unfinished: u64,
+    /// Instances where some thread's `assume` failed.
+    pub assume_failed: u64,
+    pub launches: u64,
+    pub instances: u64,
+    pub seconds: f64,
+}
+
+impl Histogram {
+    pub fn merge(&mut self, other: &Histogram) {
+        if self.names.is_empty() {
+            self.names = other.names.clone();
+        }
+        for (s, n) in &other.states {
+            *self.states.entry(s.clone()).or_default() += n;
+        }
+        self.unfinished += other.unfinished;
+        self.assume_failed += other.assume_failed;
+        self.launches += other.launches;
+        self.instances += other.instances;
+        self.seconds += other.seconds;
+    }
+
+    /// Instances that ended in a state.
+    pub fn finished(&self) -> u64 {
+        self.states.values().sum()
+    }
+}
+
+/// How long one launch may take before it counts as hung.
+pub const LAUNCH_DEADLINE: Duration = Duration::from_secs(20);
+
+impl Loaded<'_> {
+    /// Runs `launches` launches with `params` (clamped to [`Self::max_groups`]); `rng` drives
+    /// every host-side choice.
+    pub fn run(&self, params: &StressParams, launches: u64, rng: &mut Rng) -> Result<Histogram, RunError> {
+        let layout = &self.kernel.layout;
+        let mut p = params.clone();
+        p.instances = p.instances.clamp(1, self.max_groups);
+        p.stress_groups = p.stress_groups.min(self.max_groups - p.instances);
+        p.stress_lines = p.stress_lines.max(1);
+        p.stress_line_words = p.stress_line_words.max(1);
+        let stream = &self.device.stream;
+        let n = p.instances as usize;
+        let out_words = layout.out_words as usize;
+        let mut mem = stream.alloc_zeros::<u8>(p.slots(layout) * layout.slot_bytes as usize).map_err(driver("allocate memory"))?;
+        let mut out = stream.alloc_zeros::<u64>(n * out_words).map_err(driver("allocate the output"))?;
+        let mut ctl = stream.alloc_zeros::<u32>(layout.ctl_words(p.groups() as usize, n)).map_err(driver("allocate the control block"))?;
+        let scratch = stream.alloc_zeros::<u32>(p.stress_words()).map_err(driver("allocate the stress buffer"))?;
+        let mut host_out = vec![0u64; n * out_words];
+        let mut host_mem = vec![0u8; p.slots(layout) * layout.slot_bytes as usize];
+        let names: Vec<String> = layout
+            .outputs
+            .iter()
+            .filter(|o| o.comparable)
+            .map(|o| o.name.clone())
+            .chain(layout.globals.iter().map(|g| g.0.clone()))
+            .collect();
+        let mut h = Histogram { names, ..Histogram::default() };
+        let cfg = LaunchConfig {
+            grid_dim: (p.groups() * layout.ctas_per_instance, 1, 1),
+            block_dim: (layout.block_threads, 1, 1),
+            shared_mem_bytes: 0,
+        };
+        let start = Instant::now();
+        for _ in 0..launches {
+            let data = stress::launch_data(layout, &p, rng);
+            stream.memcpy_htod(&data.ctl, &mut ctl).map_err(driver("copy the control block"))?;
+            stream.memcpy_htod(&data.mem, &mut mem).map_err(driver("copy the initial memory"))?;
+            stream.memset_zeros(&mut out).map_err(driver("clear the output"))?;
+            let mut launch = stream.launch_builder(&self.function);
+            launch.arg(&mem).arg(&out).arg(&ctl).arg(&scratch);
+            // SAFETY: the kernel's four parameters are these device pointers, sized by the layout
+            // the kernel was emitted with.
+            unsafe { launch.launch(cfg) }.map_err(driver("launch"))?;
+            self.wait()?;
+            stream.memcpy_dtoh(&out, &mut host_out).map_err(driver("copy the output back"))?;
+            stream.memcpy_dtoh(&mem, &mut host_mem).map_err(driver("copy the memory back"))?;
+            self.tally(&mut h, &host_out, &host_mem, &data.slots, n);
+            h.launches += 1;
+            h.instances += n as u64;
+        }
+        h.seconds = start.elapsed().as_secs_f64();
+        Ok(h)
+    }
+
+    /// Waits for the stream with a deadline, polling (a blocking synchronize could not time out).
+    fn wait(&self) -> Result<(), RunError> {
+        let event = self.device.stream.record_event(None).map_err(driver("record an event"))?;
+        let start = Instant::now();
+        let mut spins = 0u32;
+        loop {
+            match event.try_is_complete() {
+                Ok(true) => return Ok(()),
+                Ok(false) => {}
+                Err(e) => return Err(RunError::Driver { what: "run the kernel", error: format!("{e:?}") }),
+            }
+            if start.elapsed() > LAUNCH_DEADLINE {
+                return Err(RunError::Hang(LAUNCH_DEADLINE));
+            }
+            spins += 1;
+            if spins > 1000 {
+                std::thread::sleep(Duration::from_micros(50));
+            } else {
+                std::hint::spin_loop();
+            }
+        }
+    }
+
+    fn tally(&self, h: &mut Histogram, out: &[u64], mem: &[u8], slots: &[u32], n: usize) {
+        let layout = &self.kernel.layout;
+        let w = layout.out_words as usize;
+        let nl = layout.globals.len();
+        let threads = layout.threads.len();
+        for i in 0..n {
+            let rec = &out[i * w..(i + 1) * w];
+            let status = &rec[..threads];
+            if status.contains(&STATUS_ASSUME_FAILED) {
+                h.assume_failed += 1;
+                continue;
+            }
+            if status.iter().any(|&s| s == STATUS_LOOP_CAP || s != STATUS_DONE) {
+                h.unfinished += 1;
+                continue;
+            }
+            let mut state: Vec<i64> = layout.outputs.iter().filter(|o| o.comparable).map(|o| rec[o.word as usize] as i64).collect();
+            for (l, (_, _, wide)) in layout.globals.iter().enumerate() {
+                let at = slots[i * nl + l] as usize * layout.slot_bytes as usize;
+                let v = if *wide {
+                    i64::from_le_bytes(mem[at..at + 8].try_into().unwrap_or([0; 8]))
+                } else {
+                    i64::from(i32::from_le_bytes(mem[at..at + 4].try_into().unwrap_or([0; 4])))
+                };
+                state.push(v);
+            }
+            *h.states.entry(state).or_default() += 1;
+        }
+    }
+}

@@ -1,0 +1,137 @@
+//! NVIDIA's assembler and Tile IR compiler, found where a user or CI put them.
+//!
+//! Search order for each tool: `$TCFUZZ_CUDA_BIN`, then `PATH`, then the `bin/` folder of the pip
+//! packages `nvidia-cuda-nvcc` / `nvidia-cuda-tileiras` in `$VIRTUAL_ENV`, `./.venv` or `../.venv`
+//! (where `.ci/setup-nvidia` installs them). Neither needs a GPU or a driver.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+
+use thiserror::Error;
+
+#[derive(Debug, Error)]
+pub enum ToolError {
+    #[error(
+        "`{0}` not found: install NVIDIA's pip packages (`bash .ci/setup-nvidia`, or `pip install nvidia-cuda-nvcc nvidia-cuda-tileiras`) or set TCFUZZ_CUDA_BIN to the folder holding it"
+    )]
+    NotFound(&'static str),
+    #[error("could not run {tool}: {source}")]
+    Spawn { tool: String, source: std::io::Error },
+    #[error("{tool} rejected the {what}:\n{stderr}")]
+    Rejected { tool: &'static str, what: String, stderr: String },
+    #[error("{0}")]
+    Io(#[from] std::io::Error),
+}
+
+/// Where the tools are.
+#[derive(Clone, Debug)]
+pub struct Toolchain {
+    pub ptxas: Option<PathBuf>,
+    pub tileiras: Option<PathBuf>,
+}
+
+fn executable(p: &Path) -> bool {
+    p.is_file()
+}
+
+fn venv_bins() -> Vec<PathBuf> {
+    let mut roots: Vec<PathBuf> = Vec::new();
+    if let Some(v) = std::env::var_os("VIRTUAL_ENV") {
+        roots.push(PathBuf::from(v));
+    }
+    roots.push(PathBuf::from(".venv"));
+    roots.push(PathBuf::from("../.venv"));
+    if let Some(m) = option_env!("CARGO_MANIFEST_DIR") {
+        roots.push(Path::new(m).join("../.venv"));
+    }
+    let mut out = Vec::new();
+    for root in roots {
+        let Ok(libs) = std::fs::read_dir(root.join("lib")) else { continue };
+        for lib in libs.flatten() {
+            let nvidia = lib.path().join("site-packages/nvidia");
+            for sub in ["cu13/bin", "cuda_nvcc/bin", "cu12/bin"] {
+                let bin = nvidia.join(sub);
+                if bin.is_dir() {
+                    out.push(bin);
+                }
+            }
+        }
+    }
+    out
+}
+
+fn find(tool: &str) -> Option<PathBuf> {
+    if let Some(dir) = std::env::var_os("TCFUZZ_CUDA_BIN") {
+        let p = Path::new(&dir).join(tool);
+        if executable(&p) {
+            return Some(p);
+        }
+    }
+    if let Some(path) = std::env::var_os("PATH") {
+        for dir in std::env::split_paths(&path) {
+            let p = dir.join(tool);
+            if executable(&p) {
+                return Some(p);
+            }
+        }
+    }
+    venv_bins().into_iter().map(|d| d.join(tool)).find(|p| executable(p))
+}
+
+impl Toolchain {
+    pub fn discover() -> Toolchain {
+        Toolchain { ptxas: find("ptxas"), tileiras: find("tileiras") }
+    }
+
+    pub fn ptxas(&self) -> Result<&Path, ToolError> {
+        self.ptxas.as_deref().ok_or(ToolError::NotFound("ptxas"))
+    }
+
+    pub fn tileiras(&self) -> Result<&Path, ToolError> {
+        self.tileiras.as_deref().ok_or(ToolError::NotFound("tileiras"))
+    }
+
+    /// Assembles PTX text for `arch` (`sm_90a`, `sm_100a`) and returns the cubin.
+    pub fn assemble(&self, ptx: &str, arch: &str) -> Result<Vec<u8>, ToolError> {
+        let ptxas = self.ptxas()?;
+        let dir = tempdir()?;
+        let input = dir.path.join("kernel.ptx");
+        let output = dir.path.join("kernel.cubin");
+        std::fs::write(&input, ptx)?;
+        let out = Command::new(ptxas)
+            .arg(format!("-arch={arch}"))
+            .arg(&input)
+            .arg("-o")
+            .arg(&output)
+            .stdin(Stdio::null())
+            .output()
+            .map_err(|source| ToolError::Spawn { tool: ptxas.display().to_string(), source })?;
+        if !out.status.success() {
+            return Err(ToolError::Rejected {
+                tool: "ptxas",
+                what: format!("PTX for {arch}"),
+                stderr: String::from_utf8_lossy(&out.stderr).replace(&input.display().to_string(), "kernel.ptx"),
+            });
+        }
+        Ok(std::fs::read(&output)?)
+    }
+}
+
+/// A temporary directory removed on drop (no extra dependency for one folder).
+pub(crate) struct TempDir {
+    pub path: PathBuf,
+}
+
+impl Drop for TempDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.path);
+    }
+}
+
+pub(crate) fn tempdir() -> std::io::Result<TempDir> {
+    use std::sync::atomic::{AtomicU64, Ordering};
+    static N: AtomicU64 = AtomicU64::new(0);
+    let path = std::env::temp_dir().join(format!("tcfuzz-gpu-{}-{}", std::process::id(), N.fetch_add(1, Ordering::Relaxed)));
+    std::fs::create_dir_all(&path)?;
+    Ok(TempDir { path })
+}
