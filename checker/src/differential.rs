@@ -94,6 +94,37 @@ pub fn tileir_weaker_than_ptx_with(
         });
     }
     let lowered = lower(p).map_err(|LowerError::Unsupported { message, span }| CheckError::Unsupported { instruction: message, span })?;
+    // `P0:v[1]` → `P0:v_1`, `x[0]` → `x_0`; a one-element tile is also its bare name.
+    let lowered_name = |n: &str| -> Vec<String> {
+        match n.strip_suffix(']').and_then(|s| s.rsplit_once('[')) {
+            Some((base, i)) => {
+                let mut v = vec![format!("{base}_{i}")];
+                if i == "0" {
+                    v.push(base.to_string());
+                }
+                v
+            }
+            None => vec![n.to_string()],
+        }
+    };
+    tileir_weaker_than(p, lowered, &lowered_name, options)
+}
+
+/// The check of `P` against a PTX program standing for it — the project's lowering, or the
+/// lowering of another compiler read back (`compiler-lowering`, DESIGN §4) — whose final states
+/// `name_of` reads in `P`'s names: the candidates, in order, for `P`'s state name `n`.
+pub fn tileir_weaker_than(
+    p: &Program,
+    lowered: Program,
+    name_of: &dyn Fn(&str) -> Vec<String>,
+    options: &Options,
+) -> Result<DifferentialReport, CheckError> {
+    if p.arch != tcfuzz_litmus::Arch::TileIr {
+        return Err(CheckError::Unsupported {
+            instruction: "the tileir-weaker-than-ptx check on a program without Tile IR threads".into(),
+            span: Default::default(),
+        });
+    }
     let opts = Options { witnesses: true, ..options.clone() };
     let mut caveats = Vec::new();
     let mut tp = CompiledProgram::compile(p)?;
@@ -104,22 +135,18 @@ pub fn tileir_weaker_than_ptx_with(
     let ptx = run_side(&lp, ModelKind::Ptx, &opts, "lowered PTX", &mut caveats)?;
     // P's names, each with its name in L.
     let names: Vec<String> = (0..tp.state_len()).map(|s| tp.slot_name(s)).collect();
-    let lowered_name = |n: &str| -> String {
-        // `P0:v[1]` → `P0:v_1`, `x[0]` → `x_0`.
-        match n.strip_suffix(']').and_then(|s| s.rsplit_once('[')) {
-            Some((base, i)) => format!("{base}_{i}"),
-            None => n.to_string(),
-        }
-    };
     let allowed: BTreeMap<&State, &Witness> = tileir.witnesses.iter().map(|w| (&w.state, &w.witness)).collect();
     let mut extra_states = Vec::new();
     for w in &ptx.witnesses {
         let lmap: BTreeMap<&str, i64> = w.state.iter().map(|(k, v)| (k.as_str(), *v)).collect();
         let mut state = State::new();
         for n in &names {
-            let ln = lowered_name(n);
-            let v = lmap.get(ln.as_str()).or_else(|| n.strip_suffix("[0]").and_then(|b| lmap.get(b))).ok_or_else(|| {
-                CheckError::bad(format!("the lowered program has no `{ln}` for `{n}` of the Tile IR program"), Default::default())
+            let candidates = name_of(n);
+            let v = candidates.iter().find_map(|c| lmap.get(c.as_str())).ok_or_else(|| {
+                CheckError::bad(
+                    format!("the lowered program has none of {candidates:?} for `{n}` of the Tile IR program"),
+                    Default::default(),
+                )
             })?;
             state.push((n.clone(), *v));
         }

@@ -702,7 +702,7 @@ mod differential {
 mod placeholders {
     use super::*;
 
-    const COMMANDS: [&str; 7] = ["campaign", "coordinator", "worker", "minimize", "report", "corpus", "emit"];
+    const COMMANDS: [&str; 6] = ["campaign", "coordinator", "worker", "minimize", "report", "corpus"];
 
     #[test]
     fn exit_3_with_message() {
@@ -1093,5 +1093,77 @@ mod tcgen05 {
         let out = tcfuzz(&["check", &copy], dir.path());
         assert!(stdout(&out).contains("\n    (what would order them: a wait on the bulk copy's mbarrier"), "{}", stdout(&out));
         assert!(!stdout(&out).contains("proxy races would be ordered by"), "{}", stdout(&out));
+    }
+}
+
+/// `tcfuzz emit`, `tcfuzz gpu` and `check --compiler` as far as a machine without a GPU goes (the
+/// assembler and Tile IR compiler tests are the gpu crate's).
+mod gpu {
+    use super::*;
+
+    const MP: &str = "PTX MP\n{ x = 0; f = 0; }\n P0@cta 0,gpu 0 | P1@cta 1,gpu 0 ;\n st.relaxed.gpu x, 1 | ld.acquire.gpu r0, f ;\n st.release.gpu f, 1 | ld.relaxed.gpu r1, x ;\nexists (P1:r0 == 1 /\\ P1:r1 == 0)\n";
+
+    #[test]
+    fn emit_prints_a_kernel_for_the_programs_target() {
+        let dir = TempDir::new("emit");
+        dir.write("mp.litmus", MP);
+        let out = tcfuzz(&["emit", "--no-assemble", "mp.litmus"], dir.path());
+        assert_eq!(code(&out), 0, "{}", stderr(&out));
+        assert!(stdout(&out).contains(".target sm_90a\n"), "{}", stdout(&out));
+        assert!(stdout(&out).contains("@%lane0 ld.acquire.gpu.global.b32 %w0, [%g1];"), "{}", stdout(&out));
+        let out = tcfuzz(&["emit", "--no-assemble", "--out", "mp.ptx", "mp.litmus"], dir.path());
+        assert_eq!(code(&out), 0);
+        assert!(std::fs::read_to_string(dir.path().join("mp.ptx")).expect("written").starts_with("// tcfuzz kernel"));
+    }
+
+    #[test]
+    fn emit_refuses_what_a_kernel_cannot_express_with_exit_3() {
+        let dir = TempDir::new("emit-refuse");
+        dir.write("two-gpus.litmus", &MP.replace("P1@cta 1,gpu 0", "P1@cta 1,gpu 1").replace(".gpu", ".sys"));
+        let out = tcfuzz(&["emit", "two-gpus.litmus"], dir.path());
+        assert_eq!(code(&out), 3);
+        assert_eq!(stderr(&out).trim_end(), "two-gpus.litmus:3:19: error: cannot emit: P1 runs on gpu 1: a kernel runs on one GPU");
+    }
+
+    #[test]
+    fn without_a_gpu_gpu_commands_exit_6_and_say_why() {
+        if std::path::Path::new("/dev/nvidia0").exists() {
+            println!("skipped: this machine has a GPU");
+            return;
+        }
+        let dir = TempDir::new("gpu-none");
+        dir.write("mp.litmus", MP);
+        let out = tcfuzz(&["gpu", "run", "mp.litmus", "--iterations", "1"], dir.path());
+        assert_eq!(code(&out), 6, "{}", stderr(&out));
+        assert!(stderr(&out).starts_with("tcfuzz gpu run: no GPU: "), "{}", stderr(&out));
+        let out = tcfuzz(&["gpu", "info", "--json"], dir.path());
+        assert_eq!(code(&out), 6);
+        let v: serde_json::Value = serde_json::from_str(stdout(&out).trim()).expect("one JSON object");
+        assert!(v["device"].is_null() && v["reason"].as_str().is_some_and(|r| r.starts_with("no GPU: ")), "{v}");
+    }
+
+    #[test]
+    fn gpu_run_refuses_a_program_the_model_says_may_hang() {
+        let dir = TempDir::new("gpu-hang");
+        dir.write(
+            "hang.litmus",
+            "PTX hang\n{ bar @ mbarrier cta 0 gpu 0 count 2; }\n P0@cta 0,gpu 0 ;\n mbarrier.arrive.release.cta.shared::cta.b64 s, [bar] ;\n await mbarrier.try_wait.parity.acquire.cta.shared::cta.b64 p, [bar], 0 ;\nexists (true)\n",
+        );
+        let out = tcfuzz(&["gpu", "run", "hang.litmus"], dir.path());
+        assert_eq!(code(&out), 3, "{}", stderr(&out));
+        assert!(stderr(&out).contains("the model says the program may hang (P0"), "{}", stderr(&out));
+    }
+
+    #[test]
+    fn check_compiler_takes_tile_ir_programs_only() {
+        let dir = TempDir::new("compiler-ptx");
+        dir.write("mp.litmus", MP);
+        let out = tcfuzz(&["check", "--compiler", "mp.litmus"], dir.path());
+        assert_eq!(code(&out), 3);
+        assert!(
+            stderr(&out).contains("mp.litmus: error: --compiler checks Tile IR programs; this one has no tile-block thread"),
+            "{}",
+            stderr(&out)
+        );
     }
 }

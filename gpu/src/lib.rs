@@ -13,6 +13,7 @@
 mod emit;
 pub mod layout;
 pub mod run;
+pub mod tileir;
 mod toolchain;
 
 pub use emit::{ENTRY, EmitError, Kernel, Layout, Output, TX_SCALE, Target, emit_ptx, locations_of};

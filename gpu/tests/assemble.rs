@@ -67,7 +67,6 @@ fn every_ptx_example_assembles() {
     assert!(refused.is_empty(), "examples the emitter refuses: {refused:?}");
 }
 
-
 /// Generated programs of every PTX family, emitted and assembled. Those emission refuses must be
 /// refused for a reason a kernel really cannot express; the counts are printed.
 #[test]

@@ -58,7 +58,9 @@ fn fences_and_proxy_fences() {
 #[test]
 fn cta_barriers_count_the_warps_that_meet_them() {
     // Symmetric barriers: the litmus threads of the CTA executing the same operands, a warp each.
-    let ptx = kernel("PTX t\n{ x = 0; }\n P0@cta 0,gpu 0 | P1@cta 0,gpu 0 | P2@cta 0,gpu 0 ;\n bar.sync 1 | bar.sync 1 | st.relaxed.gpu x, 1 ;\nexists (true)\n");
+    let ptx = kernel(
+        "PTX t\n{ x = 0; }\n P0@cta 0,gpu 0 | P1@cta 0,gpu 0 | P2@cta 0,gpu 0 ;\n bar.sync 1 | bar.sync 1 | st.relaxed.gpu x, 1 ;\nexists (true)\n",
+    );
     has(&ptx, "barrier.sync.aligned 1, 64;");
     // Object barriers: a count that is a multiple of 32 counts warps already.
     let ptx = kernel("PTX t\n{ x = 0; }\n P0@cta 0,gpu 0 | P1@cta 0,gpu 0 ;\n bar.arrive 2, 64 | bar.sync 2, 64 ;\nexists (true)\n");

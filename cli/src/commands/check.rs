@@ -85,8 +85,9 @@ in text mode. The summary line goes to stderr.";
 ///
 /// Exit codes: 0 every program was checked, whatever its verdict; 1 some file cannot be read,
 /// parsed or validated, or is too large to check (this wins over 3 and 4); 3 some program uses an
-/// instruction the checker does not support yet; 4 (--differential) the check found a violation;
-/// 2 usage error.
+/// instruction the checker does not support yet (or, with --compiler, tileiras is missing or its
+/// PTX cannot be read back); 4 (--differential, --compiler) the check found a violation; 2 usage
+/// error.
 #[derive(Debug, clap::Args)]
 #[command(after_long_help = JSON_SCHEMA)]
 pub struct Args {
@@ -101,6 +102,13 @@ pub struct Args {
     /// Run the tileir-weaker-than-ptx differential check on Tile IR programs (see above).
     #[arg(long, conflicts_with_all = ["model", "oracle"])]
     pub differential: bool,
+
+    /// Run the compiler-lowering check on Tile IR programs: compile each with NVIDIA's tileiras
+    /// (for sm_90; installed by `bash .ci/setup-nvidia`), read the PTX it generates back as a
+    /// litmus program (one thread per hardware thread that matters), and check, as for
+    /// --differential, that every state and race it allows is allowed by the Tile IR program.
+    #[arg(long, conflicts_with_all = ["model", "oracle", "differential", "dot"])]
+    pub compiler: bool,
 
     /// Use the exhaustive oracle instead of the DPOR explorer (exponential: small programs only).
     #[arg(long)]
@@ -202,6 +210,9 @@ pub fn run(args: &Args, quiet: bool) -> anyhow::Result<ExitCode> {
         if args.differential {
             summary.push_str(&format!(", {violations} violating tileir-weaker-than-ptx"));
         }
+        if args.compiler {
+            summary.push_str(&format!(", {violations} violating compiler-lowering"));
+        }
         if args.json {
             eprintln!("{summary}");
         } else {
@@ -247,8 +258,9 @@ fn check_file(
             return Ok(Outcome::Failed);
         }
     };
-    if args.differential {
-        return super::differential::check_file(file, &program, options, args.json, out, printed);
+    if args.differential || args.compiler {
+        let lowering = if args.compiler { super::differential::Lowering::Compiler } else { super::differential::Lowering::Project };
+        return super::differential::check_file(file, &program, lowering, options, args.json, out, printed);
     }
     let model = model_for(args, &program);
     tracing::info!(file, model = model.name(), "checking");

@@ -1,28 +1,76 @@
-//! `tcfuzz check --differential`: the tileir-weaker-than-ptx check of one program, printed as text
-//! or as the `differential` object of a `--json` line.
+//! `tcfuzz check --differential` / `--compiler`: the tileir-weaker-than-ptx check of one program
+//! against the project's lowering, or the compiler-lowering check against NVIDIA's (DESIGN §4),
+//! printed as text or as the `differential` object of a `--json` line.
 
 use std::io::Write;
 use std::time::Instant;
 
 use serde_json::{Value, json};
-use tcfuzz_checker::differential::{DifferentialReport, ExtraState, tileir_weaker_than_ptx};
+use tcfuzz_checker::differential::{DifferentialReport, ExtraState, tileir_weaker_than, tileir_weaker_than_ptx};
 use tcfuzz_checker::{Method, Options, Race, Witness};
 use tcfuzz_litmus::Program;
 
 use super::check::{JsonRace, JsonVerdict, Outcome, StateMap, condition_text, observation_name, race_event, report_error, text};
 
+/// Which PTX program stands for the Tile IR program.
+#[derive(Clone, Copy)]
+pub(crate) enum Lowering {
+    /// The project's lowering (`checker/src/lower.rs`): tileir-weaker-than-ptx.
+    Project,
+    /// NVIDIA's: `tileiras` for sm_90, read back (`gpu/src/tileir/lift.rs`): compiler-lowering.
+    Compiler,
+}
+
+/// The architecture the compiler-lowering check compiles for (the lent GPUs are Hopper).
+pub(crate) const COMPILER_ARCH: &str = "sm_90";
+
+impl Lowering {
+    fn check(self) -> &'static str {
+        match self {
+            Lowering::Project => "tileir-weaker-than-ptx",
+            Lowering::Compiler => "compiler-lowering",
+        }
+    }
+}
+
+/// NVIDIA's lowering of `program`, lifted, and the Tile IR → lifted name map.
+pub(crate) fn compiler_lowering(program: &Program) -> Result<tcfuzz_gpu::tileir::lift::Lifted, String> {
+    let tools = tcfuzz_gpu::Toolchain::discover();
+    let (module, compiled) = tcfuzz_gpu::tileir::compile(program, &tools, COMPILER_ARCH).map_err(|e| e.to_string())?;
+    tcfuzz_gpu::tileir::lift::lift(program, &module, &compiled.ptx).map_err(|e| e.to_string())
+}
+
 /// Runs the check on one parsed program and prints it; errors go to stderr.
 pub(crate) fn check_file(
     file: &str,
     program: &Program,
+    lowering: Lowering,
     options: &Options,
     json: bool,
     out: &mut impl Write,
     printed: &mut usize,
 ) -> anyhow::Result<Outcome> {
-    tracing::info!(file, "differential check");
+    tracing::info!(file, check = lowering.check(), "differential check");
     let start = Instant::now();
-    let report = match tileir_weaker_than_ptx(program, options) {
+    let result = match lowering {
+        Lowering::Project => tileir_weaker_than_ptx(program, options),
+        Lowering::Compiler => {
+            if program.arch != tcfuzz_litmus::Arch::TileIr {
+                eprintln!("{file}: error: --compiler checks Tile IR programs; this one has no tile-block thread");
+                return Ok(Outcome::Unsupported);
+            }
+            let lifted = match compiler_lowering(program) {
+                Ok(l) => l,
+                Err(e) => {
+                    eprintln!("{file}: error: compiler-lowering: {e}");
+                    return Ok(Outcome::Unsupported);
+                }
+            };
+            let names = lifted.names;
+            tileir_weaker_than(program, lifted.program, &|n| names.get(n).cloned().into_iter().collect(), options)
+        }
+    };
+    let report = match result {
         Ok(r) => r,
         Err(err) => return Ok(report_error(file, &err)),
     };
@@ -30,14 +78,14 @@ pub(crate) fn check_file(
     let condition = condition_text(program);
     if json {
         let mut line = JsonVerdict::new(file, &report.tileir, &condition, elapsed);
-        line.differential = Some(json_report(&report));
+        line.differential = Some(json_report(lowering, &report));
         writeln!(out, "{}", serde_json::to_string(&line)?)?;
     } else {
         if *printed > 0 {
             writeln!(out)?;
         }
         write!(out, "{}", text(file, &report.tileir, &condition, method(report.tileir.method), elapsed))?;
-        write!(out, "{}", report_text(file, &report))?;
+        write!(out, "{}", report_text(file, lowering, &report))?;
     }
     *printed += 1;
     Ok(if report.holds() { Outcome::Checked } else { Outcome::Violation })
@@ -58,11 +106,11 @@ fn indented(w: &Witness) -> String {
     w.text.lines().map(|l| format!("      {l}\n")).collect()
 }
 
-fn report_text(file: &str, r: &DifferentialReport) -> String {
+fn report_text(file: &str, lowering: Lowering, r: &DifferentialReport) -> String {
     use std::fmt::Write as _;
     let mut s = String::new();
     let races = |rs: &[Race]| if rs.is_empty() { "races none".to_string() } else { format!("races {}", rs.len()) };
-    let _ = writeln!(s, "Differential tileir-weaker-than-ptx");
+    let _ = writeln!(s, "Differential {}", lowering.check());
     let (t, p) = (&r.tileir, &r.ptx);
     let _ = writeln!(
         s,
@@ -74,7 +122,11 @@ fn report_text(file: &str, r: &DifferentialReport) -> String {
     );
     let _ = writeln!(
         s,
-        "  Lowered PTX {} (ptx, {}): {}, {} states, {}",
+        "  {} {} (ptx, {}): {}, {} states, {}",
+        match lowering {
+            Lowering::Project => "Lowered PTX",
+            Lowering::Compiler => "tileiras PTX",
+        },
         r.lowered.name,
         method(p.method),
         observation_name(p.condition.observation),
@@ -123,7 +175,7 @@ fn json_state(state: &[(String, i64)]) -> Value {
     serde_json::to_value(StateMap(state)).unwrap_or(Value::Null)
 }
 
-fn json_report(r: &DifferentialReport) -> Value {
+fn json_report(lowering: Lowering, r: &DifferentialReport) -> Value {
     let violations: Vec<Value> = r
         .violating_states()
         .iter()
@@ -136,7 +188,7 @@ fn json_report(r: &DifferentialReport) -> Value {
         })
         .collect();
     json!({
-        "check": "tileir-weaker-than-ptx",
+        "check": lowering.check(),
         "holds": r.holds(),
         "tileir_race_free": r.tileir_race_free,
         "ptx": {

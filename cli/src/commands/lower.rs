@@ -16,6 +16,11 @@ pub struct Args {
     /// A litmus file with Tile IR tile-block threads.
     #[arg(value_name = "FILE")]
     pub file: PathBuf,
+
+    /// Print NVIDIA's lowering instead: the PTX `tileiras` generates for sm_90, read back as a
+    /// litmus program (what `tcfuzz check --compiler` compares with the Tile IR program).
+    #[arg(long)]
+    pub compiler: bool,
 }
 
 pub fn run(args: &Args) -> Result<ExitCode> {
@@ -28,7 +33,11 @@ pub fn run(args: &Args) -> Result<ExitCode> {
             return Ok(ExitCode::from(exit::INPUT_ERRORS));
         }
     };
-    let lowered = tcfuzz_checker::lower::lower_tile_ir(&program).map_err(|e| anyhow!("{name}: {e}"))?;
+    let lowered = if args.compiler {
+        crate::commands::differential::compiler_lowering(&program).map_err(|e| anyhow!("{name}: {e}"))?.program
+    } else {
+        tcfuzz_checker::lower::lower_tile_ir(&program).map_err(|e| anyhow!("{name}: {e}"))?
+    };
     print!("{}", tcfuzz_litmus::print(&lowered));
     Ok(ExitCode::SUCCESS)
 }

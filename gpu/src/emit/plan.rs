@@ -271,8 +271,8 @@ pub fn plan(p: &Program) -> Result<Plan, EmitError> {
 
     // Warps: only Tensor Memory cares which warp a thread is (its lane quarter); elsewhere the
     // warps of a CTA are packed, so that no warp idles (a cluster barrier counts every warp).
-    let tmem = p.locations.iter().any(|l| matches!(l.kind, LocationKind::Tmem { .. }))
-        || instrs(p).any(|(_, i)| matches!(i, Instr::Tcgen05(_)));
+    let tmem =
+        p.locations.iter().any(|l| matches!(l.kind, LocationKind::Tmem { .. })) || instrs(p).any(|(_, i)| matches!(i, Instr::Tcgen05(_)));
     let mut used: BTreeMap<(u32, u32), Vec<u32>> = BTreeMap::new();
     let mut threads = Vec::new();
     for t in &p.threads {

@@ -110,7 +110,10 @@ impl KernelWriter<'_> {
         };
         let (s, me) = (&self.plan.shared[i], &self.plan.threads[t]);
         if (s.unit, s.rank) != (me.unit, me.rank) && (g == CtaGroup::One || s.unit != me.unit || s.rank / 2 != me.rank / 2) {
-            return Err(EmitError::unsupported(span, format!("`{name}`: a matrix operand must be shared memory of the issuing CTA (or its peer, with cta_group::2)")));
+            return Err(EmitError::unsupported(
+                span,
+                format!("`{name}`: a matrix operand must be shared memory of the issuing CTA (or its peer, with cta_group::2)"),
+            ));
         }
         self.line(format!("mov.u32 %w3, sh{i};"));
         self.line("shr.u32 %w3, %w3, 4;");

@@ -1,0 +1,41 @@
+//! Tile IR programs through NVIDIA's Tile IR compiler (DESIGN §4 `compiler-lowering`, §8): a
+//! program becomes Tile IR bytecode ([`module`]), `tileiras` compiles it and the PTX it generates
+//! is captured ([`compile`]), and that PTX is lifted back into a litmus program ([`lift`]) that the
+//! checker can compare with the Tile IR program.
+
+mod compile;
+pub mod lift;
+mod module;
+
+pub use compile::Compiled;
+pub use module::{Entry, Module};
+
+use thiserror::Error;
+
+use crate::{EmitError, ToolError, Toolchain};
+
+#[derive(Debug, Error)]
+pub enum TileError {
+    #[error(transparent)]
+    Emit(#[from] EmitError),
+    #[error("cannot write Tile IR bytecode: {0}")]
+    Bytecode(String),
+    #[error(transparent)]
+    Tool(#[from] ToolError),
+}
+
+/// The module of a Tile IR program and its bytecode, in the newest format `tileiras` reads.
+pub fn bytecode(p: &tcfuzz_litmus::Program, tools: &Toolchain) -> Result<(Module, Vec<u8>), TileError> {
+    let m = module::module(p)?;
+    let tileiras = tools.tileiras()?;
+    let version = cutile_ir::toolchain::negotiate_bytecode_version(tileiras, None).map_err(|e| TileError::Bytecode(e.to_string()))?;
+    let bytes = cutile_ir::bytecode::write_bytecode_version(&m.ir, version).map_err(|e| TileError::Bytecode(e.to_string()))?;
+    Ok((m, bytes))
+}
+
+/// Compiles a Tile IR program with `tileiras` for `arch` (`sm_90`, `sm_100`, ...).
+pub fn compile(p: &tcfuzz_litmus::Program, tools: &Toolchain, arch: &str) -> Result<(Module, Compiled), TileError> {
+    let (m, bytes) = bytecode(p, tools)?;
+    let compiled = compile::compile(tools.tileiras()?, tools.ptxas()?, &bytes, arch)?;
+    Ok((m, compiled))
+}

@@ -1,0 +1,379 @@
+//! A Tile IR litmus program as a Tile IR module (bytecode through `cutile-ir`, which `tileiras`
+//! compiles).
+//!
+//! - One entry `tb<k>` per tile-block thread `k`, so that NVIDIA's lowering of each thread can be
+//!   read back on its own ([`super::lift`]). Its parameters: one `tile<ptr<i32>>` per tile
+//!   location (in the order of [`Module::locations`]), then `out`.
+//! - A tile access of elements `e1..em` is one pointer op on `offset(broadcast(x), [e1..em])`
+//!   (Tile IR spec §8 pointer ops: `load_ptr_tko`, `store_ptr_tko`, `atomic_rmw_tko`) with the
+//!   access's memory ordering and scope (§7.2, §7.3) and its token operands (`join_tokens` when
+//!   there are several, §7.5). Shapes are powers of two: a list of another length is padded with
+//!   its first element, masked off.
+//! - At the end, every tile register is stored (weak, no token) to `out`, register after register,
+//!   so that the compiler keeps each loaded value and the lifter learns which load made it.
+//!
+//! Values are 32-bit integers. Not emitted: PTX threads beside tile blocks, and atomics whose
+//! operation has no integer Tile IR mode.
+
+use std::collections::BTreeMap;
+
+use cutile_ir::builder::{OpBuilder, append_op, build_single_block_region};
+use cutile_ir::bytecode::Opcode;
+use cutile_ir::ir::{
+    Attribute, BlockId, DenseElements, FuncType, Location as Loc, Module as IrModule, PointerType, ScalarType, TileElementType, TileType,
+    Type, Value as IrValue,
+};
+use tcfuzz_litmus::*;
+
+use crate::EmitError;
+
+/// The module and what the lifter needs to read the compiled code back.
+pub struct Module {
+    pub ir: IrModule,
+    /// Tile locations, in parameter order: name and number of elements.
+    pub locations: Vec<(String, usize)>,
+    /// Per entry (`tb<k>` for thread `k`): its thread's name and its registers in `out` order,
+    /// with their element counts.
+    pub entries: Vec<Entry>,
+}
+
+pub struct Entry {
+    pub name: String,
+    pub thread: String,
+    pub registers: Vec<(String, usize)>,
+}
+
+/// Memory ordering and scope attributes (Tile IR bytecode enums, as `tileiras` reads them).
+fn ordering(o: TileOrdering) -> i64 {
+    match o {
+        TileOrdering::Weak => 0,
+        TileOrdering::Relaxed => 1,
+        TileOrdering::Acquire => 2,
+        TileOrdering::Release => 3,
+        TileOrdering::AcqRel => 4,
+    }
+}
+
+fn scope(s: TileScope) -> i64 {
+    match s {
+        TileScope::TileBlock => 0,
+        TileScope::Device => 1,
+        TileScope::Sys => 2,
+    }
+}
+
+/// `atomic_rmw_tko` modes as `tileiras` 13.5 lowers them (read off its PTX: 0 and, 1 or, 2 xor,
+/// 3 add, 5 max.s32, 6 min.s32, 9 exch; 4 is the float add).
+fn mode(op: AtomOp, span: Span) -> Result<i64, EmitError> {
+    Ok(match op {
+        AtomOp::And => 0,
+        AtomOp::Or => 1,
+        AtomOp::Xor => 2,
+        AtomOp::Add => 3,
+        AtomOp::Max => 5,
+        AtomOp::Min => 6,
+        AtomOp::Exch => 9,
+        other => return Err(EmitError::unsupported(span, format!("Tile IR has no integer atomic mode for {other:?}"))),
+    })
+}
+
+fn i32_tile(n: usize) -> Type {
+    Type::Tile(TileType { shape: vec![n as i64], element_type: TileElementType::Scalar(ScalarType::I32) })
+}
+
+fn ptr_tile(n: Option<usize>) -> Type {
+    Type::Tile(TileType {
+        shape: n.map_or(vec![], |n| vec![n as i64]),
+        element_type: TileElementType::Pointer(Box::new(PointerType { pointee: ScalarType::I32 })),
+    })
+}
+
+fn mask_tile(n: usize) -> Type {
+    Type::Tile(TileType { shape: vec![n as i64], element_type: TileElementType::Scalar(ScalarType::I1) })
+}
+
+fn segments(v: &[i64]) -> Attribute {
+    Attribute::Array(v.iter().map(|x| Attribute::i32(*x)).collect())
+}
+
+struct Builder<'a> {
+    m: IrModule,
+    block: BlockId,
+    params: Vec<IrValue>,
+    locations: &'a [(String, usize)],
+    tokens: BTreeMap<String, IrValue>,
+    /// Register → (value, its element count).
+    regs: BTreeMap<String, (IrValue, usize)>,
+}
+
+impl Builder<'_> {
+    fn op(&mut self, b: OpBuilder) -> Vec<IrValue> {
+        let (op, r) = b.build(&mut self.m);
+        append_op(&mut self.m, self.block, op);
+        r
+    }
+
+    fn constant_i32(&mut self, vals: &[i64]) -> IrValue {
+        let ty = i32_tile(vals.len());
+        let data = vals.iter().flat_map(|v| (*v as i32).to_le_bytes()).collect();
+        self.op(OpBuilder::new(Opcode::Constant, Loc::Unknown)
+            .attr("value", Attribute::DenseElements(DenseElements { element_type: ty.clone(), shape: vec![vals.len() as i64], data }))
+            .result(ty))[0]
+    }
+
+    fn constant_mask(&mut self, live: usize, n: usize) -> IrValue {
+        let ty = mask_tile(n);
+        let data = (0..n).map(|i| u8::from(i < live)).collect();
+        self.op(OpBuilder::new(Opcode::Constant, Loc::Unknown)
+            .attr("value", Attribute::DenseElements(DenseElements { element_type: ty.clone(), shape: vec![n as i64], data }))
+            .result(ty))[0]
+    }
+
+    /// Pointers to the elements of `addr`, padded to a power of two, and the mask of real lanes.
+    fn pointers(&mut self, addr: &TileAddr, span: Span) -> Result<(IrValue, usize, Option<IrValue>), EmitError> {
+        let Some(loc) = self.locations.iter().position(|(n, _)| *n == addr.name) else {
+            return Err(EmitError::unsupported(span, format!("`{}` is not a tile location", addr.name)));
+        };
+        let elements: Vec<i64> = match &addr.elements {
+            Some(e) => e.iter().map(|&i| i64::from(i)).collect(),
+            None => (0..self.locations[loc].1 as i64).collect(),
+        };
+        let m = elements.len();
+        let n = m.next_power_of_two();
+        let mut idx = elements.clone();
+        idx.resize(n, elements[0]);
+        let base = self.params[loc];
+        let one = self.op(OpBuilder::new(Opcode::Reshape, Loc::Unknown).operand(base).result(ptr_tile(Some(1))));
+        let wide = self.op(OpBuilder::new(Opcode::Broadcast, Loc::Unknown).operand(one[0]).result(ptr_tile(Some(n))));
+        let offsets = self.constant_i32(&idx);
+        let ptrs = self.op(OpBuilder::new(Opcode::Offset, Loc::Unknown).operand(wide[0]).operand(offsets).result(ptr_tile(Some(n))));
+        let mask = (m != n).then(|| self.constant_mask(m, n));
+        Ok((ptrs[0], m, mask))
+    }
+
+    /// The token an access depends on: none, one, or several joined.
+    fn deps(&mut self, deps: &[Token], span: Span) -> Result<Option<IrValue>, EmitError> {
+        let mut vals = Vec::new();
+        for d in deps {
+            match self.tokens.get(d) {
+                Some(v) => vals.push(*v),
+                None => return Err(EmitError::unsupported(span, format!("token <{d}> used before it exists"))),
+            }
+        }
+        Ok(match vals.len() {
+            0 => None,
+            1 => Some(vals[0]),
+            _ => {
+                let mut b = OpBuilder::new(Opcode::JoinTokens, Loc::Unknown).result(Type::Token);
+                for v in vals {
+                    b = b.operand(v);
+                }
+                Some(self.op(b)[0])
+            }
+        })
+    }
+
+    /// The value tile of a store or atomic: immediates or a register, padded to `n`.
+    fn value(&mut self, v: &TileValue, m: usize, n: usize, span: Span) -> Result<IrValue, EmitError> {
+        match v {
+            TileValue::Tile(vals) => {
+                if vals.len() != m {
+                    return Err(EmitError::unsupported(span, format!("a tile of {} values for {m} elements", vals.len())));
+                }
+                let mut vals = vals.clone();
+                vals.resize(n, vals[0]);
+                Ok(self.constant_i32(&vals))
+            }
+            TileValue::Reg(r) => match self.regs.get(r) {
+                Some(&(v, len)) if len == m => Ok(v),
+                Some(&(_, len)) => Err(EmitError::unsupported(span, format!("register `{r}` holds {len} elements, the access has {m}"))),
+                None => Err(EmitError::unsupported(span, format!("register `{r}` is read before it is written"))),
+            },
+        }
+    }
+
+    fn mem_attrs(b: OpBuilder, o: TileOrdering, s: Option<TileScope>) -> OpBuilder {
+        let b = b.attr("memory_ordering_semantics", Attribute::i32(ordering(o)));
+        match s {
+            Some(s) => b.attr("memory_scope", Attribute::i32(scope(s))),
+            None => b,
+        }
+    }
+
+    fn stmt(&mut self, op: &TileOp, span: Span) -> Result<(), EmitError> {
+        match op {
+            TileOp::MakeToken { token } => {
+                let t = self.op(OpBuilder::new(Opcode::MakeToken, Loc::Unknown).result(Type::Token));
+                self.tokens.insert(token.clone(), t[0]);
+            }
+            TileOp::JoinTokens { token, deps } => {
+                let t = self.deps(deps, span)?;
+                let t = match t {
+                    Some(t) if deps.len() > 1 => t,
+                    _ => {
+                        // One token joined with nothing: join it with a fresh one.
+                        let fresh = self.op(OpBuilder::new(Opcode::MakeToken, Loc::Unknown).result(Type::Token))[0];
+                        let mut b = OpBuilder::new(Opcode::JoinTokens, Loc::Unknown).result(Type::Token).operand(fresh);
+                        if let Some(t) = t {
+                            b = b.operand(t);
+                        }
+                        self.op(b)[0]
+                    }
+                };
+                self.tokens.insert(token.clone(), t);
+            }
+            TileOp::Load { ordering: o, scope: s, dst, token, addr, deps } => {
+                let (ptrs, m, mask) = self.pointers(addr, span)?;
+                let n = m.next_power_of_two();
+                let dep = self.deps(deps, span)?;
+                let mut b = OpBuilder::new(Opcode::LoadPtrTko, Loc::Unknown).operand(ptrs).result(i32_tile(n)).result(Type::Token);
+                if let Some(mk) = mask {
+                    b = b.operand(mk);
+                }
+                if let Some(d) = dep {
+                    b = b.operand(d);
+                }
+                let b = Self::mem_attrs(b, *o, *s)
+                    .attr("operandSegmentSizes", segments(&[1, i64::from(mask.is_some()), 0, i64::from(dep.is_some())]));
+                let r = self.op(b);
+                self.regs.insert(dst.clone(), (r[0], m));
+                if let Some(t) = token {
+                    self.tokens.insert(t.clone(), r[1]);
+                }
+            }
+            TileOp::Store { ordering: o, scope: s, token, addr, value, deps } => {
+                let (ptrs, m, mask) = self.pointers(addr, span)?;
+                let n = m.next_power_of_two();
+                let v = self.value(value, m, n, span)?;
+                let dep = self.deps(deps, span)?;
+                let mut b = OpBuilder::new(Opcode::StorePtrTko, Loc::Unknown).operand(ptrs).operand(v).result(Type::Token);
+                if let Some(mk) = mask {
+                    b = b.operand(mk);
+                }
+                if let Some(d) = dep {
+                    b = b.operand(d);
+                }
+                let b = Self::mem_attrs(b, *o, *s)
+                    .attr("operandSegmentSizes", segments(&[1, 1, i64::from(mask.is_some()), i64::from(dep.is_some())]));
+                let r = self.op(b);
+                if let Some(t) = token {
+                    self.tokens.insert(t.clone(), r[0]);
+                }
+            }
+            TileOp::Atomic { ordering: o, scope: s, op, dst, token, addr, value, deps } => {
+                let (ptrs, m, mask) = self.pointers(addr, span)?;
+                let n = m.next_power_of_two();
+                let v = self.value(value, m, n, span)?;
+                let dep = self.deps(deps, span)?;
+                let mut b =
+                    OpBuilder::new(Opcode::AtomicRMW, Loc::Unknown).operand(ptrs).operand(v).result(i32_tile(n)).result(Type::Token);
+                if let Some(mk) = mask {
+                    b = b.operand(mk);
+                }
+                if let Some(d) = dep {
+                    b = b.operand(d);
+                }
+                // An atomic always has a scope in Tile IR (§7.2); the parser requires one.
+                let b = Self::mem_attrs(b, *o, Some(s.unwrap_or(TileScope::Device)))
+                    .attr("mode", Attribute::i32(mode(*op, span)?))
+                    .attr("operandSegmentSizes", segments(&[1, 1, i64::from(mask.is_some()), i64::from(dep.is_some())]));
+                let r = self.op(b);
+                self.regs.insert(dst.clone(), (r[0], m));
+                if let Some(t) = token {
+                    self.tokens.insert(t.clone(), r[1]);
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+/// The tile locations of `p` (tiles, and scalars that tile operations access), in declaration
+/// order, then those used without a declaration.
+fn tile_locations(p: &Program) -> Vec<(String, usize)> {
+    let mut out: Vec<(String, usize)> = Vec::new();
+    for l in &p.locations {
+        if let LocationKind::Global = l.kind {
+            let n = match &l.init {
+                Some(Value::Tile(v)) => v.len(),
+                _ => 1,
+            };
+            out.push((l.name.clone(), n.max(1)));
+        }
+    }
+    for s in p.threads.iter().flat_map(|t| &t.body) {
+        if let StmtKind::Instr(Instr::Tile(TileOp::Load { addr, .. } | TileOp::Store { addr, .. } | TileOp::Atomic { addr, .. })) = &s.kind
+            && !out.iter().any(|(n, _)| *n == addr.name)
+        {
+            let n = addr.elements.as_ref().and_then(|e| e.iter().max()).map_or(1, |m| *m as usize + 1);
+            out.push((addr.name.clone(), n));
+        }
+    }
+    out
+}
+
+/// Builds the module of a Tile IR program.
+pub fn module(p: &Program) -> Result<Module, EmitError> {
+    if let Some(t) = p.threads.iter().find(|t| t.kind() != ThreadKind::TileBlock) {
+        return Err(EmitError::unsupported(t.span, format!("{} is a PTX thread: Tile IR emission takes tile-block threads only", t.name)));
+    }
+    let locations = tile_locations(p);
+    let mut ir = IrModule::new("tcfuzz_litmus");
+    let mut entries = Vec::new();
+    for (k, t) in p.threads.iter().enumerate() {
+        let param_types: Vec<Type> = (0..=locations.len()).map(|_| ptr_tile(None)).collect();
+        let (region, block, params) = build_single_block_region(&mut ir, &param_types);
+        let mut b = Builder { m: ir, block, params, locations: &locations, tokens: BTreeMap::new(), regs: BTreeMap::new() };
+        let mut order: Vec<String> = Vec::new();
+        for s in &t.body {
+            match &s.kind {
+                StmtKind::Instr(Instr::Tile(op)) => {
+                    b.stmt(op, s.span)?;
+                    if let TileOp::Load { dst, .. } | TileOp::Atomic { dst, .. } = op
+                        && !order.contains(dst)
+                    {
+                        order.push(dst.clone());
+                    }
+                }
+                StmtKind::Instr(_) => return Err(EmitError::unsupported(s.span, "a PTX instruction in a tile block")),
+                StmtKind::Label(_) => return Err(EmitError::unsupported(s.span, "a label in a tile block")),
+            }
+        }
+        // Every register to `out`, one after the other.
+        let out = *b.params.last().expect("[tcfuzz internal bug] entries have an out parameter");
+        let mut registers = Vec::new();
+        let mut at = 0i64;
+        for r in &order {
+            let (v, m) = b.regs[r];
+            let n = m.next_power_of_two();
+            let one = b.op(OpBuilder::new(Opcode::Reshape, Loc::Unknown).operand(out).result(ptr_tile(Some(1))));
+            let wide = b.op(OpBuilder::new(Opcode::Broadcast, Loc::Unknown).operand(one[0]).result(ptr_tile(Some(n))));
+            let mut idx: Vec<i64> = (at..at + m as i64).collect();
+            idx.resize(n, at);
+            let offsets = b.constant_i32(&idx);
+            let ptrs = b.op(OpBuilder::new(Opcode::Offset, Loc::Unknown).operand(wide[0]).operand(offsets).result(ptr_tile(Some(n))));
+            let mask = (m != n).then(|| b.constant_mask(m, n));
+            let mut st = OpBuilder::new(Opcode::StorePtrTko, Loc::Unknown).operand(ptrs[0]).operand(v).result(Type::Token);
+            if let Some(mk) = mask {
+                st = st.operand(mk);
+            }
+            let st = st
+                .attr("memory_ordering_semantics", Attribute::i32(0))
+                .attr("operandSegmentSizes", segments(&[1, 1, i64::from(mask.is_some()), 0]));
+            b.op(st);
+            registers.push((r.clone(), m));
+            at += m as i64;
+        }
+        b.op(OpBuilder::new(Opcode::Return, Loc::Unknown));
+        ir = b.m;
+        let name = format!("tb{k}");
+        let (entry, _) = OpBuilder::new(Opcode::Entry, Loc::Unknown)
+            .attr("sym_name", Attribute::String(name.clone()))
+            .attr("function_type", Attribute::Type(Type::Func(FuncType { inputs: param_types, results: vec![] })))
+            .region(region)
+            .build(&mut ir);
+        ir.functions.push(entry);
+        entries.push(Entry { name, thread: t.name.clone(), registers });
+    }
+    Ok(Module { ir, locations, entries })
+}
