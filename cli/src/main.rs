@@ -65,12 +65,10 @@ enum Command {
     /// Run a worker that leases jobs from a coordinator, checks programs and reports (not
     /// implemented yet).
     Worker(Pending),
-    /// Shrink a program to a 1-minimal one that keeps its discrepancy (not implemented yet).
-    Minimize(Pending),
+    Minimize(commands::minimize::Args),
     /// Render a discrepancy report from a corpus (not implemented yet).
     Report(Pending),
-    /// Inspect, export and import a corpus directory (not implemented yet).
-    Corpus(Pending),
+    Corpus(commands::corpus::Args),
     /// Emit a program as a PTX or Tile IR kernel and assemble it (not implemented yet).
     Emit(Pending),
     Bench(commands::bench::Args),
@@ -90,9 +88,9 @@ fn main() -> ExitCode {
         Command::Campaign(args) => pending::run("campaign", "services", &args),
         Command::Coordinator(args) => pending::run("coordinator", "services", &args),
         Command::Worker(args) => pending::run("worker", "services", &args),
-        Command::Minimize(args) => pending::run("minimize", "minimization", &args),
+        Command::Minimize(args) => commands::minimize::run(&args, quiet),
         Command::Report(args) => pending::run("report", "corpus", &args),
-        Command::Corpus(args) => pending::run("corpus", "corpus", &args),
+        Command::Corpus(args) => commands::corpus::run(&args, quiet),
         Command::Emit(args) => pending::run("emit", "gpu", &args),
         Command::Bench(args) => commands::bench::run(&args, quiet),
         Command::Lower(args) => commands::lower::run(&args),

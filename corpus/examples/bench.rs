@@ -56,7 +56,10 @@ fn finding(i: usize, programs: &[String]) -> Finding {
         seen_ms: 1_700_000_000_000 + i as u64,
         program: programs[i % programs.len()].clone(),
         sides: [
-            Side { name: "explorer".into(), verdict: "States 3\nP1:r0=0; P1:r1=0;\nP1:r0=1; P1:r1=0;\nP1:r0=1; P1:r1=1;\nOk\nPositive: 1 Negative: 2".into() },
+            Side {
+                name: "explorer".into(),
+                verdict: "States 3\nP1:r0=0; P1:r1=0;\nP1:r0=1; P1:r1=0;\nP1:r0=1; P1:r1=1;\nOk\nPositive: 1 Negative: 2".into(),
+            },
             Side { name: "oracle".into(), verdict: "States 2\nP1:r0=0; P1:r1=0;\nP1:r0=1; P1:r1=1;\nNo\nPositive: 0 Negative: 2".into() },
         ],
     }

@@ -2,11 +2,13 @@
 
 pub mod bench;
 pub mod check;
+pub mod corpus;
 pub mod differential;
 pub mod dot;
 pub mod explain;
 pub mod fmt;
 pub mod lower;
+pub mod minimize;
 pub mod parse;
 pub mod pending;
 pub mod selftest;

@@ -65,7 +65,14 @@ impl Size {
 
 impl fmt::Display for Size {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{} threads, {} instructions, {} locations", self.threads, self.instructions, self.locations)
+        let plural = |n: usize, one: &str| if n == 1 { format!("1 {one}") } else { format!("{n} {one}s") };
+        write!(
+            f,
+            "{}, {}, {}",
+            plural(self.threads, "thread"),
+            plural(self.instructions, "instruction"),
+            plural(self.locations, "location")
+        )
     }
 }
 

@@ -7,6 +7,8 @@ use tcfuzz_litmus::{
     Fence, Instr, Mbarrier, Operand, Placement, Program, Prop, Scope, Sem, StmtKind, TileOp, TileOrdering, TileScope, Value,
 };
 
+use tcfuzz_litmus::Tcgen05;
+
 use super::Search;
 
 /// Applies simplifications until none is accepted.
@@ -80,8 +82,12 @@ fn candidates(p: &Program) -> Vec<Program> {
         q.reg_inits.remove(ri);
         out.push(q);
     }
-    // Condition: fewer terms.
-    for prop in prop_variants(&p.condition.prop) {
+    // Condition: fewer terms, down to none.
+    let mut props = prop_variants(&p.condition.prop);
+    if p.condition.prop != Prop::True {
+        props.push(Prop::True);
+    }
+    for prop in props {
         let mut q = p.clone();
         q.condition.prop = prop;
         out.push(q);
@@ -351,6 +357,15 @@ fn instr_variants(i: &Instr) -> Vec<Instr> {
                 // Tile IR spec §7.3: a weak access takes no scope.
                 let s = (o == TileOrdering::Weak).then_some(None);
                 push(&|j| set(j, Some(o), s));
+            }
+        }
+        Instr::Tcgen05(Tcgen05::St { src, .. }) => {
+            for o in operand_variants(src) {
+                push(&|j| {
+                    if let Instr::Tcgen05(Tcgen05::St { src, .. }) = j {
+                        *src = o.clone()
+                    }
+                });
             }
         }
         Instr::Mov { src, .. } => {
