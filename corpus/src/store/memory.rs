@@ -7,9 +7,12 @@ use std::sync::RwLock;
 
 use super::{Entries, Store, StoreError, Tree, Write};
 
+/// Every entry of every tree, by tree then key.
+type Trees = BTreeMap<(Tree, Vec<u8>), Vec<u8>>;
+
 #[derive(Default)]
 pub struct MemoryStore {
-    trees: RwLock<BTreeMap<(Tree, Vec<u8>), Vec<u8>>>,
+    trees: RwLock<Trees>,
 }
 
 impl MemoryStore {

@@ -93,8 +93,11 @@ pub struct Write {
 #[error("{0}")]
 pub struct StoreError(pub String);
 
+/// A key and its value.
+pub type Entry = (Vec<u8>, Vec<u8>);
+
 /// Entries of one tree in key order.
-pub type Entries<'a> = Box<dyn Iterator<Item = Result<(Vec<u8>, Vec<u8>), StoreError>> + 'a>;
+pub type Entries<'a> = Box<dyn Iterator<Item = Result<Entry, StoreError>> + 'a>;
 
 /// A storage engine.
 pub trait Store: Send + Sync {
@@ -104,7 +107,7 @@ pub trait Store: Send + Sync {
     fn range<'a>(&'a self, tree: Tree, start: &[u8], end: Option<&[u8]>) -> Entries<'a>;
 
     /// The entry with the largest key.
-    fn last(&self, tree: Tree) -> Result<Option<(Vec<u8>, Vec<u8>)>, StoreError> {
+    fn last(&self, tree: Tree) -> Result<Option<Entry>, StoreError> {
         self.range(tree, &[], None).last().transpose()
     }
 

@@ -5,7 +5,7 @@
 
 use std::path::Path;
 
-use super::{Entries, Store, StoreError, Tree, Write};
+use super::{Entries, Entry, Store, StoreError, Tree, Write};
 
 /// A sled database with one sled tree per [`Tree`].
 pub struct SledStore {
@@ -53,7 +53,7 @@ impl Store for SledStore {
         Box::new(iter.map(|r| r.map(|(k, v)| (k.to_vec(), v.to_vec())).map_err(engine)))
     }
 
-    fn last(&self, tree: Tree) -> Result<Option<(Vec<u8>, Vec<u8>)>, StoreError> {
+    fn last(&self, tree: Tree) -> Result<Option<Entry>, StoreError> {
         Ok(self.tree(tree).last().map_err(engine)?.map(|(k, v)| (k.to_vec(), v.to_vec())))
     }
 
