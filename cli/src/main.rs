@@ -67,12 +67,10 @@ enum Command {
     /// Run a worker that leases jobs from a coordinator, checks programs and reports (not
     /// implemented yet).
     Worker(Pending),
-    /// Shrink a program to a 1-minimal one that keeps its discrepancy (not implemented yet).
-    Minimize(Pending),
+    Minimize(commands::minimize::Args),
     /// Render a discrepancy report from a corpus (not implemented yet).
     Report(Pending),
-    /// Inspect, export and import a corpus directory (not implemented yet).
-    Corpus(Pending),
+    Corpus(commands::corpus::Args),
     Emit(commands::emit::Args),
     Gpu(commands::gpu::Args),
     Bench(commands::bench::Args),
@@ -92,9 +90,9 @@ fn main() -> ExitCode {
         Command::Campaign(args) => pending::run("campaign", "services", &args),
         Command::Coordinator(args) => pending::run("coordinator", "services", &args),
         Command::Worker(args) => pending::run("worker", "services", &args),
-        Command::Minimize(args) => pending::run("minimize", "minimization", &args),
+        Command::Minimize(args) => commands::minimize::run(&args, quiet),
         Command::Report(args) => pending::run("report", "corpus", &args),
-        Command::Corpus(args) => pending::run("corpus", "corpus", &args),
+        Command::Corpus(args) => commands::corpus::run(&args, quiet),
         Command::Emit(args) => commands::emit::run(&args, quiet),
         Command::Gpu(args) => commands::gpu::run(&args, quiet),
         Command::Bench(args) => commands::bench::run(&args, quiet),

@@ -702,7 +702,7 @@ mod differential {
 mod placeholders {
     use super::*;
 
-    const COMMANDS: [&str; 6] = ["campaign", "coordinator", "worker", "minimize", "report", "corpus"];
+    const COMMANDS: [&str; 4] = ["campaign", "coordinator", "worker", "report"];
 
     #[test]
     fn exit_3_with_message() {
@@ -713,8 +713,8 @@ mod placeholders {
             let expected = format!("error: 'tcfuzz {command}' is not implemented yet (see the ");
             assert!(stderr(&out).contains(&expected), "{command}: {}", stderr(&out));
         }
-        let out = tcfuzz(&["minimize"], dir.path());
-        assert_eq!(stderr(&out).trim_end(), "error: 'tcfuzz minimize' is not implemented yet (see the minimization issue)");
+        let out = tcfuzz(&["report"], dir.path());
+        assert_eq!(stderr(&out).trim_end(), "error: 'tcfuzz report' is not implemented yet (see the corpus issue)");
     }
 
     #[test]
@@ -723,7 +723,7 @@ mod placeholders {
         let out = tcfuzz(&["--help"], dir.path());
         assert_eq!(code(&out), 0);
         let help = stdout(&out);
-        for command in COMMANDS.iter().chain(&["parse", "fmt", "check", "selftest"]) {
+        for command in COMMANDS.iter().chain(&["parse", "fmt", "check", "selftest", "minimize", "corpus"]) {
             assert!(help.contains(&format!("  {command} ")), "{command} missing from:\n{help}");
         }
         assert!(help.contains("Exit codes"), "{help}");
@@ -1165,5 +1165,142 @@ mod gpu {
             "{}",
             stderr(&out)
         );
+mod minimize {
+    use super::*;
+
+    #[test]
+    fn a_racy_program_shrinks_to_the_racing_pair() {
+        let dir = TempDir::new("minimize");
+        dir.write("mp.litmus", MP);
+        let out = tcfuzz(&["minimize", "--kind", "race", "mp.litmus", "--out", "min.litmus"], dir.path());
+        assert_eq!(code(&out), 0, "{}", stderr(&out));
+        let err = stderr(&out);
+        assert!(
+            err.starts_with("minimized mp.litmus: 2 threads, 4 instructions, 2 locations → 2 threads, 2 instructions, 1 location in "),
+            "{err}"
+        );
+        assert!(stdout(&out).is_empty(), "--out writes the file, not stdout");
+        let min = std::fs::read_to_string(dir.path().join("min.litmus")).unwrap();
+        assert!(
+            min.starts_with(
+                "// minimized by `tcfuzz minimize --kind race` from mp.litmus (2 threads, 4 instructions, 2 locations), keeping: data\n"
+            ),
+            "{min}"
+        );
+        // The result is a valid program that still races.
+        let out = tcfuzz(&["check", "--json", "min.litmus"], dir.path());
+        assert_eq!(code(&out), 0, "{}", stderr(&out));
+        assert!(stdout(&out).contains("\"kind\":\"data\""), "{}", stdout(&out));
+    }
+
+    #[test]
+    fn json_reports_sizes_and_the_program() {
+        let dir = TempDir::new("minimize-json");
+        dir.write("sb.litmus", SB);
+        let out = tcfuzz(&["minimize", "--json", "--budget", "30s", "sb.litmus"], dir.path());
+        assert_eq!(code(&out), 0, "{}", stderr(&out));
+        let v: serde_json::Value = serde_json::from_str(stdout(&out).trim()).unwrap();
+        assert_eq!(v["kind"], "verdict");
+        assert_eq!(v["original"]["instructions"], 4);
+        // SB's weak outcome needs all four accesses (and keeps `Sometimes`).
+        assert_eq!(v["minimized"]["instructions"], 4);
+        assert_eq!(v["budget_exhausted"], false);
+        assert!(v["program"].as_str().unwrap().contains("exists"), "{v}");
+    }
+
+    #[test]
+    fn a_program_without_the_property_is_an_input_error() {
+        let dir = TempDir::new("minimize-none");
+        dir.write("sb.litmus", SB);
+        let out = tcfuzz(&["minimize", "--kind", "race", "sb.litmus"], dir.path());
+        assert_eq!(code(&out), 1);
+        assert_eq!(stderr(&out).trim_end(), "error: sb.litmus: nothing to keep: the program has no race");
+        let out = tcfuzz(&["minimize", "--kind", "explorer-vs-oracle", "sb.litmus"], dir.path());
+        assert_eq!(code(&out), 1);
+        assert!(stderr(&out).contains("the explorer and the oracle agree on it"), "{}", stderr(&out));
+        let out = tcfuzz(&["minimize", "--kind", "tileir-weaker-than-ptx", "sb.litmus"], dir.path());
+        assert_eq!(code(&out), 2, "a PTX program for a Tile IR check is a usage error: {}", stderr(&out));
+        let out = tcfuzz(&["minimize", "--budget", "soon", "sb.litmus"], dir.path());
+        assert_eq!(code(&out), 2, "{}", stderr(&out));
+    }
+}
+
+mod corpus {
+    use super::*;
+    use tcfuzz_corpus::{Corpus, Finding, Kind, Side};
+
+    fn make(dir: &Path) {
+        let c = Corpus::open(dir).unwrap();
+        for (i, program) in [MP, SB].iter().enumerate() {
+            let f = Finding {
+                kind: Kind::ExplorerVsOracle,
+                signature: format!("oracle-only state #{i}"),
+                campaign: 1,
+                seen_ms: 1_700_000_000_000,
+                program: program.to_string(),
+                sides: [Side { name: "explorer".into(), verdict: "Ok".into() }, Side { name: "oracle".into(), verdict: "No".into() }],
+            };
+            c.record_discrepancy(&f).unwrap();
+        }
+    }
+
+    #[test]
+    fn ls_show_check_export_import() {
+        let dir = TempDir::new("corpus");
+        make(&dir.path().join("c"));
+        let out = tcfuzz(&["corpus", "ls", "--corpus", "c"], dir.path());
+        assert_eq!(code(&out), 0, "{}", stderr(&out));
+        let ls = stdout(&out);
+        assert!(
+            ls.contains("explorer-vs-oracle             1  2023-11-14 22:13:20  2023-11-14 22:13:20  1          no   oracle-only state #0"),
+            "{ls}"
+        );
+        assert!(
+            ls.ends_with("c: 2 discrepancies, 0 coverage seeds, 0 campaigns, 0 coverage features, 0 jobs (0 queued, 0 leased, 0 done)\n"),
+            "{ls}"
+        );
+
+        let out = tcfuzz(&["corpus", "ls", "--json", "--corpus", "c"], dir.path());
+        let lines: Vec<serde_json::Value> = stdout(&out).lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+        assert_eq!(lines.len(), 3);
+        assert_eq!(lines[1]["signature"], "oracle-only state #1");
+        assert_eq!(lines[2]["discrepancies"], 2);
+
+        let out = tcfuzz(&["corpus", "show", "--corpus", "c", "explorer-vs-oracle", "oracle-only state #0"], dir.path());
+        assert_eq!(code(&out), 0, "{}", stderr(&out));
+        assert!(stdout(&out).contains("--- program:\nPTX MP"), "{}", stdout(&out));
+        let out = tcfuzz(&["corpus", "show", "--corpus", "c", "explorer-vs-oracle", "nope"], dir.path());
+        assert_eq!(code(&out), 1);
+        let out = tcfuzz(&["corpus", "show", "--corpus", "c", "explorer-vs-orakel", "x"], dir.path());
+        assert_eq!(code(&out), 2, "{}", stderr(&out));
+
+        let out = tcfuzz(&["corpus", "check", "--corpus", "c"], dir.path());
+        assert_eq!(code(&out), 0, "{}", stderr(&out));
+        assert_eq!(stdout(&out), "checked 4 records in 10 trees of c: ok\n");
+
+        let out = tcfuzz(&["corpus", "export", "--corpus", "c", "out"], dir.path());
+        assert_eq!(code(&out), 0, "{}", stderr(&out));
+        assert_eq!(stdout(&out), "exported 2 discrepancies, 0 seeds, 0 campaigns, 0 coverage features, 0 jobs to out\n");
+        let out = tcfuzz(&["corpus", "import", "--corpus", "c2", "out"], dir.path());
+        assert_eq!(code(&out), 0, "{}", stderr(&out));
+        let out = tcfuzz(&["corpus", "export", "--corpus", "c2", "out2"], dir.path());
+        assert_eq!(code(&out), 0, "{}", stderr(&out));
+        let read = |p: &str| std::fs::read(dir.path().join(p)).unwrap();
+        assert_eq!(read("out/corpus.json"), read("out2/corpus.json"));
+    }
+
+    #[test]
+    fn a_damaged_corpus_fails_check_with_the_tree_and_key() {
+        let dir = TempDir::new("corpus-damaged");
+        make(&dir.path().join("c"));
+        let db = dir.path().join("c/db");
+        let len = std::fs::metadata(&db).unwrap().len();
+        std::fs::OpenOptions::new().write(true).open(&db).unwrap().set_len(len / 2).unwrap();
+        let out = tcfuzz(&["corpus", "check", "--corpus", "c"], dir.path());
+        assert_eq!(code(&out), 1);
+        assert!(stderr(&out).contains("acknowledged records are missing; the database file was truncated or damaged"), "{}", stderr(&out));
+        let out = tcfuzz(&["corpus", "ls", "--corpus", "nowhere"], dir.path());
+        assert_eq!(code(&out), 1);
+        assert!(stderr(&out).contains("nowhere: no corpus here"), "{}", stderr(&out));
     }
 }

@@ -2,6 +2,7 @@
 
 pub mod bench;
 pub mod check;
+pub mod corpus;
 pub mod differential;
 pub mod dot;
 pub mod emit;
@@ -9,6 +10,7 @@ pub mod explain;
 pub mod fmt;
 pub mod gpu;
 pub mod lower;
+pub mod minimize;
 pub mod parse;
 pub mod pending;
 pub mod selftest;

@@ -2,7 +2,7 @@
 //! (DESIGN §3.1: "outcome sets and execution counts must agree on every program small enough for
 //! the oracle"; a difference is an `explorer-vs-oracle` discrepancy, §4).
 
-mod compare;
+pub(crate) mod compare;
 mod report;
 
 use std::io::{IsTerminal, Write};
