@@ -1165,6 +1165,9 @@ mod gpu {
             "{}",
             stderr(&out)
         );
+    }
+}
+
 mod minimize {
     use super::*;
 
