@@ -4,7 +4,7 @@
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use anyhow::{Context, bail};
+use anyhow::bail;
 use serde_json::json;
 use tcfuzz_checker::{ModelKind, Options, Verdict};
 use tcfuzz_gpu::run::compare::{Comparison, compare};
@@ -49,9 +49,9 @@ pub enum StressMode {
 /// model forbids.
 #[derive(Debug, clap::Args)]
 pub struct RunArgs {
-    /// A litmus file.
-    #[arg(value_name = "FILE")]
-    pub file: PathBuf,
+    /// Litmus files, directories (searched for *.litmus) or glob patterns, run one after another.
+    #[arg(required = true, value_name = "PATH")]
+    pub paths: Vec<PathBuf>,
 
     /// Kernel launches; each runs as many instances as fit on the GPU at once.
     #[arg(long, default_value_t = 1000)]
@@ -221,42 +221,96 @@ fn show(c: &Comparison, state: &[i64]) -> String {
     c.names.iter().zip(state).map(|(n, v)| format!("{n}={v}")).collect::<Vec<_>>().join(" ")
 }
 
+/// How running one file ended.
+enum FileOutcome {
+    Ran,
+    Failed,
+    Unsupported,
+    Forbidden,
+}
+
 pub fn run(args: &RunArgs, quiet: bool) -> anyhow::Result<ExitCode> {
-    let name = args.file.display().to_string();
-    let src = read(&args.file)?;
+    // Opened at the first program that can run: a program the harness refuses needs no GPU.
+    let mut device: Option<Device> = None;
+    let (mut total, mut failed, mut unsupported, mut forbidden, mut wrong_arch) = (0, 0, 0, 0, 0);
+    for input in crate::inputs::expand(&args.paths) {
+        total += 1;
+        let outcome = match input {
+            crate::inputs::Input::File(path) => match run_file(&path, args, &mut device, quiet) {
+                Ok(o) => o,
+                Err(e) if matches!(e.downcast_ref::<RunError>(), Some(RunError::WrongArch { .. })) => {
+                    eprintln!("{}: {e}", path.display());
+                    wrong_arch += 1;
+                    FileOutcome::Unsupported
+                }
+                Err(e) if matches!(e.downcast_ref::<RunError>(), Some(RunError::NoDevice(_))) => {
+                    eprintln!("tcfuzz gpu run: {e}; everything else works without one (`tcfuzz emit` assembles the kernel)");
+                    return Ok(ExitCode::from(exit::NO_GPU));
+                }
+                Err(e) if matches!(e.downcast_ref::<RunError>(), Some(RunError::Hang(_))) => {
+                    // The context is unusable after a hung kernel: stop here.
+                    eprintln!("{}: error: {e:#}", path.display());
+                    return Ok(ExitCode::from(exit::INPUT_ERRORS));
+                }
+                Err(e) => {
+                    eprintln!("{}: error: {e:#}", path.display());
+                    FileOutcome::Failed
+                }
+            },
+            crate::inputs::Input::Error(_, err) => {
+                eprintln!("error: {err:#}");
+                FileOutcome::Failed
+            }
+        };
+        match outcome {
+            FileOutcome::Ran => {}
+            FileOutcome::Failed => failed += 1,
+            FileOutcome::Unsupported => unsupported += 1,
+            FileOutcome::Forbidden => forbidden += 1,
+        }
+    }
+    if !quiet && total > 1 {
+        eprintln!("ran {total} files: {failed} with errors, {unsupported} not run, {forbidden} with a state the model forbids");
+    }
+    Ok(if failed > 0 {
+        ExitCode::from(exit::INPUT_ERRORS)
+    } else if wrong_arch == total && total > 0 {
+        ExitCode::from(exit::NO_GPU)
+    } else if unsupported > 0 {
+        ExitCode::from(exit::UNSUPPORTED)
+    } else if forbidden > 0 {
+        ExitCode::from(exit::GPU_FORBIDDEN)
+    } else {
+        ExitCode::SUCCESS
+    })
+}
+
+fn run_file(path: &std::path::Path, args: &RunArgs, device: &mut Option<Device>, quiet: bool) -> anyhow::Result<FileOutcome> {
+    let name = path.display().to_string();
+    let src = read(path)?;
     let program = match tcfuzz_litmus::parse(&src) {
         Ok(p) => p,
         Err(d) => {
             eprint!("{}", d.render(&name));
-            return Ok(ExitCode::from(exit::INPUT_ERRORS));
+            return Ok(FileOutcome::Failed);
         }
     };
     let prepared = match prepare(&name, program) {
         Ok(p) => p,
         Err(PrepareError::Input(m)) => {
             eprintln!("{m}");
-            return Ok(ExitCode::from(exit::INPUT_ERRORS));
+            return Ok(FileOutcome::Failed);
         }
         Err(PrepareError::Unsupported(m)) => {
             eprintln!("{m}");
-            return Ok(ExitCode::from(exit::UNSUPPORTED));
+            return Ok(FileOutcome::Unsupported);
         }
     };
-    let device = match Device::open() {
-        Ok(d) => d,
-        Err(e) => {
-            eprintln!("tcfuzz gpu run: {e}; everything else works without one (`tcfuzz emit` assembles the kernel)");
-            return Ok(ExitCode::from(exit::NO_GPU));
-        }
-    };
-    let loaded = match device.load(&prepared.kernel, prepared.cubin.as_deref()) {
-        Ok(l) => l,
-        Err(e @ RunError::WrongArch { .. }) => {
-            eprintln!("tcfuzz gpu run: {e}");
-            return Ok(ExitCode::from(exit::NO_GPU));
-        }
-        Err(e) => return Err(e).context(format!("{name}: cannot load the kernel")),
-    };
+    if device.is_none() {
+        *device = Some(Device::open()?);
+    }
+    let Some(device) = device.as_ref() else { unreachable!("[tcfuzz internal bug] the device was just opened") };
+    let loaded = device.load(&prepared.kernel, prepared.cubin.as_deref())?;
     let mut rng = Rng::new(args.seed);
     let progress =
         (!quiet && !args.json).then(|| crate::outputs::spinner(&format!("{name}: {} launches on {}", args.iterations, device.info.name)));
@@ -342,7 +396,7 @@ pub fn run(args: &RunArgs, quiet: bool) -> anyhow::Result<ExitCode> {
             println!("  no state the model forbids");
         }
     }
-    if confirmed.is_empty() { Ok(ExitCode::SUCCESS) } else { Ok(ExitCode::from(exit::GPU_FORBIDDEN)) }
+    Ok(if confirmed.is_empty() { FileOutcome::Ran } else { FileOutcome::Forbidden })
 }
 
 fn state_json(c: &Comparison, state: &[i64]) -> serde_json::Value {
