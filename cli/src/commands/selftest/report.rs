@@ -185,7 +185,7 @@ fn write_program(dir: &Path, r: &ProgramReport, disagreeing: &[(ModelKind, &Disa
     let models: Vec<String> = disagreeing.iter().map(|(m, _)| format!(" --model {}", m.name())).collect();
     header.push(format!(" regenerate: tcfuzz selftest --programs 1 --seed {} --family {}{}", r.seed, r.family, models.concat()));
     header.push(" re-check: tcfuzz check --duplicates --model M FILE, and with --oracle (loop bound 2, oracle unrestricted)".to_string());
-    program.comments = header;
+    program.comments = header.into_iter().map(tcfuzz_litmus::Comment::header).collect();
     std::fs::write(&path, tcfuzz_litmus::print(&program)).with_context(|| format!("cannot write {}", path.display()))?;
     Ok(path)
 }
