@@ -94,7 +94,8 @@ pub fn tileir_weaker_than_ptx_with(
         });
     }
     let lowered = lower(p).map_err(|LowerError::Unsupported { message, span }| CheckError::Unsupported { instruction: message, span })?;
-    let opts = Options { witnesses: true, ..options.clone() };
+    // The check compares whole state sets.
+    let opts = Options { witnesses: true, max_states: None, ..options.clone() };
     let mut caveats = Vec::new();
     let mut tp = CompiledProgram::compile(p)?;
     tp.observed = (0..tp.state_len()).collect();

@@ -99,6 +99,9 @@ pub use verdict::{
     Verdict, Witness,
 };
 
+use std::sync::Arc;
+use std::sync::atomic::AtomicU64;
+
 use tcfuzz_litmus::Program;
 
 /// How to check.
@@ -122,6 +125,14 @@ pub struct Options {
     pub exclude_porf_cycles: bool,
     /// Keep one witness execution (text and DOT) per observed final state.
     pub witnesses: bool,
+    /// Keep at most this many final states in [`Verdict::states`] (the smallest ones, with exact
+    /// counts; the rest are counted in [`Verdict::omitted_states`] and judged against the
+    /// condition), so that memory does not grow with the number of distinct final states. `None`
+    /// keeps every state, as comparisons of state sets need.
+    pub max_states: Option<usize>,
+    /// Counts every execution recorded (complete, blocked, discarded by an `assume`) as it
+    /// happens, for a caller showing progress from another thread.
+    pub progress: Option<Arc<AtomicU64>>,
 }
 
 impl Default for Options {
@@ -134,6 +145,8 @@ impl Default for Options {
             max_races: 16,
             exclude_porf_cycles: false,
             witnesses: true,
+            max_states: None,
+            progress: None,
         }
     }
 }
@@ -168,6 +181,8 @@ fn explore_compiled(prog: &program::CompiledProgram, model: ModelKind, options: 
     let progs: Vec<&program::CompiledProgram> = if variants.is_empty() { vec![prog] } else { variants.iter().collect() };
     let mut out = verdict::Collector::new(prog, options.detect_duplicates, options.max_races, options.witnesses);
     out.set_loop_bound(options.loop_bound);
+    out.cap_states(options.max_states);
+    out.count_into(options.progress.clone());
     let dependency = explore::trust::explores_porf_cycles(model) && !options.exclude_porf_cycles;
     let (mut max_depth, mut lost_revisit) = (0, false);
     for p in progs {
@@ -234,6 +249,8 @@ pub fn check_oracle_compiled(prog: &program::CompiledProgram, model: ModelKind, 
     let progs: Vec<&program::CompiledProgram> = if variants.is_empty() { vec![prog] } else { variants.iter().collect() };
     let mut out = verdict::Collector::new(prog, options.detect_duplicates, options.max_races, options.witnesses);
     out.set_loop_bound(options.loop_bound);
+    out.cap_states(options.max_states);
+    out.count_into(options.progress.clone());
     for p in progs {
         out.set_program(p);
         oracle::Oracle {

@@ -9,7 +9,9 @@
 
 use std::collections::{BTreeMap, BTreeSet, HashSet};
 use std::fmt;
+use std::hash::{DefaultHasher, Hash, Hasher};
 use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
 
 use tcfuzz_litmus::{Quantifier, Span};
 
@@ -188,8 +190,12 @@ pub struct Verdict {
     pub sync_objects: BTreeMap<String, SyncObject>,
     pub model: ModelKind,
     pub method: Method,
-    /// Final states of complete executions, sorted.
+    /// Final states of complete executions, sorted: all of them, or with
+    /// [`crate::Options::max_states`] the first ones.
     pub states: Vec<StateCount>,
+    /// Distinct final states left out of `states` by [`crate::Options::max_states`] (0 when it
+    /// is unset); the condition's counts include them.
+    pub omitted_states: u64,
     /// Names of the state entries the condition mentions (what herd7 prints).
     pub observed: Vec<String>,
     pub condition: ConditionResult,
@@ -334,10 +340,36 @@ enum Stop {
     AssumeFailed,
 }
 
+/// The distinct final states a capped collector has seen beyond those it keeps.
+struct CappedStates {
+    max: usize,
+    /// A fingerprint of every distinct state seen (16 bytes each instead of the state).
+    seen: HashSet<u128>,
+    /// Distinct states satisfying / falsifying the condition.
+    positive: u64,
+    negative: u64,
+}
+
+/// A 128-bit hash of a final state: two SipHash-1-3 runs with fixed, different keys, so equal
+/// fingerprints of different states (about 2^-128 per pair) do not matter at any scale we run.
+fn fingerprint(state: &[i64]) -> u128 {
+    let half = |salt: u64| {
+        let mut h = DefaultHasher::new();
+        salt.hash(&mut h);
+        state.hash(&mut h);
+        h.finish()
+    };
+    (u128::from(half(0)) << 64) | u128::from(half(0x9e37_79b9_7f4a_7c15))
+}
+
 /// Accumulates executions into a [`Verdict`].
 pub(crate) struct Collector<'a> {
     prog: &'a CompiledProgram,
     states: BTreeMap<Vec<i64>, u64>,
+    /// With a cap on the states kept ([`Collector::cap_states`]).
+    capped: Option<CappedStates>,
+    /// Executions recorded so far, shared with the caller ([`crate::Options::progress`]).
+    progress: Option<Arc<AtomicU64>>,
     /// Per observed state (condition slots only), its first execution; `None` when witnesses are off.
     witnesses: Option<BTreeMap<Vec<i64>, Witness>>,
     races: BTreeSet<Race>,
@@ -358,6 +390,8 @@ impl<'a> Collector<'a> {
         Collector {
             prog,
             states: BTreeMap::new(),
+            capped: None,
+            progress: None,
             witnesses: witnesses.then(BTreeMap::new),
             races: BTreeSet::new(),
             blocked_threads: BTreeSet::new(),
@@ -375,6 +409,53 @@ impl<'a> Collector<'a> {
     /// it has the same threads, registers and locations as the one the collector started with.
     pub fn set_program(&mut self, prog: &'a CompiledProgram) {
         self.prog = prog;
+    }
+
+    /// Keep only the `max` smallest final states (with their exact execution counts), so that
+    /// memory does not grow with the number of distinct states; the others are counted by a
+    /// 128-bit fingerprint each, and judged against the condition when first seen.
+    pub fn cap_states(&mut self, max: Option<usize>) {
+        self.capped = max.map(|max| CappedStates { max, seen: HashSet::new(), positive: 0, negative: 0 });
+    }
+
+    /// Count every recorded execution in `counter` as well, for a caller that shows progress.
+    pub fn count_into(&mut self, counter: Option<Arc<AtomicU64>>) {
+        self.progress = counter;
+    }
+
+    fn counted(&self) {
+        if let Some(p) = &self.progress {
+            p.fetch_add(1, Ordering::Relaxed);
+        }
+    }
+
+    /// Adds one complete execution ending in `state`.
+    fn add_state(&mut self, state: Vec<i64>) {
+        let Some(capped) = &mut self.capped else {
+            *self.states.entry(state).or_insert(0) += 1;
+            return;
+        };
+        if let Some(n) = self.states.get_mut(&state) {
+            *n += 1;
+            return;
+        }
+        if !capped.seen.insert(fingerprint(&state)) {
+            return;
+        }
+        if self.prog.condition.eval(&state) {
+            capped.positive += 1;
+        } else {
+            capped.negative += 1;
+        }
+        // The kept states are the smallest seen: one that leaves never comes back (every later
+        // one kept is smaller), so the kept counts are exact.
+        let largest = self.states.last_key_value().map(|(s, _)| s);
+        if self.states.len() < capped.max || largest.is_some_and(|l| state < *l) {
+            self.states.insert(state, 1);
+            if self.states.len() > capped.max {
+                self.states.pop_last();
+            }
+        }
     }
 
     /// The loop bound of the run (default: unbounded), needed to classify failed blocking waits.
@@ -441,6 +522,7 @@ impl<'a> Collector<'a> {
         // and hangs are not the program's).
         if stops.iter().any(|(_, s)| *s == Stop::AssumeFailed) {
             self.stats.assume_failed += 1;
+            self.counted();
             self.count_if_duplicate(g);
             return;
         }
@@ -470,6 +552,7 @@ impl<'a> Collector<'a> {
         if !self.prog.tmem_allocators.is_empty() || self.prog.has_async_operations() {
             self.record_misuse(g, blocked.is_empty());
         }
+        self.counted();
         if !blocked.is_empty() {
             self.stats.blocked += 1;
             let mut hang = false;
@@ -514,7 +597,7 @@ impl<'a> Collector<'a> {
             let observed: Vec<i64> = prog.observed.iter().map(|&s| state[s]).collect();
             w.entry(observed).or_insert_with(|| Witness { text: crate::witness::text(prog, g), dot: crate::witness::dot(prog, g) });
         }
-        *self.states.entry(state).or_insert(0) += 1;
+        self.add_state(state);
     }
 
     fn race_kind(&self, g: &ExecutionGraph, a: EventId, b: EventId) -> RaceKind {
@@ -623,6 +706,10 @@ impl<'a> Collector<'a> {
                 neg += 1;
             }
         }
+        let omitted_states = self.capped.as_ref().map_or(0, |c| c.seen.len() as u64 - self.states.len() as u64);
+        if let Some(c) = &self.capped {
+            (pos, neg) = (c.positive, c.negative);
+        }
         let observation = match (pos, neg) {
             (0, _) => Observation::Never,
             (_, 0) => Observation::Always,
@@ -648,6 +735,7 @@ impl<'a> Collector<'a> {
             model,
             method,
             states,
+            omitted_states,
             observed: prog.observed.iter().map(|&s| prog.slot_name(s)).collect(),
             condition: ConditionResult { quantifier: prog.quantifier, observation, validated, positive: pos, negative: neg },
             races: self.races.into_iter().collect(),

@@ -16,6 +16,8 @@ mod genmc;
 mod property;
 #[path = "checker/ptx.rs"]
 mod ptx;
+#[path = "checker/states.rs"]
+mod states;
 #[path = "checker/sync.rs"]
 mod sync;
 #[path = "checker/tcgen05.rs"]
