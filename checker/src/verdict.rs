@@ -319,9 +319,32 @@ fn repair_hint(g: &ExecutionGraph, kind: RaceKind, a: EventId, b: EventId) -> St
                 )
             }
         }
+        // Both accesses in one thread: the fence goes between them there (a bulk copy's source
+        // written by a generic store of the copying thread).
+        RaceKind::Proxy if first.thread == second.thread => "fence.proxy.async in this thread between the generic-proxy access and the async-proxy one (§9.7.16.6.5)".to_string(),
         RaceKind::Proxy => "fence.proxy.async between the generic access and the async-proxy one — in the writing thread, before the release that the other thread acquires and follows with tcgen05.fence::after_thread_sync (§9.7.16.6.5)".to_string(),
         RaceKind::Data => kind.rule().to_string(),
     }
+}
+
+/// What a misuse breaks and what would avoid it, as a sentence.
+fn misuse_advice(rule: crate::tmem::MisuseRule) -> String {
+    use crate::tmem::MisuseRule;
+    let advice = match rule {
+        MisuseRule::AllocAfterRelinquish => {
+            "A CTA may not allocate Tensor Memory after relinquishing its allocation permit: move the tcgen05.relinquish_alloc_permit after the CTA's last tcgen05.alloc"
+        }
+        MisuseRule::DeallocNotAllocated => {
+            "Only allocated columns may be deallocated: deallocate each allocation once, after the tcgen05.alloc that made it"
+        }
+        MisuseRule::ExitWithLiveColumns => {
+            "A CTA must deallocate every Tensor Memory column it allocated before it exits: add a tcgen05.dealloc on every path to the exit"
+        }
+        MisuseRule::PeerCtaExited => {
+            "A cta_group::2 operation needs its peer CTA alive, and nothing makes a thread of the peer CTA wait for the issue: make the peer CTA wait for it (a cluster barrier, or an mbarrier the operation's commit arrives on) before it exits"
+        }
+    };
+    format!("{advice} ({}).", rule.section())
 }
 
 /// Why a thread of a blocked execution stopped.
@@ -584,7 +607,7 @@ impl<'a> Collector<'a> {
                     .collect();
                 let names: Vec<String> = stuck.iter().map(|e| self.prog.threads[e.thread as usize].name.clone()).collect();
                 let headline = format!("hang: {} wait(s) forever at the marked events", names.join(", "));
-                let missing = "no later event of any thread can complete what they wait for (an arrival, a phase, a value or free Tensor Memory columns); every other thread has finished or is stuck too".to_string();
+                let missing = "No later event of any thread can complete what they wait for (an arrival, a phase, a value or free Tensor Memory columns): every other thread has finished or is stuck too.".to_string();
                 self.explain(g, "hang".into(), headline, missing, &stuck);
             }
             return;
@@ -633,7 +656,7 @@ impl<'a> Collector<'a> {
             )
         };
         let headline = format!("{} race between {} and {}", kind.name(), ev(a), ev(b));
-        let missing = format!("nothing orders them either way; what would: {}", repair_hint(g, kind, a, b));
+        let missing = format!("Nothing orders them either way. What would: {}.", repair_hint(g, kind, a, b));
         self.explain(g, format!("{} race", kind.name()), headline, missing, &[a, b]);
     }
 
@@ -648,7 +671,7 @@ impl<'a> Collector<'a> {
                     self.misuse.insert(Misuse { rule, thread: self.prog.threads[t].name.clone(), span: e.span });
                     if self.witnesses.is_some() {
                         let headline = format!("{} by {} at {}", rule.describe(), self.prog.threads[t].name, e.span);
-                        self.explain(g, rule.name().into(), headline, format!("the rule: {}", rule.section()), &[EventId::new(t, i)]);
+                        self.explain(g, rule.name().into(), headline, misuse_advice(rule), &[EventId::new(t, i)]);
                     }
                 }
             }
@@ -666,8 +689,7 @@ impl<'a> Collector<'a> {
                     self.prog.threads[i.thread as usize].name,
                     e.span
                 );
-                let missing = format!("nothing makes a thread of the peer CTA wait for the issue; the rule: {}", rule.section());
-                self.explain(g, rule.name().into(), headline, missing, &[i]);
+                self.explain(g, rule.name().into(), headline, misuse_advice(rule), &[i]);
             }
             self.misuse.insert(Misuse { rule, thread: self.prog.threads[i.thread as usize].name.clone(), span: e.span });
         }
@@ -680,7 +702,7 @@ impl<'a> Collector<'a> {
                 let rule = crate::tmem::MisuseRule::ExitWithLiveColumns;
                 if self.witnesses.is_some() {
                     let headline = format!("{} (the CTA of {thread}; the marked write left columns allocated)", rule.describe());
-                    self.explain(g, rule.name().into(), headline, format!("the rule: {}", rule.section()), &[w]);
+                    self.explain(g, rule.name().into(), headline, misuse_advice(rule), &[w]);
                 }
                 self.misuse.insert(Misuse { rule, thread, span: Span::default() });
             }
