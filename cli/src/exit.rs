@@ -26,13 +26,11 @@ pub const EXPLORER_ORACLE_DISAGREE: u8 = 5;
 #[derive(Debug)]
 pub struct NotImplemented {
     pub command: &'static str,
-    /// The issue that will implement the command.
-    pub issue: &'static str,
 }
 
 impl fmt::Display for NotImplemented {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "'tcfuzz {}' is not implemented yet (see the {} issue)", self.command, self.issue)
+        write!(f, "`tcfuzz {}` is not implemented yet", self.command)
     }
 }
 

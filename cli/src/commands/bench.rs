@@ -2,7 +2,8 @@
 //! project keeps (DESIGN §9), beside GenMC 0.11's on the same shapes where its results file is
 //! there.
 
-use crate::exit;
+use crate::commands::check::user_words;
+use crate::exit::{self, UsageError};
 use anyhow::{Context, Result, bail};
 use clap::ValueEnum;
 use serde::Serialize;
@@ -90,8 +91,12 @@ type GenmcTable = HashMap<GenmcKey, (u64, u64, f64)>;
 
 pub fn run(args: &Args, quiet: bool) -> Result<ExitCode> {
     if args.list {
+        let sizes = |f: &Family| f.default_sizes.iter().map(u32::to_string).collect::<Vec<_>>().join(", ");
+        let name_width = FAMILIES.iter().map(|f| f.name.len()).max().unwrap_or(0);
+        let sizes_width = FAMILIES.iter().map(|f| sizes(f).len()).max().unwrap_or(0);
+        println!("{:<name_width$}  {:<sizes_width$}  n", "family", "sizes");
         for f in FAMILIES {
-            println!("{:<10} n = {} (default sizes {:?})", f.name, f.param, f.default_sizes);
+            println!("{:<name_width$}  {:<sizes_width$}  {}", f.name, sizes(f), f.param);
         }
         return Ok(ExitCode::SUCCESS);
     }
@@ -102,11 +107,20 @@ pub fn run(args: &Args, quiet: bool) -> Result<ExitCode> {
         for name in &args.families {
             match family(name) {
                 Some(f) => out.push(f),
-                None => bail!("unknown family `{name}`; known: {}", FAMILIES.iter().map(|f| f.name).collect::<Vec<_>>().join(", ")),
+                None => {
+                    let known: Vec<&str> = FAMILIES.iter().map(|f| f.name).collect();
+                    return Err(UsageError(format!("unknown family `{name}`; known: {}", known.join(", "))).into());
+                }
             }
         }
         out
     };
+    // Every size must fit every family before anything is printed.
+    for f in &families {
+        if let Some(n) = args.sizes.iter().find(|&&n| n < f.min_n) {
+            return Err(UsageError(format!("--n {n}: family {} needs n >= {}", f.name, f.min_n)).into());
+        }
+    }
     let models = if args.models.is_empty() { vec![Model::Sc] } else { args.models.clone() };
     let genmc = load_genmc(args.genmc.as_deref())?;
     if !args.json && !quiet {
@@ -121,9 +135,6 @@ pub fn run(args: &Args, quiet: bool) -> Result<ExitCode> {
         sizes.sort_unstable();
         sizes.dedup();
         for &n in &sizes {
-            if n < f.min_n {
-                bail!("family {} needs n >= {}", f.name, f.min_n);
-            }
             let program = f.program(n);
             for &model in &models {
                 let kind = match model {
@@ -144,7 +155,7 @@ pub fn run(args: &Args, quiet: bool) -> Result<ExitCode> {
                         }
                         // One run beyond a limit does not stop the others; the exit code says it.
                         Err(e) => {
-                            eprintln!("error: family {} n={n} under {}: {e}", f.name, kind.name());
+                            eprintln!("error: family {} n={n} under {}: {}", f.name, kind.name(), user_words(&e.to_string()));
                             failed += 1;
                             break;
                         }
