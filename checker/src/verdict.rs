@@ -609,6 +609,11 @@ impl<'a> Collector<'a> {
     }
 
     /// Executions recorded so far (complete, blocked, and discarded by an `assume`).
+    /// The numbers so far.
+    pub fn stats(&self) -> &Stats {
+        &self.stats
+    }
+
     pub fn explored(&self) -> u64 {
         self.stats.complete + self.stats.blocked + self.stats.assume_failed
     }
