@@ -31,12 +31,15 @@
 //! - `bar.sync a{, b}` without thread counts in the program: met by the threads of the CTA that
 //!   execute the same operands ([`sync`]).
 //!   Barriers with thread counts, `bar.arrive`, cluster barriers and mbarriers are
-//!   synchronization objects ([`sync`]). A wait that can never succeed is a hang (counted as
-//!   blocked and in `Stats::hangs`, the waiting threads in `Verdict::hung_threads`).
+//!   synchronization objects ([`sync`]). A wait that no fair continuation can satisfy is a hang
+//!   (counted as blocked and in `Stats::hangs`, the waiting threads in `Verdict::hung_threads`);
+//!   a wait for a thread the loop bound stopped (a barrier partner still in its spin loop) is
+//!   blocked by the bound, not a hang (`verdict::hung`).
 //! - Loops are bounded: a thread taking more than [`Options::loop_bound`] backward jumps stops and
 //!   the execution counts as blocked ([`interp`]) — unless its last iteration wrote nothing and
-//!   read only coherence-last writes while every other stopped thread is stuck too: then it
-//!   would spin forever, and the execution is a hang (Dat3M's `may-hang` liveness verdict).
+//!   read only coherence-last writes while no other thread may still move (every other stopped
+//!   thread waits for good too): then it would spin forever, and the execution is a hang
+//!   (Dat3M's `may-hang` liveness verdict).
 //! - The graph orders all writes of a location (herd's convention); the PTX model uses only the
 //!   pairs that are morally strong or causality-ordered as coherence order (§8.9.6, see
 //!   [`model::ptx`]), so executions differing only in the order of racing writes are distinct.
