@@ -202,7 +202,8 @@ pub struct Verdict {
     pub races: Vec<Race>,
     /// One execution per observed state ([`crate::Options::witnesses`]).
     pub witnesses: Vec<ObservedWitness>,
-    /// Threads that hit the loop bound in some execution.
+    /// Threads that hit the loop bound in some execution, or wait (at a barrier, on an object, in
+    /// a spin loop) for a thread that did: blocked by the bound, not hung.
     pub blocked_threads: Vec<String>,
     /// Threads that wait forever at a barrier in some execution (the program may hang).
     pub hung_threads: Vec<String>,
@@ -385,6 +386,40 @@ fn fingerprint(state: &[i64]) -> u128 {
     (u128::from(half(0)) << 64) | u128::from(half(0x9e37_79b9_7f4a_7c15))
 }
 
+/// Which of the threads `stops` of a blocked execution wait for ever (DESIGN §3.3: a hang is a
+/// wait that no fair continuation satisfies), in the order of `stops`.
+///
+/// A thread the loop bound stopped ([`Stop::LoopBound`]) may go on in some fair continuation,
+/// and so may a waiter whose wait such threads could end: at a barrier, where every member it
+/// waits for may still come (a member that finished, or does not exist, never comes); at a
+/// blocking wait or a spin loop that read only coherence-last writes, where any other thread
+/// may still write. The rest hang. So a thread waiting at a barrier for a partner that the
+/// bound stopped inside a spin loop is blocked by the bound, not hung (Dat3M's `terminates`).
+fn hung(g: &ExecutionGraph, stops: &[(usize, Stop)]) -> Vec<bool> {
+    let mut moves = vec![false; g.threads.len()];
+    for &(t, stop) in stops {
+        moves[t] = stop == Stop::LoopBound && !g.waiting_at_barrier(t);
+    }
+    loop {
+        let mut changed = false;
+        for &(t, stop) in stops {
+            let unblocked = !moves[t]
+                && match g.barrier_wait(t) {
+                    Some(Some(missing)) => missing.iter().all(|&u| moves[u]),
+                    Some(None) => false,
+                    None => matches!(stop, Stop::AwaitHang(_) | Stop::SpinHang(_)) && (0..moves.len()).any(|u| u != t && moves[u]),
+                };
+            if unblocked {
+                moves[t] = true;
+                changed = true;
+            }
+        }
+        if !changed {
+            return stops.iter().map(|&(t, _)| !moves[t]).collect();
+        }
+    }
+}
+
 /// Accumulates executions into a [`Verdict`].
 pub(crate) struct Collector<'a> {
     prog: &'a CompiledProgram,
@@ -549,9 +584,7 @@ impl<'a> Collector<'a> {
             self.count_if_duplicate(g);
             return;
         }
-        // A spinning thread hangs only if no other thread may still write: every other stopped
-        // thread is stuck for good too.
-        let all_stuck = stops.iter().all(|(t, s)| g.waiting_at_barrier(*t) || matches!(s, Stop::AwaitHang(_) | Stop::SpinHang(_)));
+        let hung = hung(g, &stops);
         self.count_if_duplicate(g);
         for (a, b) in model.races(g) {
             if self.witnesses.is_some() {
@@ -579,30 +612,25 @@ impl<'a> Collector<'a> {
         if !blocked.is_empty() {
             self.stats.blocked += 1;
             let mut hang = false;
-            for &(t, stop) in &stops {
-                match stop {
-                    _ if g.waiting_at_barrier(t) => {
-                        hang = true;
-                        self.hung_threads.insert((t, None));
-                    }
-                    Stop::AwaitHang(loc) => {
-                        hang = true;
-                        self.hung_threads.insert((t, Some(loc)));
-                    }
-                    Stop::SpinHang(loc) if all_stuck => {
-                        hang = true;
-                        self.hung_threads.insert((t, Some(loc)));
-                    }
-                    _ => {
-                        self.blocked_threads.insert(t);
-                    }
+            for (&(t, stop), &hung) in stops.iter().zip(&hung) {
+                if !hung {
+                    self.blocked_threads.insert(t);
+                    continue;
                 }
+                hang = true;
+                match stop {
+                    _ if g.waiting_at_barrier(t) => self.hung_threads.insert((t, None)),
+                    Stop::AwaitHang(loc) | Stop::SpinHang(loc) => self.hung_threads.insert((t, Some(loc))),
+                    _ => unreachable!("[tcfuzz internal bug] a hung thread that waits for nothing"),
+                };
             }
             self.stats.hangs += u64::from(hang);
             if hang && self.witnesses.is_some() {
                 let stuck: Vec<EventId> = stops
                     .iter()
-                    .filter(|(t, s)| g.waiting_at_barrier(*t) || matches!(s, Stop::AwaitHang(_) | Stop::SpinHang(_)))
+                    .zip(&hung)
+                    .filter(|(_, hung)| **hung)
+                    .map(|(s, _)| s)
                     .filter_map(|(t, _)| g.threads[*t].len().checked_sub(1).map(|i| EventId::new(*t, i)))
                     .collect();
                 let names: Vec<String> = stuck.iter().map(|e| self.prog.threads[e.thread as usize].name.clone()).collect();
@@ -714,6 +742,11 @@ impl<'a> Collector<'a> {
     }
 
     /// Executions recorded so far (complete, blocked, and discarded by an `assume`).
+    /// The numbers so far.
+    pub fn stats(&self) -> &Stats {
+        &self.stats
+    }
+
     pub fn explored(&self) -> u64 {
         self.stats.complete + self.stats.blocked + self.stats.assume_failed
     }
