@@ -3,6 +3,7 @@
 
 use crate::commands::dot::DotWriter;
 use crate::commands::expect::Expectation;
+use crate::commands::interrupt;
 use crate::commands::progress::Progress;
 use crate::exit;
 use crate::inputs::{self, Input};
@@ -14,7 +15,7 @@ use std::process::ExitCode;
 use std::sync::Arc;
 use std::sync::atomic::AtomicU64;
 use std::time::{Duration, Instant};
-use tcfuzz_checker::{CheckError, Method, ModelKind, Observation, Options, Race, RaceEvent, Verdict};
+use tcfuzz_checker::{CheckError, Interruption, Method, ModelKind, Observation, Options, Race, RaceEvent, Verdict};
 use tcfuzz_litmus::{Program, Quantifier, Span, ThreadKind};
 
 /// The `--json` schema, shown by `tcfuzz check --help`.
@@ -82,7 +83,10 @@ in text mode. The summary line goes to stderr.";
 /// Files that cannot be read, parsed or validated are reported as `tcfuzz parse` reports them; a
 /// program using an instruction the checker does not model yet gets the line FILE:LINE:COL: error:
 /// `INSTR` is not supported by the checker yet; a check that goes beyond --max-executions gets
-/// FILE: error: too large to check. Either way the other files are still checked.
+/// FILE: error: too large to check, one that runs past --timeout FILE: error: not finished
+/// within --timeout with the executions explored so far. Either way the other files are still
+/// checked. Ctrl-C stops the check in progress: its partial counts are printed, no further file
+/// is checked, and the exit code is 130 (a second Ctrl-C ends the process at once).
 ///
 /// The model defaults to tileir for programs with Tile IR tile-block threads and to ptx otherwise;
 /// --model tileir on a program without Tile IR threads is a usage error.
@@ -103,7 +107,7 @@ in text mode. The summary line goes to stderr.";
 /// parsed or validated, or is too large to check, or (--expect) differs from its expectation
 /// (this wins over 3 and 4); 3 some program uses an instruction the checker does not support
 /// yet; 4 (--differential) the check found a violation; 2 usage error (and --model tileir on a
-/// program without Tile IR threads; this wins over the others).
+/// program without Tile IR threads; this wins over the others); 130 interrupted by Ctrl-C.
 #[derive(Debug, clap::Args)]
 #[command(after_long_help = JSON_SCHEMA)]
 pub struct Args {
@@ -147,6 +151,11 @@ pub struct Args {
     /// Stop a check after this many executions; the file is then reported as too large.
     #[arg(long, value_name = "N", default_value_t = Options::default().max_executions)]
     pub max_executions: u64,
+
+    /// Stop a check after this many seconds (a decimal number) and report the executions
+    /// explored so far; the other files are still checked.
+    #[arg(long, value_name = "SECONDS", value_parser = parse_seconds)]
+    pub timeout: Option<Duration>,
 
     /// Print at most this many final states per file, then `... N more states` (--json prints
     /// every state).
@@ -203,9 +212,20 @@ pub(crate) enum Outcome {
     Violation,
     /// Not for this command line (`--differential` on a program without Tile IR threads).
     Skipped,
+    /// Stopped by Ctrl-C: no further file is checked; exit code 130.
+    Interrupted,
     /// The command line does not fit the program (`--model tileir` on a PTX program): exit
     /// code 2.
     Usage,
+}
+
+/// A `--timeout` value: seconds, positive and finite.
+fn parse_seconds(text: &str) -> Result<Duration, String> {
+    let seconds: f64 = text.parse().map_err(|_| format!("`{text}` is not a number of seconds"))?;
+    Duration::try_from_secs_f64(seconds)
+        .ok()
+        .filter(|d| !d.is_zero())
+        .ok_or_else(|| format!("`{text}` is not a positive number of seconds"))
 }
 
 /// Whether a program has Tile IR tile-block threads.
@@ -223,20 +243,23 @@ pub fn run(args: &Args, quiet: bool) -> anyhow::Result<ExitCode> {
         // Text output prints the first states only, so only they are kept; --json prints all,
         // and the differential check compares whole sets.
         max_states: (!args.json && !args.differential).then_some(args.max_states),
+        cancel: Some(interrupt::flag()),
         ..Options::default()
     };
     let mut dot = args.dot.as_deref().map(DotWriter::new).transpose()?;
+    // The executions counter is there only where the progress line is shown.
     let show_progress = !quiet && std::io::stderr().is_terminal();
     let mut counts = Counts::default();
     let mut printed = 0;
     for input in inputs::expand(&args.paths, quiet) {
+        if interrupt::pressed() {
+            break;
+        }
         counts.total += 1;
         let outcome = match input {
             Input::File(path) => {
                 let file = path.display().to_string();
-                let executions = Arc::new(AtomicU64::new(0));
-                options.progress = Some(executions.clone());
-                let _progress = Progress::start(file.clone(), executions, show_progress);
+                options.progress = show_progress.then(|| Arc::new(AtomicU64::new(0)));
                 check_file(&file, &path, args, &options, dot.as_mut(), &mut stdout, &mut printed)?
             }
             Input::Error { path, why } | Input::Skipped { path, why } => {
@@ -258,6 +281,7 @@ struct Counts {
     total: usize,
     failed: usize,
     differs: usize,
+    interrupted: bool,
     unsupported: usize,
     violations: usize,
     skipped: usize,
@@ -274,6 +298,7 @@ impl Counts {
             Outcome::Violation => self.violations += 1,
             Outcome::Skipped => self.skipped += 1,
             Outcome::Usage => self.usage += 1,
+            Outcome::Interrupted => self.interrupted = true,
         }
     }
 
@@ -292,11 +317,16 @@ impl Counts {
                 self.skipped, self.violations
             ));
         }
+        if self.interrupted {
+            summary.push_str("; interrupted, the rest not checked");
+        }
         summary
     }
 
     fn exit_code(&self, expect: bool) -> ExitCode {
-        if self.usage > 0 {
+        if self.interrupted {
+            ExitCode::from(exit::INTERRUPTED)
+        } else if self.usage > 0 {
             ExitCode::from(exit::USAGE)
         } else if self.failed > 0 || (expect && self.differs > 0) {
             ExitCode::from(exit::INPUT_ERRORS)
@@ -349,6 +379,8 @@ fn check_file(
     let model = model_for(args, &program);
     tracing::info!(file, model = model.name(), "checking");
     let start = Instant::now();
+    let options = &Options { deadline: args.timeout.map(|t| start + t), ..options.clone() };
+    let progress = options.progress.clone().map(|n| Progress::start(file.to_string(), n));
     let result = if args.oracle {
         tcfuzz_checker::check_oracle(&program, model, options)
     } else if args.exact {
@@ -357,8 +389,17 @@ fn check_file(
         tcfuzz_checker::check(&program, model, options)
     };
     let elapsed = start.elapsed();
+    drop(progress);
     let verdict = match result {
         Ok(verdict) => verdict,
+        Err(err @ CheckError::Interrupted { cause, .. }) => {
+            let (why, outcome) = match cause {
+                Interruption::Deadline => (format!("not finished within --timeout ({:.3} s)", elapsed.as_secs_f64()), Outcome::Failed),
+                _ => ("interrupted by Ctrl-C".to_string(), Outcome::Interrupted),
+            };
+            eprintln!("{file}: error: {why}: {err}");
+            return Ok(outcome);
+        }
         Err(err) => return Ok(report_error(file, &err)),
     };
     let method = method_name(verdict.method);

@@ -7,6 +7,7 @@ pub mod dot;
 pub mod expect;
 pub mod explain;
 pub mod fmt;
+pub mod interrupt;
 pub mod lower;
 pub mod parse;
 pub mod pending;

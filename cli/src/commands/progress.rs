@@ -19,10 +19,10 @@ pub struct Progress {
 }
 
 impl Progress {
-    /// Shows `label: N executions, R/s, T s` while `executions` grows; nothing unless `visible`.
-    pub fn start(label: String, executions: Arc<AtomicU64>, visible: bool) -> Progress {
+    /// Shows `label: N executions, R/s, T s` on stderr while `executions` grows.
+    pub fn start(label: String, executions: Arc<AtomicU64>) -> Progress {
         let stop = Arc::new(AtomicBool::new(false));
-        let thread = visible.then(|| {
+        let thread = Some({
             let stop = stop.clone();
             std::thread::spawn(move || {
                 let start = Instant::now();

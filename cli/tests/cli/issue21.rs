@@ -117,6 +117,72 @@ fn item4_max_executions_bounds_a_check_and_names_the_option() {
     assert!(!stderr(&out).contains("Options::"), "{}", stderr(&out));
 }
 
+/// Five threads storing and loading two locations: millions of executions, minutes in a debug
+/// build.
+fn slow_program() -> String {
+    let n = 5;
+    let heads: Vec<String> = (0..n).map(|i| format!("P{i}@cta {i},gpu 0")).collect();
+    let row = |f: &dyn Fn(usize) -> String| format!(" {} ;\n", (0..n).map(f).collect::<Vec<_>>().join(" | "));
+    let mut s = format!("PTX slow\n{{ x = 0; y = 0; }}\n {} ;\n", heads.join(" | "));
+    s += &row(&|i| format!("st.relaxed.gpu x, {}", i + 1));
+    s += &row(&|_| "ld.relaxed.gpu r0, x".to_string());
+    s += &row(&|i| format!("st.relaxed.gpu y, {}", i + 1));
+    s += &row(&|_| "ld.relaxed.gpu r1, y".to_string());
+    s + "exists (P0:r0 == 1)\n"
+}
+
+#[test]
+fn item4_timeout_stops_a_check_with_its_partial_counts_and_goes_on() {
+    let dir = TempDir::new("i21-timeout");
+    dir.write("a-slow.litmus", &slow_program());
+    dir.write("b-sb.litmus", SB);
+    let start = Instant::now();
+    let out = tcfuzz_within(&["check", "--timeout", "0.5", "a-slow.litmus", "b-sb.litmus"], dir.path(), Duration::from_secs(60));
+    assert!(start.elapsed() < Duration::from_secs(30), "{:?}", start.elapsed());
+    exited_with(&out, &[1], "check --timeout");
+    let err = stderr(&out);
+    assert!(err.starts_with("a-slow.litmus: error: not finished within --timeout ("), "{err}");
+    assert!(err.contains(" s): stopped at the deadline after ") && err.contains(" complete, "), "{err}");
+    assert!(stdout(&out).contains("Test SB\n"), "the next file is still checked: {}", stdout(&out));
+    let out = tcfuzz(&["check", "--timeout", "0", "b-sb.litmus"], dir.path());
+    exited_with(&out, &[2], "--timeout 0");
+}
+
+#[test]
+fn item4_ctrl_c_prints_the_partial_counts_of_the_file_in_progress() {
+    let dir = TempDir::new("i21-ctrl-c");
+    dir.write("a-slow.litmus", &slow_program());
+    dir.write("b-sb.litmus", SB);
+    let child = Command::new(env!("CARGO_BIN_EXE_tcfuzz"))
+        .args(["check", "a-slow.litmus", "b-sb.litmus"])
+        .current_dir(dir.path())
+        .env_remove("RUST_LOG")
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("run tcfuzz");
+    // Wait until the handler is installed (Linux: SIGINT, bit 1, in SigCgt), then a little more.
+    let caught = || {
+        let status = std::fs::read_to_string(format!("/proc/{}/status", child.id())).unwrap_or_default();
+        let mask = status.lines().find_map(|l| l.strip_prefix("SigCgt:")).map(str::trim).unwrap_or("0");
+        u64::from_str_radix(mask, 16).is_ok_and(|m| m & 2 != 0)
+    };
+    let start = Instant::now();
+    while !caught() && start.elapsed() < Duration::from_secs(30) {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    std::thread::sleep(Duration::from_millis(300));
+    // SAFETY: sends SIGINT to the child we started.
+    let sent = unsafe { libc::kill(child.id() as libc::pid_t, libc::SIGINT) };
+    assert_eq!(sent, 0);
+    let out = child.wait_with_output().expect("output");
+    exited_with(&out, &[130], "check interrupted");
+    let err = stderr(&out);
+    assert!(err.starts_with("a-slow.litmus: error: interrupted by Ctrl-C: cancelled after "), "{err}");
+    assert!(err.ends_with("; interrupted, the rest not checked\n"), "{err}");
+    assert!(!stdout(&out).contains("Test SB"), "no file after the interrupted one: {}", stdout(&out));
+}
+
 /// Three writers of `x` and one reader of every write: 4 * 3! = 24 final states.
 const MANY_STATES: &str = "PTX many
 { x = 0; }
