@@ -125,7 +125,8 @@ pub fn tileir_weaker_than(
             span: Default::default(),
         });
     }
-    let opts = Options { witnesses: true, ..options.clone() };
+    // The check compares whole state sets.
+    let opts = Options { witnesses: true, max_states: None, ..options.clone() };
     let mut caveats = Vec::new();
     let mut tp = CompiledProgram::compile(p)?;
     tp.observed = (0..tp.state_len()).collect();

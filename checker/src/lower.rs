@@ -18,7 +18,9 @@
 //! 6. **Tokens** (spec §7.5): dropped. Token order only orders operations of one tile block, and
 //!    PTX program order already orders every pair of them (rule 3).
 //! 7. **Registers.** A tile register `v` loaded from `m` elements → PTX registers `v_0 .. v_(m-1)`;
-//!    a store of register `v` writes `v_i` to its i-th element.
+//!    a store of register `v` writes `v_i` to its i-th element. An initial value `Pt:v = [a, b]`
+//!    of a tile block's register → `Pt:v_0 = a; Pt:v_1 = b` (a scalar `a` → `Pt:v_0 = a`); those
+//!    of PTX threads stay as they are.
 //! 8. **Condition.** `t:v == [a, b]` → `Pt:v_0 == a /\ Pt:v_1 == b`; `x == [a, b]` → `x_0 == a /\
 //!    x_1 == b`; `x[i]` → `x_i`; `!=` is the negation of the element-wise `==`.
 //!
@@ -43,7 +45,12 @@ pub fn element_name(name: &str, i: usize) -> String {
 }
 
 /// Lowers a program with Tile IR tile-block threads to a PTX program (rules in the module docs).
+/// A program without tile-block threads has nothing to lower: an error.
 pub fn lower_tile_ir(p: &Program) -> Result<Program, LowerError> {
+    let is_tile = |t: &Thread| matches!(t.placement, Placement::TileBlock { .. });
+    if !p.threads.iter().any(is_tile) {
+        return Err(unsupported("the program has no Tile IR tile-block threads: there is nothing to lower", Span::default()));
+    }
     let mut tiles: Vec<(String, usize)> = Vec::new();
     let mut locations = Vec::new();
     // Scalars that tile operations access are one-element tiles (rule 2).
@@ -171,13 +178,27 @@ pub fn lower_tile_ir(p: &Program) -> Result<Program, LowerError> {
         reg_lens.iter().find(|(t, r, _)| (t == thread || *t == format!("P{thread}")) && r == reg).map(|(_, _, n)| *n)
     };
     let prop = lower_prop(&p.condition.prop, &tile_len, &reg_len)?;
+    // Rule 7: initial register values.
+    let tile_thread = |name: &str| p.threads.iter().any(|t| is_tile(t) && (t.name == name || t.name == format!("P{name}")));
+    let mut reg_inits = Vec::new();
+    for r in &p.reg_inits {
+        match &r.value {
+            _ if !tile_thread(&r.thread) => reg_inits.push(r.clone()),
+            Value::Int(v) => reg_inits.push(RegInit { reg: element_name(&r.reg, 0), value: Value::Int(*v), ..r.clone() }),
+            Value::Tile(vs) => {
+                for (i, v) in vs.iter().enumerate() {
+                    reg_inits.push(RegInit { reg: element_name(&r.reg, i), value: Value::Int(*v), ..r.clone() });
+                }
+            }
+        }
+    }
     Ok(Program {
         comments: Vec::new(),
         arch: Arch::Ptx,
         name: format!("{}-lowered", p.name),
         docs: vec![format!("lowered from the Tile IR program {}", p.name)],
         locations,
-        reg_inits: Vec::new(),
+        reg_inits,
         threads,
         condition: Condition { quantifier: p.condition.quantifier, prop, span: p.condition.span },
     })
@@ -292,5 +313,29 @@ exists (P1:rf_0 == 1 /\ ~(P1:rx_0 == 2 /\ P1:rx_1 == 1))
 "#;
         assert_eq!(text, expected);
         assert!(parse(&text).expect("lowered program parses as PTX").same_as(&lowered));
+    }
+
+    /// Issue 21 item 8: a PTX program has nothing to lower (it used to come back unchanged, its
+    /// register initial values dropped, as "lowered from the Tile IR program").
+    #[test]
+    fn a_program_without_tile_blocks_is_refused() {
+        let src = "PTX p\n{ x = 0; P0:r0 = 7; }\n P0@cta 0,gpu 0 ;\n st.weak x, r0 ;\nexists (x == 7)\n";
+        let e = lower_tile_ir(&parse(src).expect("valid PTX")).expect_err("nothing to lower");
+        assert_eq!(
+            e,
+            LowerError::Unsupported {
+                message: "the program has no Tile IR tile-block threads: there is nothing to lower".into(),
+                span: Span::default()
+            }
+        );
+    }
+
+    #[test]
+    fn register_initial_values_are_lowered() {
+        let src = "TileIR r\n{ x = [0, 0]; P0:v = [4, 5]; }\nP0@tlb 0, dev 0 {\n  st.weak x, v;\n}\nexists (x == [4, 5])\n";
+        let lowered = lower_tile_ir(&parse(src).expect("valid Tile IR")).expect("lowers");
+        let text = print(&lowered);
+        assert!(text.contains("  P0:v_0 = 4;\n  P0:v_1 = 5;\n"), "{text}");
+        assert!(text.contains(" st.weak x_0, v_0 ;\n st.weak x_1, v_1 ;"), "{text}");
     }
 }

@@ -9,7 +9,9 @@
 
 use std::collections::{BTreeMap, BTreeSet, HashSet};
 use std::fmt;
+use std::hash::{DefaultHasher, Hash, Hasher};
 use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
 
 use tcfuzz_litmus::{Quantifier, Span};
 
@@ -188,15 +190,20 @@ pub struct Verdict {
     pub sync_objects: BTreeMap<String, SyncObject>,
     pub model: ModelKind,
     pub method: Method,
-    /// Final states of complete executions, sorted.
+    /// Final states of complete executions, sorted: all of them, or with
+    /// [`crate::Options::max_states`] the first ones.
     pub states: Vec<StateCount>,
+    /// Distinct final states left out of `states` by [`crate::Options::max_states`] (0 when it
+    /// is unset); the condition's counts include them.
+    pub omitted_states: u64,
     /// Names of the state entries the condition mentions (what herd7 prints).
     pub observed: Vec<String>,
     pub condition: ConditionResult,
     pub races: Vec<Race>,
     /// One execution per observed state ([`crate::Options::witnesses`]).
     pub witnesses: Vec<ObservedWitness>,
-    /// Threads that hit the loop bound in some execution.
+    /// Threads that hit the loop bound in some execution, or wait (at a barrier, on an object, in
+    /// a spin loop) for a thread that did: blocked by the bound, not hung.
     pub blocked_threads: Vec<String>,
     /// Threads that wait forever at a barrier in some execution (the program may hang).
     pub hung_threads: Vec<String>,
@@ -313,9 +320,32 @@ fn repair_hint(g: &ExecutionGraph, kind: RaceKind, a: EventId, b: EventId) -> St
                 )
             }
         }
+        // Both accesses in one thread: the fence goes between them there (a bulk copy's source
+        // written by a generic store of the copying thread).
+        RaceKind::Proxy if first.thread == second.thread => "fence.proxy.async in this thread between the generic-proxy access and the async-proxy one (§9.7.16.6.5)".to_string(),
         RaceKind::Proxy => "fence.proxy.async between the generic access and the async-proxy one — in the writing thread, before the release that the other thread acquires and follows with tcgen05.fence::after_thread_sync (§9.7.16.6.5)".to_string(),
         RaceKind::Data => kind.rule().to_string(),
     }
+}
+
+/// What a misuse breaks and what would avoid it, as a sentence.
+fn misuse_advice(rule: crate::tmem::MisuseRule) -> String {
+    use crate::tmem::MisuseRule;
+    let advice = match rule {
+        MisuseRule::AllocAfterRelinquish => {
+            "A CTA may not allocate Tensor Memory after relinquishing its allocation permit: move the tcgen05.relinquish_alloc_permit after the CTA's last tcgen05.alloc"
+        }
+        MisuseRule::DeallocNotAllocated => {
+            "Only allocated columns may be deallocated: deallocate each allocation once, after the tcgen05.alloc that made it"
+        }
+        MisuseRule::ExitWithLiveColumns => {
+            "A CTA must deallocate every Tensor Memory column it allocated before it exits: add a tcgen05.dealloc on every path to the exit"
+        }
+        MisuseRule::PeerCtaExited => {
+            "A cta_group::2 operation needs its peer CTA alive, and nothing makes a thread of the peer CTA wait for the issue: make the peer CTA wait for it (a cluster barrier, or an mbarrier the operation's commit arrives on) before it exits"
+        }
+    };
+    format!("{advice} ({}).", rule.section())
 }
 
 /// Why a thread of a blocked execution stopped.
@@ -334,10 +364,70 @@ enum Stop {
     AssumeFailed,
 }
 
+/// The distinct final states a capped collector has seen beyond those it keeps.
+struct CappedStates {
+    max: usize,
+    /// A fingerprint of every distinct state seen (16 bytes each instead of the state).
+    seen: HashSet<u128>,
+    /// Distinct states satisfying / falsifying the condition.
+    positive: u64,
+    negative: u64,
+}
+
+/// A 128-bit hash of a final state: two SipHash-1-3 runs with fixed, different keys, so equal
+/// fingerprints of different states (about 2^-128 per pair) do not matter at any scale we run.
+fn fingerprint(state: &[i64]) -> u128 {
+    let half = |salt: u64| {
+        let mut h = DefaultHasher::new();
+        salt.hash(&mut h);
+        state.hash(&mut h);
+        h.finish()
+    };
+    (u128::from(half(0)) << 64) | u128::from(half(0x9e37_79b9_7f4a_7c15))
+}
+
+/// Which of the threads `stops` of a blocked execution wait for ever (DESIGN §3.3: a hang is a
+/// wait that no fair continuation satisfies), in the order of `stops`.
+///
+/// A thread the loop bound stopped ([`Stop::LoopBound`]) may go on in some fair continuation,
+/// and so may a waiter whose wait such threads could end: at a barrier, where every member it
+/// waits for may still come (a member that finished, or does not exist, never comes); at a
+/// blocking wait or a spin loop that read only coherence-last writes, where any other thread
+/// may still write. The rest hang. So a thread waiting at a barrier for a partner that the
+/// bound stopped inside a spin loop is blocked by the bound, not hung (Dat3M's `terminates`).
+fn hung(g: &ExecutionGraph, stops: &[(usize, Stop)]) -> Vec<bool> {
+    let mut moves = vec![false; g.threads.len()];
+    for &(t, stop) in stops {
+        moves[t] = stop == Stop::LoopBound && !g.waiting_at_barrier(t);
+    }
+    loop {
+        let mut changed = false;
+        for &(t, stop) in stops {
+            let unblocked = !moves[t]
+                && match g.barrier_wait(t) {
+                    Some(Some(missing)) => missing.iter().all(|&u| moves[u]),
+                    Some(None) => false,
+                    None => matches!(stop, Stop::AwaitHang(_) | Stop::SpinHang(_)) && (0..moves.len()).any(|u| u != t && moves[u]),
+                };
+            if unblocked {
+                moves[t] = true;
+                changed = true;
+            }
+        }
+        if !changed {
+            return stops.iter().map(|&(t, _)| !moves[t]).collect();
+        }
+    }
+}
+
 /// Accumulates executions into a [`Verdict`].
 pub(crate) struct Collector<'a> {
     prog: &'a CompiledProgram,
     states: BTreeMap<Vec<i64>, u64>,
+    /// With a cap on the states kept ([`Collector::cap_states`]).
+    capped: Option<CappedStates>,
+    /// Executions recorded so far, shared with the caller ([`crate::Options::progress`]).
+    progress: Option<Arc<AtomicU64>>,
     /// Per observed state (condition slots only), its first execution; `None` when witnesses are off.
     witnesses: Option<BTreeMap<Vec<i64>, Witness>>,
     races: BTreeSet<Race>,
@@ -358,6 +448,8 @@ impl<'a> Collector<'a> {
         Collector {
             prog,
             states: BTreeMap::new(),
+            capped: None,
+            progress: None,
             witnesses: witnesses.then(BTreeMap::new),
             races: BTreeSet::new(),
             blocked_threads: BTreeSet::new(),
@@ -375,6 +467,53 @@ impl<'a> Collector<'a> {
     /// it has the same threads, registers and locations as the one the collector started with.
     pub fn set_program(&mut self, prog: &'a CompiledProgram) {
         self.prog = prog;
+    }
+
+    /// Keep only the `max` smallest final states (with their exact execution counts), so that
+    /// memory does not grow with the number of distinct states; the others are counted by a
+    /// 128-bit fingerprint each, and judged against the condition when first seen.
+    pub fn cap_states(&mut self, max: Option<usize>) {
+        self.capped = max.map(|max| CappedStates { max, seen: HashSet::new(), positive: 0, negative: 0 });
+    }
+
+    /// Count every recorded execution in `counter` as well, for a caller that shows progress.
+    pub fn count_into(&mut self, counter: Option<Arc<AtomicU64>>) {
+        self.progress = counter;
+    }
+
+    fn counted(&self) {
+        if let Some(p) = &self.progress {
+            p.fetch_add(1, Ordering::Relaxed);
+        }
+    }
+
+    /// Adds one complete execution ending in `state`.
+    fn add_state(&mut self, state: Vec<i64>) {
+        let Some(capped) = &mut self.capped else {
+            *self.states.entry(state).or_insert(0) += 1;
+            return;
+        };
+        if let Some(n) = self.states.get_mut(&state) {
+            *n += 1;
+            return;
+        }
+        if !capped.seen.insert(fingerprint(&state)) {
+            return;
+        }
+        if self.prog.condition.eval(&state) {
+            capped.positive += 1;
+        } else {
+            capped.negative += 1;
+        }
+        // The kept states are the smallest seen: one that leaves never comes back (every later
+        // one kept is smaller), so the kept counts are exact.
+        let largest = self.states.last_key_value().map(|(s, _)| s);
+        if self.states.len() < capped.max || largest.is_some_and(|l| state < *l) {
+            self.states.insert(state, 1);
+            if self.states.len() > capped.max {
+                self.states.pop_last();
+            }
+        }
     }
 
     /// The loop bound of the run (default: unbounded), needed to classify failed blocking waits.
@@ -441,12 +580,11 @@ impl<'a> Collector<'a> {
         // and hangs are not the program's).
         if stops.iter().any(|(_, s)| *s == Stop::AssumeFailed) {
             self.stats.assume_failed += 1;
+            self.counted();
             self.count_if_duplicate(g);
             return;
         }
-        // A spinning thread hangs only if no other thread may still write: every other stopped
-        // thread is stuck for good too.
-        let all_stuck = stops.iter().all(|(t, s)| g.waiting_at_barrier(*t) || matches!(s, Stop::AwaitHang(_) | Stop::SpinHang(_)));
+        let hung = hung(g, &stops);
         self.count_if_duplicate(g);
         for (a, b) in model.races(g) {
             if self.witnesses.is_some() {
@@ -470,38 +608,34 @@ impl<'a> Collector<'a> {
         if !self.prog.tmem_allocators.is_empty() || self.prog.has_async_operations() {
             self.record_misuse(g, blocked.is_empty());
         }
+        self.counted();
         if !blocked.is_empty() {
             self.stats.blocked += 1;
             let mut hang = false;
-            for &(t, stop) in &stops {
-                match stop {
-                    _ if g.waiting_at_barrier(t) => {
-                        hang = true;
-                        self.hung_threads.insert((t, None));
-                    }
-                    Stop::AwaitHang(loc) => {
-                        hang = true;
-                        self.hung_threads.insert((t, Some(loc)));
-                    }
-                    Stop::SpinHang(loc) if all_stuck => {
-                        hang = true;
-                        self.hung_threads.insert((t, Some(loc)));
-                    }
-                    _ => {
-                        self.blocked_threads.insert(t);
-                    }
+            for (&(t, stop), &hung) in stops.iter().zip(&hung) {
+                if !hung {
+                    self.blocked_threads.insert(t);
+                    continue;
                 }
+                hang = true;
+                match stop {
+                    _ if g.waiting_at_barrier(t) => self.hung_threads.insert((t, None)),
+                    Stop::AwaitHang(loc) | Stop::SpinHang(loc) => self.hung_threads.insert((t, Some(loc))),
+                    _ => unreachable!("[tcfuzz internal bug] a hung thread that waits for nothing"),
+                };
             }
             self.stats.hangs += u64::from(hang);
             if hang && self.witnesses.is_some() {
                 let stuck: Vec<EventId> = stops
                     .iter()
-                    .filter(|(t, s)| g.waiting_at_barrier(*t) || matches!(s, Stop::AwaitHang(_) | Stop::SpinHang(_)))
+                    .zip(&hung)
+                    .filter(|(_, hung)| **hung)
+                    .map(|(s, _)| s)
                     .filter_map(|(t, _)| g.threads[*t].len().checked_sub(1).map(|i| EventId::new(*t, i)))
                     .collect();
                 let names: Vec<String> = stuck.iter().map(|e| self.prog.threads[e.thread as usize].name.clone()).collect();
                 let headline = format!("hang: {} wait(s) forever at the marked events", names.join(", "));
-                let missing = "no later event of any thread can complete what they wait for (an arrival, a phase, a value or free Tensor Memory columns); every other thread has finished or is stuck too".to_string();
+                let missing = "No later event of any thread can complete what they wait for (an arrival, a phase, a value or free Tensor Memory columns): every other thread has finished or is stuck too.".to_string();
                 self.explain(g, "hang".into(), headline, missing, &stuck);
             }
             return;
@@ -514,7 +648,7 @@ impl<'a> Collector<'a> {
             let observed: Vec<i64> = prog.observed.iter().map(|&s| state[s]).collect();
             w.entry(observed).or_insert_with(|| Witness { text: crate::witness::text(prog, g), dot: crate::witness::dot(prog, g) });
         }
-        *self.states.entry(state).or_insert(0) += 1;
+        self.add_state(state);
     }
 
     fn race_kind(&self, g: &ExecutionGraph, a: EventId, b: EventId) -> RaceKind {
@@ -550,7 +684,7 @@ impl<'a> Collector<'a> {
             )
         };
         let headline = format!("{} race between {} and {}", kind.name(), ev(a), ev(b));
-        let missing = format!("nothing orders them either way; what would: {}", repair_hint(g, kind, a, b));
+        let missing = format!("Nothing orders them either way. What would: {}.", repair_hint(g, kind, a, b));
         self.explain(g, format!("{} race", kind.name()), headline, missing, &[a, b]);
     }
 
@@ -565,7 +699,7 @@ impl<'a> Collector<'a> {
                     self.misuse.insert(Misuse { rule, thread: self.prog.threads[t].name.clone(), span: e.span });
                     if self.witnesses.is_some() {
                         let headline = format!("{} by {} at {}", rule.describe(), self.prog.threads[t].name, e.span);
-                        self.explain(g, rule.name().into(), headline, format!("the rule: {}", rule.section()), &[EventId::new(t, i)]);
+                        self.explain(g, rule.name().into(), headline, misuse_advice(rule), &[EventId::new(t, i)]);
                     }
                 }
             }
@@ -583,8 +717,7 @@ impl<'a> Collector<'a> {
                     self.prog.threads[i.thread as usize].name,
                     e.span
                 );
-                let missing = format!("nothing makes a thread of the peer CTA wait for the issue; the rule: {}", rule.section());
-                self.explain(g, rule.name().into(), headline, missing, &[i]);
+                self.explain(g, rule.name().into(), headline, misuse_advice(rule), &[i]);
             }
             self.misuse.insert(Misuse { rule, thread: self.prog.threads[i.thread as usize].name.clone(), span: e.span });
         }
@@ -597,7 +730,7 @@ impl<'a> Collector<'a> {
                 let rule = crate::tmem::MisuseRule::ExitWithLiveColumns;
                 if self.witnesses.is_some() {
                     let headline = format!("{} (the CTA of {thread}; the marked write left columns allocated)", rule.describe());
-                    self.explain(g, rule.name().into(), headline, format!("the rule: {}", rule.section()), &[w]);
+                    self.explain(g, rule.name().into(), headline, misuse_advice(rule), &[w]);
                 }
                 self.misuse.insert(Misuse { rule, thread, span: Span::default() });
             }
@@ -609,6 +742,11 @@ impl<'a> Collector<'a> {
     }
 
     /// Executions recorded so far (complete, blocked, and discarded by an `assume`).
+    /// The numbers so far.
+    pub fn stats(&self) -> &Stats {
+        &self.stats
+    }
+
     pub fn explored(&self) -> u64 {
         self.stats.complete + self.stats.blocked + self.stats.assume_failed
     }
@@ -622,6 +760,10 @@ impl<'a> Collector<'a> {
             } else {
                 neg += 1;
             }
+        }
+        let omitted_states = self.capped.as_ref().map_or(0, |c| c.seen.len() as u64 - self.states.len() as u64);
+        if let Some(c) = &self.capped {
+            (pos, neg) = (c.positive, c.negative);
         }
         let observation = match (pos, neg) {
             (0, _) => Observation::Never,
@@ -648,6 +790,7 @@ impl<'a> Collector<'a> {
             model,
             method,
             states,
+            omitted_states,
             observed: prog.observed.iter().map(|&s| prog.slot_name(s)).collect(),
             condition: ConditionResult { quantifier: prog.quantifier, observation, validated, positive: pos, negative: neg },
             races: self.races.into_iter().collect(),

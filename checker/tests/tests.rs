@@ -2,6 +2,8 @@
 
 #[path = "checker/assume.rs"]
 mod assume;
+#[path = "checker/bound.rs"]
+mod bound;
 #[path = "checker/build.rs"]
 mod build;
 #[path = "checker/conformance.rs"]
@@ -16,6 +18,8 @@ mod genmc;
 mod property;
 #[path = "checker/ptx.rs"]
 mod ptx;
+#[path = "checker/states.rs"]
+mod states;
 #[path = "checker/sync.rs"]
 mod sync;
 #[path = "checker/tcgen05.rs"]

@@ -19,6 +19,8 @@ pub const NOT_IMPLEMENTED: u8 = 3;
 pub const UNSUPPORTED: u8 = 3;
 /// `check --differential`: the tileir-weaker-than-ptx check found a violation (and nothing worse).
 pub const DIFFERENTIAL_VIOLATION: u8 = 4;
+/// `check`: Ctrl-C stopped the check in progress (128 + SIGINT, as shells report it).
+pub const INTERRUPTED: u8 = 130;
 /// `selftest`: on some generated program the DPOR explorer and the exhaustive oracle disagree (a
 /// bug in tcfuzz: DESIGN §4, `explorer-vs-oracle`).
 pub const EXPLORER_ORACLE_DISAGREE: u8 = 5;
@@ -33,13 +35,11 @@ pub const GPU_FORBIDDEN: u8 = 7;
 #[derive(Debug)]
 pub struct NotImplemented {
     pub command: &'static str,
-    /// The issue that will implement the command.
-    pub issue: &'static str,
 }
 
 impl fmt::Display for NotImplemented {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "'tcfuzz {}' is not implemented yet (see the {} issue)", self.command, self.issue)
+        write!(f, "`tcfuzz {}` is not implemented yet", self.command)
     }
 }
 

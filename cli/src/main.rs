@@ -87,11 +87,11 @@ fn main() -> ExitCode {
         Command::Parse(args) => commands::parse::run(&args, quiet),
         Command::Fmt(args) => commands::fmt::run(&args, quiet),
         Command::Check(args) => commands::check::run(&args, quiet),
-        Command::Campaign(args) => pending::run("campaign", "services", &args),
-        Command::Coordinator(args) => pending::run("coordinator", "services", &args),
-        Command::Worker(args) => pending::run("worker", "services", &args),
+        Command::Campaign(args) => pending::run("campaign", &args),
+        Command::Coordinator(args) => pending::run("coordinator", &args),
+        Command::Worker(args) => pending::run("worker", &args),
         Command::Minimize(args) => commands::minimize::run(&args, quiet),
-        Command::Report(args) => pending::run("report", "corpus", &args),
+        Command::Report(args) => pending::run("report", &args),
         Command::Corpus(args) => commands::corpus::run(&args, quiet),
         Command::Emit(args) => commands::emit::run(&args, quiet),
         Command::Gpu(args) => commands::gpu::run(&args, quiet),
@@ -124,5 +124,7 @@ fn init_tracing(verbose: u8, quiet: bool) {
         Some(level) => EnvFilter::new(level),
         None => EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new("warn")),
     };
-    tracing_subscriber::fmt().with_env_filter(filter).with_writer(std::io::stderr).with_target(false).without_time().init();
+    // Colour codes only where a person reads them.
+    let ansi = std::io::IsTerminal::is_terminal(&std::io::stderr());
+    tracing_subscriber::fmt().with_env_filter(filter).with_writer(std::io::stderr).with_ansi(ansi).with_target(false).without_time().init();
 }

@@ -102,7 +102,7 @@ mod parse {
         dir.write("sb.litmus", SB);
         let out = tcfuzz(&["parse", "sb.litmus"], dir.path());
         assert_eq!(code(&out), 0, "stderr: {}", stderr(&out));
-        assert!(stdout(&out).contains("parsed 1 files, 0 with errors"), "{}", stdout(&out));
+        assert!(stderr(&out).contains("parsed 1 file, 0 with errors"), "{}", stderr(&out));
     }
 
     #[test]
@@ -113,7 +113,7 @@ mod parse {
         assert_eq!(code(&out), 1);
         let err = stderr(&out);
         assert!(has_position(&err, "bad.litmus", Some(4)), "{err}");
-        assert!(stdout(&out).contains("parsed 1 files, 1 with errors"), "{}", stdout(&out));
+        assert!(stderr(&out).contains("parsed 1 file, 1 with errors"), "{}", stderr(&out));
     }
 
     #[test]
@@ -140,7 +140,7 @@ mod parse {
         let expected = ["ex/a/deep/c.litmus", "ex/a/x.litmus", "ex/b.litmus"].map(|f| format!("\"{}\"", Path::new(f).display()));
         assert_eq!(files, expected);
         let out = tcfuzz(&["parse", "ex"], dir.path());
-        assert!(stdout(&out).contains("parsed 3 files, 0 with errors"), "{}", stdout(&out));
+        assert!(stderr(&out).contains("parsed 3 files, 0 with errors"), "{}", stderr(&out));
     }
 
     #[test]
@@ -151,7 +151,7 @@ mod parse {
         let out = tcfuzz(&["parse", "ex"], dir.path());
         assert_eq!(code(&out), 1);
         assert!(has_position(&stderr(&out), "ex/sub/bad.litmus", Some(4)), "{}", stderr(&out));
-        assert!(stdout(&out).contains("parsed 2 files, 1 with errors"), "{}", stdout(&out));
+        assert!(stderr(&out).contains("parsed 2 files, 1 with errors"), "{}", stderr(&out));
     }
 
     #[test]
@@ -162,7 +162,7 @@ mod parse {
         dir.write("ex/sub/three.txt", GARBAGE);
         let out = tcfuzz(&["parse", "ex/**/*.litmus"], dir.path());
         assert_eq!(code(&out), 0, "stderr: {}", stderr(&out));
-        assert!(stdout(&out).contains("parsed 2 files, 0 with errors"), "{}", stdout(&out));
+        assert!(stderr(&out).contains("parsed 2 files, 0 with errors"), "{}", stderr(&out));
     }
 
     #[test]
@@ -180,7 +180,7 @@ mod parse {
         let out = tcfuzz(&["parse", "sb.litmus", "no-such-file.litmus"], dir.path());
         assert_eq!(code(&out), 1);
         assert!(stderr(&out).contains("no-such-file.litmus"), "{}", stderr(&out));
-        assert!(stdout(&out).contains("parsed 2 files, 1 with errors"), "{}", stdout(&out));
+        assert!(stderr(&out).contains("parsed 2 files, 1 with errors"), "{}", stderr(&out));
     }
 
     #[test]
@@ -215,7 +215,7 @@ mod parse {
 
         assert_eq!(lines[2]["file"], "missing.litmus");
         assert_eq!(lines[2]["ok"], false);
-        assert!(lines[2]["errors"][0]["message"].as_str().unwrap().contains("missing.litmus"));
+        assert_eq!(lines[2]["errors"][0]["message"], "no such file or directory");
     }
 
     #[test]
@@ -232,6 +232,7 @@ mod parse {
         let out = tcfuzz(&["-q", "parse", "sb.litmus"], dir.path());
         assert_eq!(code(&out), 0);
         assert_eq!(stdout(&out), "");
+        assert_eq!(stderr(&out), "");
     }
 }
 
@@ -331,7 +332,7 @@ exists (P0:r0 == 0)
 exists (P1:r0 == 1 /\\ P1:r1 == 0)
 ";
 
-    const JSON_KEYS: [&str; 13] = [
+    const JSON_KEYS: [&str; 14] = [
         "file",
         "name",
         "model",
@@ -344,6 +345,7 @@ exists (P1:r0 == 1 /\\ P1:r1 == 0)
         "misuse",
         "caveats",
         "method",
+        "expectation",
         "time_ms",
     ];
 
@@ -375,7 +377,8 @@ exists (P1:r0 == 1 /\\ P1:r1 == 0)
         assert!(text.contains("\nNo\n"), "{text}");
         assert!(text.contains("Condition exists (P1:r0 == 1 /\\ P1:r1 == 0)"), "{text}");
         assert!(text.contains("Races: none"), "{text}");
-        assert!(text.contains("checked 1 files, 0 with errors, 0 unsupported"), "{text}");
+        assert!(!text.contains("checked 1 file"), "the summary goes to stderr: {text}");
+        assert!(stderr(&out).contains("checked 1 file, 0 with errors, 0 unsupported"), "{}", stderr(&out));
     }
 
     #[test]
@@ -516,7 +519,7 @@ exists (P0:r1 == 1 /\\ P1:r0 == 1)
         assert!(has_position(&err, "b.litmus", Some(4)), "{err}");
         assert!(err.contains("is not supported by the checker yet"), "{err}");
         assert!(stdout(&out).contains("Test SB\n"), "{}", stdout(&out));
-        assert!(stdout(&out).contains("checked 2 files, 0 with errors, 1 unsupported"), "{}", stdout(&out));
+        assert!(stderr(&out).contains("checked 2 files, 0 with errors, 1 unsupported"), "{}", stderr(&out));
     }
 
     #[test]
@@ -624,12 +627,21 @@ mod check_tileir {
     }
 
     #[test]
-    fn tileir_model_on_a_ptx_program_is_unsupported() {
+    /// Issue 21 item 7: the command line does not fit the program; nothing is unsupported.
+    fn tileir_model_on_a_ptx_program_is_a_usage_error() {
         let dir = TempDir::new("check-tileir-ptx");
         dir.write("sb.litmus", SB);
         let out = tcfuzz(&["check", "--model", "tileir", "sb.litmus"], dir.path());
-        assert_eq!(code(&out), 3, "{}", stderr(&out));
-        assert!(stderr(&out).contains("the tileir model on a PTX program"), "{}", stderr(&out));
+        assert_eq!(code(&out), 2, "{}", stderr(&out));
+        assert!(
+            stderr(&out).starts_with(
+                "sb.litmus: error: --model tileir judges Tile IR programs, and this one has no Tile IR threads (use --model ptx or sc)\n"
+            ),
+            "{}",
+            stderr(&out)
+        );
+        let out = tcfuzz(&["explain", "--model", "tileir", "sb.litmus"], dir.path());
+        assert_eq!(code(&out), 2, "{}", stderr(&out));
     }
 }
 
@@ -650,7 +662,13 @@ mod differential {
         assert!(text.contains("  Tile IR (tileir, oracle): Never, 5 states, races none\n"), "{text}");
         assert!(text.contains("  Lowered PTX mp-lowered (ptx, oracle): Never, 5 states, races none\n"), "{text}");
         assert!(text.contains("  Verdict holds\n"), "{text}");
-        assert!(text.contains("checked 1 files, 0 with errors, 0 unsupported, 0 violating tileir-weaker-than-ptx"), "{text}");
+        assert!(
+            stderr(&out).contains(
+                "checked 1 file, 0 with errors, 0 unsupported, 0 skipped (no Tile IR threads), 0 violating tileir-weaker-than-ptx"
+            ),
+            "{}",
+            stderr(&out)
+        );
     }
 
     #[test]
@@ -669,7 +687,7 @@ mod differential {
         let out = tcfuzz(&["check", "--differential", "--json", "mp.litmus"], dir.path());
         assert_eq!(code(&out), 0, "{}", stderr(&out));
         let line: Value = serde_json::from_str(stdout(&out).trim()).unwrap_or_else(|e| panic!("{e}: {}", stdout(&out)));
-        assert_eq!(line.as_object().map(|o| o.len()), Some(14), "{line}");
+        assert_eq!(line.as_object().map(|o| o.len()), Some(15), "{line}");
         assert_eq!(line["model"], "tileir");
         assert_eq!(line["method"], "oracle", "both sides are small enough for the oracle: {line}");
         let d = &line["differential"];
@@ -682,10 +700,10 @@ mod differential {
         assert_eq!(d["race_violations"], serde_json::json!([]));
         assert_eq!(d["extra_states"], 0);
         assert_eq!(d["caveats"], serde_json::json!([]));
-        // Without --differential the line keeps its 13 keys.
+        // Without --differential the line keeps its 14 keys.
         let plain = tcfuzz(&["check", "--json", "mp.litmus"], dir.path());
         let line: Value = serde_json::from_str(stdout(&plain).trim()).unwrap();
-        assert_eq!(line.as_object().map(|o| o.len()), Some(13), "{line}");
+        assert_eq!(line.as_object().map(|o| o.len()), Some(14), "{line}");
     }
 
     #[test]
@@ -710,11 +728,10 @@ mod placeholders {
         for command in COMMANDS {
             let out = tcfuzz(&[command, "some-arg", "--some-flag", "x"], dir.path());
             assert_eq!(code(&out), 3, "{command}: {}", stderr(&out));
-            let expected = format!("error: 'tcfuzz {command}' is not implemented yet (see the ");
-            assert!(stderr(&out).contains(&expected), "{command}: {}", stderr(&out));
+            assert_eq!(stderr(&out), format!("error: `tcfuzz {command}` is not implemented yet\n"));
         }
         let out = tcfuzz(&["report"], dir.path());
-        assert_eq!(stderr(&out).trim_end(), "error: 'tcfuzz report' is not implemented yet (see the corpus issue)");
+        assert_eq!(stderr(&out).trim_end(), "error: `tcfuzz report` is not implemented yet");
     }
 
     #[test]
@@ -783,7 +800,8 @@ mod bench {
     fn unknown_family_names_the_known_ones() {
         let dir = TempDir::new("bench-unknown");
         let out = tcfuzz(&["bench", "--family", "nope"], dir.path());
-        assert_eq!(code(&out), 1);
+        assert_eq!(code(&out), 2, "a usage error");
+        assert_eq!(stdout(&out), "", "no table header before the error");
         assert!(stderr(&out).contains("unknown family `nope`; known: readers, n-writers, casrot"), "{}", stderr(&out));
     }
 }
@@ -872,9 +890,9 @@ mod selftest {
         let dir = TempDir::new("selftest-tcgen05");
         let out = tcfuzz(&["selftest", "--family", "tcgen05", "--programs", "300", "--seed", "5"], dir.path());
         assert_eq!(code(&out), 0, "stdout: {}\nstderr: {}", stdout(&out), stderr(&out));
-        let (n, agree, disagree, _, _) = summary(&stdout(&out));
-        assert_eq!((n, disagree), (300, 0), "{}", stdout(&out));
-        assert!(agree >= 270, "most programs are small enough for the oracle: {}", stdout(&out));
+        let (n, agree, disagree, _, _) = summary(&stderr(&out));
+        assert_eq!((n, disagree), (300, 0), "{}", stderr(&out));
+        assert!(agree >= 270, "most programs are small enough for the oracle: {}", stderr(&out));
     }
 
     #[test]
@@ -882,7 +900,7 @@ mod selftest {
         let dir = TempDir::new("selftest");
         let out = tcfuzz(&["selftest", "--programs", "30", "--seed", "1"], dir.path());
         assert_eq!(code(&out), 0, "stdout: {}\nstderr: {}", stdout(&out), stderr(&out));
-        let text = stdout(&out);
+        let text = stderr(&out);
         assert!(text.starts_with("selftest: 30 programs, "), "{text}");
         let (n, agree, disagree, skipped, seed) = summary(&text);
         assert_eq!((n, disagree, seed), (30, 0, 1), "{text}");
@@ -1035,7 +1053,7 @@ mod tcgen05 {
         let text = stdout(&out);
         assert!(text.contains("tmem race between P0#1 (tcgen05.cp write of sf"), "{text}");
         assert!(text.contains(">> #1 W sf = 3 [weak] (tcgen05.cp perform)"), "{text}");
-        assert!(text.contains("(tcgen05.mma perform)") && text.contains("Missing: nothing orders them"), "{text}");
+        assert!(text.contains("(tcgen05.mma perform)") && text.contains("\nNothing orders them either way. What would: "), "{text}");
     }
 
     #[test]
@@ -1155,13 +1173,13 @@ mod gpu {
     }
 
     #[test]
-    fn check_compiler_takes_tile_ir_programs_only() {
+    fn check_compiler_skips_programs_without_tile_ir_threads() {
         let dir = TempDir::new("compiler-ptx");
         dir.write("mp.litmus", MP);
         let out = tcfuzz(&["check", "--compiler", "mp.litmus"], dir.path());
-        assert_eq!(code(&out), 3);
+        assert_eq!(code(&out), 0, "{}", stderr(&out));
         assert!(
-            stderr(&out).contains("mp.litmus: error: --compiler checks Tile IR programs; this one has no tile-block thread"),
+            stderr(&out).contains("mp.litmus: note: skipped: --compiler checks Tile IR programs, and this one has no Tile IR threads"),
             "{}",
             stderr(&out)
         );
@@ -1307,3 +1325,7 @@ mod corpus {
         assert!(stderr(&out).contains("nowhere: no corpus here"), "{}", stderr(&out));
     }
 }
+
+/// Issue 21: the CLI as a user meets it.
+#[path = "cli/issue21.rs"]
+mod issue21;

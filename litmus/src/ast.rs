@@ -31,9 +31,10 @@ pub enum Arch {
 /// A whole litmus test.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Program {
-    /// The `//` comment lines before the header (without the `//`): where examples state what the
-    /// spec says about them. The printer writes them back; other comments are not kept.
-    pub comments: Vec<String>,
+    /// Every comment of the source, each attached to the item it belongs with ([`Comment`]), in
+    /// the order the printer writes them: `tcfuzz fmt` loses none. The `//` lines before the
+    /// header ([`CommentPlace::Header`]) are where examples state what the spec says about them.
+    pub comments: Vec<Comment>,
     pub arch: Arch,
     pub name: String,
     /// The quoted doc strings after the header line, without their quotes.
@@ -42,6 +43,65 @@ pub struct Program {
     pub reg_inits: Vec<RegInit>,
     pub threads: Vec<Thread>,
     pub condition: Condition,
+}
+
+/// A comment: no meaning, but the printer writes it back where it belongs.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Comment {
+    /// The text between `//` and the end of the line, or between `(*` and `*)`, as written.
+    pub text: String,
+    pub style: CommentStyle,
+    pub place: CommentPlace,
+    /// Written at the end of its item's line (`st x, 1 ; // why`) rather than on a line of its own
+    /// before the item.
+    pub trailing: bool,
+}
+
+impl Comment {
+    /// A `//` comment line before the header, as examples state their expectations (`text`
+    /// without the `//`).
+    pub fn header(text: impl Into<String>) -> Self {
+        Comment { text: text.into(), style: CommentStyle::Line, place: CommentPlace::Header, trailing: false }
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum CommentStyle {
+    /// `// text`
+    Line,
+    /// `(* text *)`
+    Block,
+    /// Text between the header and the initial state that is no doc string, which Dat3M's grammar
+    /// skips (`LitmusPTX.g4`, rule `main`): kept as written.
+    Skipped,
+}
+
+/// The item a comment is attached to: it is printed before that item (or at the end of its line
+/// when [`Comment::trailing`]). Statements of PTX-only programs are printed in rows, so their
+/// comments are attached to the row ([`Program`]s from the parser name the row's first thread, or
+/// its last for a trailing comment).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum CommentPlace {
+    /// Before the header line.
+    Header,
+    /// The `{` that opens the initial state.
+    InitStart,
+    /// Location `k` of [`Program::locations`].
+    Location(usize),
+    /// Register initialisation `k` of [`Program::reg_inits`].
+    RegInit(usize),
+    /// The `}` that closes the initial state.
+    InitEnd,
+    /// The header of thread `t` (in rows: the header row).
+    Thread(usize),
+    /// Statement `index` of thread `thread`.
+    Stmt { thread: usize, index: usize },
+    /// The `}` that closes the block of thread `t`.
+    ThreadEnd(usize),
+    /// The final condition.
+    Condition,
+    /// After the final condition.
+    End,
 }
 
 /// A memory location (or a tile of them) declared in the initial state.

@@ -44,8 +44,39 @@ pub struct Diagnostic {
 
 impl Diagnostic {
     pub(crate) fn new(span: Span, kind: ErrorKind, message: impl Into<String>) -> Self {
-        Diagnostic { span, kind, message: message.into() }
+        Diagnostic { span, kind, message: cut_long_quotes(message.into()) }
     }
+}
+
+/// Input quoted in a message (between backticks) longer than this is cut: a 1 MB number must not
+/// come back whole in its error.
+const MAX_QUOTED: usize = 64;
+
+/// `message` with each backtick-quoted piece longer than [`MAX_QUOTED`] characters cut to its
+/// start, an ellipsis, and its length.
+fn cut_long_quotes(message: String) -> String {
+    let pieces: Vec<&str> = message.split('`').collect();
+    if !pieces.iter().skip(1).step_by(2).any(|q| q.chars().count() > MAX_QUOTED) {
+        return message;
+    }
+    let mut out = String::new();
+    for (i, piece) in pieces.iter().enumerate() {
+        let quoted = i % 2 == 1 && i + 1 < pieces.len();
+        let n = piece.chars().count();
+        if i % 2 == 1 {
+            out.push('`');
+        }
+        if quoted && n > MAX_QUOTED {
+            out.extend(piece.chars().take(MAX_QUOTED / 2));
+            out.push_str(&format!("…` ({n} characters)"));
+        } else {
+            out.push_str(piece);
+            if quoted {
+                out.push('`');
+            }
+        }
+    }
+    out
 }
 
 impl fmt::Display for Diagnostic {

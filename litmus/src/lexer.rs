@@ -1,7 +1,7 @@
 //! Tokens of the litmus format. Line breaks are tokens too: PTX threads are written in columns,
 //! one source line per row.
 
-use crate::ast::Span;
+use crate::ast::{CommentStyle, Span};
 use crate::error::{Diagnostic, ErrorKind};
 
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -79,6 +79,23 @@ pub struct Token {
     pub span: Span,
 }
 
+/// A comment as the lexer found it; the parser attaches it to an item.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LexComment {
+    pub text: String,
+    pub style: CommentStyle,
+    pub span: Span,
+    /// Some token ends on the line where the comment starts: it belongs to that token's item.
+    pub trailing: bool,
+}
+
+/// Tokens and comments of a text.
+#[derive(Debug)]
+pub struct Lexed {
+    pub tokens: Vec<Token>,
+    pub comments: Vec<LexComment>,
+}
+
 fn is_word_start(c: char) -> bool {
     c.is_ascii_alphabetic() || c == '_' || c == '%' || c == '$'
 }
@@ -87,11 +104,17 @@ fn is_word_char(c: char) -> bool {
     c.is_ascii_alphanumeric() || c == '_' || c == '.' || c == '%' || c == '$'
 }
 
+/// The largest magnitude a negative literal may have: |i64::MIN|.
+const MIN_MAGNITUDE: u64 = 1 << 63;
+
 /// Tokenizes `src`, whose first character is at `start` (line numbers continue from there).
-pub fn lex(src: &str, start: Span) -> Result<Vec<Token>, Diagnostic> {
+pub fn lex(src: &str, start: Span) -> Result<Lexed, Diagnostic> {
     let chars: Vec<char> = src.chars().collect();
-    let mut out = Vec::new();
+    let mut out: Vec<Token> = Vec::new();
+    let mut comments = Vec::new();
     let (mut line, mut col) = (start.line, start.col);
+    // The line on which the last token (not a line break) ended.
+    let mut token_line: Option<u32> = None;
     let mut i = 0;
     // Advances over `n` characters, keeping line/col up to date.
     let advance = |i: &mut usize, n: usize, line: &mut u32, col: &mut u32| {
@@ -109,28 +132,38 @@ pub fn lex(src: &str, start: Span) -> Result<Vec<Token>, Diagnostic> {
         let c = chars[i];
         let span = Span { line, col };
         let next = chars.get(i + 1).copied();
+        let trailing = token_line == Some(line);
         match c {
             '\n' => {
                 out.push(Token { tok: Tok::Newline, span });
                 advance(&mut i, 1, &mut line, &mut col);
+                continue;
             }
-            c if c.is_whitespace() => advance(&mut i, 1, &mut line, &mut col),
+            c if c.is_whitespace() => {
+                advance(&mut i, 1, &mut line, &mut col);
+                continue;
+            }
             '/' if next == Some('/') => {
-                while i < chars.len() && chars[i] != '\n' {
-                    advance(&mut i, 1, &mut line, &mut col);
-                }
-            }
-            '(' if next == Some('*') => {
                 let mut j = i + 2;
-                while j + 1 < chars.len() && !(chars[j] == '*' && chars[j + 1] == ')') {
+                while j < chars.len() && chars[j] != '\n' {
                     j += 1;
                 }
-                if j + 1 >= chars.len() {
+                let text = chars[i + 2..j].iter().collect();
+                comments.push(LexComment { text, style: CommentStyle::Line, span, trailing });
+                let n = j - i;
+                advance(&mut i, n, &mut line, &mut col);
+                continue;
+            }
+            '(' if next == Some('*') => {
+                let Some(j) = block_comment_end(&chars, i) else {
                     return Err(Diagnostic::new(span, ErrorKind::Syntax, "unterminated comment: `(*` without a closing `*)`"));
-                }
+                };
+                let text = chars[i + 2..j].iter().collect();
+                comments.push(LexComment { text, style: CommentStyle::Block, span, trailing });
                 // Line breaks inside a comment are not rows.
                 let n = j + 2 - i;
                 advance(&mut i, n, &mut line, &mut col);
+                continue;
             }
             '"' => {
                 let mut j = i + 1;
@@ -163,7 +196,7 @@ pub fn lex(src: &str, start: Span) -> Result<Vec<Token>, Diagnostic> {
             }
             c if c.is_ascii_digit() => {
                 let mut j = i;
-                let value = if c == '0' && matches!(next, Some('x') | Some('X')) {
+                let magnitude = if c == '0' && matches!(next, Some('x') | Some('X')) {
                     j += 2;
                     let s = j;
                     while j < chars.len() && chars[j].is_ascii_hexdigit() {
@@ -173,21 +206,34 @@ pub fn lex(src: &str, start: Span) -> Result<Vec<Token>, Diagnostic> {
                     if digits.is_empty() {
                         return Err(Diagnostic::new(span, ErrorKind::Syntax, "malformed number `0x`: hex digits must follow"));
                     }
-                    i64::from_str_radix(&digits, 16).ok()
+                    u64::from_str_radix(&digits, 16).ok()
                 } else {
                     while j < chars.len() && chars[j].is_ascii_digit() {
                         j += 1;
                     }
                     let digits: String = chars[i..j].iter().collect();
-                    digits.parse::<i64>().ok()
+                    digits.parse::<u64>().ok()
                 };
                 if j < chars.len() && is_word_char(chars[j]) {
                     let bad: String = chars[i..=j].iter().collect();
                     return Err(Diagnostic::new(span, ErrorKind::Syntax, format!("malformed number `{bad}`")));
                 }
+                // A `-` right before the digits makes the literal negative, so that i64::MIN,
+                // whose magnitude is no i64, can be written (the parser negates the value).
+                let minus = out.last().filter(|t| t.tok == Tok::Minus && t.span.line == line && t.span.col + 1 == col).map(|t| t.span);
+                let value = match magnitude {
+                    Some(m) if m <= i64::MAX as u64 => Some(m as i64),
+                    Some(MIN_MAGNITUDE) if minus.is_some() => Some(i64::MIN),
+                    _ => None,
+                };
                 let Some(value) = value else {
+                    let sign = if minus.is_some() { "-" } else { "" };
                     let bad: String = chars[i..j].iter().collect();
-                    return Err(Diagnostic::new(span, ErrorKind::Syntax, format!("number `{bad}` is out of range (at most 64 bits)")));
+                    return Err(Diagnostic::new(
+                        minus.unwrap_or(span),
+                        ErrorKind::Syntax,
+                        format!("number `{sign}{bad}` is out of range (integers are 64-bit: {} to {})", i64::MIN, i64::MAX),
+                    ));
                 };
                 out.push(Token { tok: Tok::Int(value), span });
                 let n = j - i;
@@ -228,6 +274,13 @@ pub fn lex(src: &str, start: Span) -> Result<Vec<Token>, Diagnostic> {
                     '-' => Tok::Minus,
                     '=' => Tok::Assign,
                     '~' => Tok::Tilde,
+                    other if other.is_alphanumeric() => {
+                        return Err(Diagnostic::new(
+                            span,
+                            ErrorKind::Syntax,
+                            format!("unexpected character `{other}`: names are ASCII (letters, digits, `_`, `.`, `%`, `$`)"),
+                        ));
+                    }
                     other => {
                         return Err(Diagnostic::new(span, ErrorKind::Syntax, format!("unexpected character `{}`", other.escape_default())));
                     }
@@ -236,8 +289,21 @@ pub fn lex(src: &str, start: Span) -> Result<Vec<Token>, Diagnostic> {
                 advance(&mut i, 1, &mut line, &mut col);
             }
         }
+        token_line = Some(line);
     }
-    Ok(out)
+    Ok(Lexed { tokens: out, comments })
+}
+
+/// The index of the `*` of the `*)` that closes the block comment opening at `open`.
+pub fn block_comment_end(chars: &[char], open: usize) -> Option<usize> {
+    let mut j = open + 2;
+    while j + 1 < chars.len() {
+        if chars[j] == '*' && chars[j + 1] == ')' {
+            return Some(j);
+        }
+        j += 1;
+    }
+    None
 }
 
 #[cfg(test)]
@@ -245,7 +311,7 @@ mod tests {
     use super::*;
 
     fn toks(s: &str) -> Vec<Tok> {
-        lex(s, Span { line: 1, col: 1 }).expect("lexes").into_iter().map(|t| t.tok).collect()
+        lex(s, Span { line: 1, col: 1 }).expect("lexes").tokens.into_iter().map(|t| t.tok).collect()
     }
 
     #[test]
@@ -277,14 +343,17 @@ mod tests {
 
     #[test]
     fn positions_are_one_based() {
-        let t = lex("a\n  b", Span { line: 3, col: 1 }).expect("lexes");
+        let t = lex("a\n  b", Span { line: 3, col: 1 }).expect("lexes").tokens;
         assert_eq!(t[2].span, Span { line: 4, col: 3 });
     }
 
     #[test]
     fn errors_name_the_problem() {
         let e = lex("x = 99999999999999999999", Span { line: 1, col: 1 }).expect_err("overflow");
-        assert_eq!(e.message, "number `99999999999999999999` is out of range (at most 64 bits)");
+        assert_eq!(
+            e.message,
+            "number `99999999999999999999` is out of range (integers are 64-bit: -9223372036854775808 to 9223372036854775807)"
+        );
         let e = lex("\"abc", Span { line: 1, col: 1 }).expect_err("unterminated");
         assert_eq!(e.span, Span { line: 1, col: 1 });
         let e = lex("x = 0x;", Span { line: 1, col: 1 }).expect_err("no digits");

@@ -24,6 +24,7 @@ mod validate;
 
 pub use ast::*;
 pub use error::{Diagnostic, Diagnostics, ErrorKind};
+pub use parser::MAX_CONDITION_DEPTH;
 pub use validate::writes as registers_written;
 
 /// Parses and validates a litmus program. On failure, every error found is returned (the parser

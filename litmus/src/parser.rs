@@ -1,10 +1,14 @@
 //! The program structure: header, doc strings, initial state, threads (columns or blocks), final
 //! condition. Instructions are parsed by `instr`.
 
+use std::borrow::Cow;
+use std::collections::BTreeSet;
+
 use crate::ast::*;
 use crate::error::{Diagnostic, Diagnostics, ErrorKind};
 use crate::instr;
-use crate::lexer::{Tok, Token, lex};
+use crate::lexer::{LexComment, Lexed, Tok, Token, lex};
+use crate::printer;
 
 /// A cursor over a slice of tokens, with the span to blame when input ends early.
 pub(crate) struct Cursor<'a> {
@@ -107,82 +111,269 @@ impl<'a> Cursor<'a> {
 }
 
 pub fn parse(src: &str) -> Result<Program, Diagnostics> {
-    parse_program(src).map_err(Diagnostics::from)
+    parse_program(&normalize(src)).map_err(Diagnostics::from)
+}
+
+/// The text as the parser reads it: without a leading UTF-8 byte-order mark, and with `\r\n` and
+/// lone `\r` line endings as `\n` (positions then count lines as an editor does).
+fn normalize(src: &str) -> Cow<'_, str> {
+    let src = src.strip_prefix('\u{feff}').unwrap_or(src);
+    if src.contains('\r') { Cow::Owned(src.replace("\r\n", "\n").replace('\r', "\n")) } else { Cow::Borrowed(src) }
+}
+
+/// The most levels of parentheses, `~` and `/\` / `\/` operands the final condition may nest:
+/// the condition is a tree that printing, comparing and evaluating walk recursively, so its depth
+/// must stay far from the stack's limit (a test thread's 2 MiB in a debug build).
+pub const MAX_CONDITION_DEPTH: usize = 200;
+
+/// The items comments attach to, by where they start in the source.
+#[derive(Default)]
+struct Anchors(Vec<(Span, CommentPlace)>);
+
+impl Anchors {
+    fn push(&mut self, span: Span, place: CommentPlace) {
+        self.0.push((span, place));
+    }
 }
 
 fn parse_program(src: &str) -> PResult<Program> {
-    // The header line is free text after the architecture keyword (names contain `+`, `-`, ...).
-    let mut offset = 0;
-    let mut line_no = 1u32;
+    let (mut comments, header) = parse_header(src)?;
+    let (arch, name, offset, line_no) = header;
+    let body_start = Span { line: line_no + 1, col: 1 };
+    let body = &src[offset..];
+    let prelude = parse_prelude(body, body_start)?;
+    comments.extend(prelude.comments);
+    let toks = prelude.lexed.tokens;
+    let end = toks.last().map_or(body_start, |t| Span { line: t.span.line + 1, col: 1 });
+    let mut c = Cursor::new(&toks, end);
+    let mut anchors = Anchors::default();
+    anchors.push(c.expect(&Tok::LBrace, "`{` to open the initial state")?, CommentPlace::InitStart);
+    let (locations, reg_inits) = parse_init(&mut c, &mut anchors)?;
+    c.skip_newlines();
+    let threads = parse_threads(&mut c, &mut anchors)?;
+    let condition = parse_condition(&mut c, &mut anchors)?;
+    let mut program = Program { comments: Vec::new(), arch, name, docs: prelude.docs, locations, reg_inits, threads, condition };
+    comments.extend(attach(&prelude.lexed.comments, anchors));
+    program.comments = canonical_comments(&program, comments);
+    Ok(program)
+}
+
+/// The comments before the header, and the header: architecture, name, the offset of the line
+/// after it and its line number. The header line is free text after the architecture keyword
+/// (names contain `+`, `-`, ...).
+#[allow(clippy::type_complexity)]
+fn parse_header(src: &str) -> PResult<(Vec<Comment>, (Arch, String, usize, u32))> {
     let mut comments = Vec::new();
-    let (arch, name) = loop {
-        let Some(line) = src[offset..].split_inclusive('\n').next() else {
+    let (mut offset, mut line_no, mut col) = (0, 1u32, 1u32);
+    loop {
+        let rest = &src[offset..];
+        let Some(c) = rest.chars().next() else {
             return Err(Diagnostic::new(
                 Span { line: line_no, col: 1 },
                 ErrorKind::Syntax,
                 "empty file: expected a header line `PTX name` or `TileIR name`",
             ));
         };
-        offset += line.len();
-        let trimmed = line.trim();
-        if let Some(c) = trimmed.strip_prefix("//") {
-            comments.push(c.to_string());
+        if c == '\n' {
+            (offset, line_no, col) = (offset + 1, line_no + 1, 1);
+        } else if c.is_whitespace() {
+            (offset, col) = (offset + c.len_utf8(), col + 1);
+        } else if let Some(text) = rest.strip_prefix("//") {
+            let text = text.split('\n').next().unwrap_or_default();
+            comments.push(Comment::header(text));
+            offset += 2 + text.len();
+        } else if rest.starts_with("(*") {
+            let span = Span { line: line_no, col };
+            let Some(close) = rest.find("*)").filter(|&i| i >= 2) else {
+                return Err(Diagnostic::new(span, ErrorKind::Syntax, "unterminated comment: `(*` without a closing `*)`"));
+            };
+            let text = &rest[2..close];
+            comments.push(Comment { style: CommentStyle::Block, ..Comment::header(text) });
+            offset += close + 2;
+            let lines = text.matches('\n').count() as u32;
+            line_no += lines;
+            col = if lines == 0 {
+                col + 4 + text.chars().count() as u32
+            } else {
+                3 + text.rsplit('\n').next().unwrap_or_default().chars().count() as u32
+            };
+        } else {
+            break;
         }
-        if trimmed.is_empty() || trimmed.starts_with("//") {
-            line_no += 1;
-            continue;
-        }
-        let col = (line.len() - line.trim_start().len()) as u32 + 1;
-        let span = Span { line: line_no, col };
-        let (kw, rest) = trimmed.split_once(char::is_whitespace).unwrap_or((trimmed, ""));
-        let arch = match kw {
-            "PTX" => Arch::Ptx,
-            "TileIR" => Arch::TileIr,
-            other => {
-                return Err(Diagnostic::new(
-                    span,
-                    ErrorKind::Syntax,
-                    format!("expected a header `PTX name` or `TileIR name`, found `{other}`"),
-                ));
-            }
-        };
-        let name = rest.trim();
-        if name.is_empty() {
-            return Err(Diagnostic::new(span, ErrorKind::Syntax, format!("expected a test name after `{kw}`")));
-        }
-        break (arch, name.to_string());
-    };
-    let body_start = Span { line: line_no + 1, col: 1 };
-    let toks = lex(&src[offset..], body_start)?;
-    let end = toks.last().map_or(body_start, |t| Span { line: t.span.line + 1, col: 1 });
-    let mut c = Cursor::new(&toks, end);
-
-    c.skip_newlines();
-    let mut docs = Vec::new();
-    while let Some(Tok::Str(s)) = c.peek() {
-        docs.push(s.clone());
-        c.bump();
-        c.skip_newlines();
     }
-    c.expect(&Tok::LBrace, "`{` to open the initial state")?;
-    let (locations, reg_inits) = parse_init(&mut c)?;
-    c.skip_newlines();
-    let threads = parse_threads(&mut c)?;
-    let condition = parse_condition(&mut c)?;
-    Ok(Program { comments, arch, name, docs, locations, reg_inits, threads, condition })
+    let line = src[offset..].split_inclusive('\n').next().unwrap_or_default();
+    let span = Span { line: line_no, col };
+    let trimmed = line.trim();
+    let (kw, rest) = trimmed.split_once(char::is_whitespace).unwrap_or((trimmed, ""));
+    let arch = match kw {
+        "PTX" => Arch::Ptx,
+        "TileIR" => Arch::TileIr,
+        other => {
+            return Err(Diagnostic::new(
+                span,
+                ErrorKind::Syntax,
+                format!("expected a header `PTX name` or `TileIR name`, found `{}`", other.escape_debug()),
+            ));
+        }
+    };
+    let name = rest.trim();
+    if name.is_empty() {
+        return Err(Diagnostic::new(span, ErrorKind::Syntax, format!("expected a test name after `{kw}`")));
+    }
+    Ok((comments, (arch, name.to_string(), offset + line.len(), line_no)))
 }
 
-fn parse_init(c: &mut Cursor) -> PResult<(Vec<Location>, Vec<RegInit>)> {
+/// What lies between the header line and the initial state, and the tokens from its `{` on.
+struct Prelude {
+    docs: Vec<String>,
+    /// Text Dat3M skips, kept as a [`CommentStyle::Skipped`] comment.
+    comments: Vec<Comment>,
+    lexed: Lexed,
+}
+
+/// Doc strings, then `{`. Where the text before the first `{` is anything else (a doc string with
+/// quotes of its own, stray words), it is read as Dat3M reads it: its grammar (`LitmusPTX.g4`,
+/// rule `main`) skips every token between the test name and the first `{`. That text is kept as
+/// one doc string when it is one plain string (`"... "quoted" ..."`), and as skipped text
+/// otherwise.
+fn parse_prelude(body: &str, start: Span) -> PResult<Prelude> {
+    let split = match lex(body, start) {
+        Ok(mut lexed) => {
+            let brace = lexed.tokens.iter().position(|t| t.tok == Tok::LBrace);
+            let before = &lexed.tokens[..brace.unwrap_or(lexed.tokens.len())];
+            let docs_only = before.iter().all(|t| matches!(t.tok, Tok::Str(_) | Tok::Newline));
+            match brace {
+                Some(b) if docs_only => {
+                    let docs = before.iter().filter_map(|t| if let Tok::Str(s) = &t.tok { Some(s.clone()) } else { None }).collect();
+                    lexed.tokens.drain(..b);
+                    return Ok(Prelude { docs, comments: Vec::new(), lexed });
+                }
+                Some(b) => offset_of(body, start, lexed.tokens[b].span),
+                None => {
+                    let mut c = Cursor::new(&lexed.tokens, lexed.tokens.last().map_or(start, |t| t.span));
+                    while matches!(c.peek(), Some(Tok::Str(_) | Tok::Newline)) {
+                        c.bump();
+                    }
+                    return Err(c.error("`{` to open the initial state"));
+                }
+            }
+        }
+        // A doc string with an odd number of quotes of its own does not lex.
+        Err(e) => body.find('{').ok_or(e)?,
+    };
+    let region = body[..split].trim();
+    let lexed = lex(&body[split..], position_after(start, &body[..split]))?;
+    let plain = region.len() >= 2 && region.starts_with('"') && region.ends_with('"');
+    let (docs, comments) = if plain {
+        (vec![region[1..region.len() - 1].to_string()], Vec::new())
+    } else {
+        let skipped = Comment { text: region.to_string(), style: CommentStyle::Skipped, place: CommentPlace::InitStart, trailing: false };
+        (Vec::new(), vec![skipped])
+    };
+    Ok(Prelude { docs, comments, lexed })
+}
+
+/// The byte offset in `text` (which starts at `start`) of the character at `at`.
+fn offset_of(text: &str, start: Span, at: Span) -> usize {
+    let (mut line, mut col) = (start.line, start.col);
+    for (i, ch) in text.char_indices() {
+        if (line, col) == (at.line, at.col) {
+            return i;
+        }
+        if ch == '\n' {
+            (line, col) = (line + 1, 1);
+        } else {
+            col += 1;
+        }
+    }
+    text.len()
+}
+
+/// The position right after `text`, which starts at `start`.
+fn position_after(start: Span, text: &str) -> Span {
+    match text.rsplit_once('\n') {
+        Some((before, last)) => Span { line: start.line + before.matches('\n').count() as u32 + 1, col: 1 + last.chars().count() as u32 },
+        None => Span { line: start.line, col: start.col + text.chars().count() as u32 },
+    }
+}
+
+/// Attaches each comment to an item: one that follows a token on its line to the item that
+/// token belongs to (the last item starting before it), any other to the next item (or the end).
+fn attach(found: &[LexComment], mut anchors: Anchors) -> Vec<Comment> {
+    anchors.0.sort_by_key(|(span, _)| *span);
+    let anchors = anchors.0;
+    found
+        .iter()
+        .map(|c| {
+            let after = anchors.partition_point(|(span, _)| *span < c.span);
+            let (place, trailing) = match (c.trailing, after.checked_sub(1)) {
+                (true, Some(before)) => (anchors[before].1, true),
+                _ => (anchors.get(after).map_or(CommentPlace::End, |(_, p)| *p), false),
+            };
+            Comment { text: c.text.clone(), style: c.style, place, trailing }
+        })
+        .collect()
+}
+
+/// The comments as printing and parsing again gives them back, in the printer's order: in rows,
+/// a statement's comments belong to its row (named by its first thread, or its last for
+/// trailing comments, as they are found again), trailing comments that cannot share one line
+/// (a `//` comment followed by another) go on lines of their own, and the order is the printer's.
+fn canonical_comments(p: &Program, mut comments: Vec<Comment>) -> Vec<Comment> {
+    let rows = printer::in_rows(p);
+    let by_row = |comments: &mut Vec<Comment>| {
+        if !rows {
+            return;
+        }
+        let last_thread = p.threads.len().saturating_sub(1);
+        let row_thread = |index: usize, trailing: bool| {
+            let mut having = p.threads.iter().enumerate().filter(|(_, t)| t.body.len() > index).map(|(i, _)| i);
+            if trailing { having.next_back() } else { having.next() }
+        };
+        for c in comments {
+            match c.place {
+                CommentPlace::Thread(_) => c.place = CommentPlace::Thread(if c.trailing { last_thread } else { 0 }),
+                CommentPlace::Stmt { index, .. } => {
+                    if let Some(thread) = row_thread(index, c.trailing) {
+                        c.place = CommentPlace::Stmt { thread, index };
+                    }
+                }
+                CommentPlace::ThreadEnd(_) => {
+                    c.place = CommentPlace::Condition;
+                    c.trailing = false;
+                }
+                _ => {}
+            }
+        }
+    };
+    by_row(&mut comments);
+    let places: BTreeSet<CommentPlace> = comments.iter().filter(|c| c.trailing).map(|c| c.place).collect();
+    for place in places {
+        let trailing: Vec<&Comment> = comments.iter().filter(|c| c.trailing && c.place == place).collect();
+        if !printer::fits_one_line(&trailing) {
+            for c in comments.iter_mut().filter(|c| c.trailing && c.place == place) {
+                c.trailing = false;
+            }
+        }
+    }
+    // Trailing comments moved to lines of their own now lead their row.
+    by_row(&mut comments);
+    comments.sort_by_key(|c| (printer::print_order(c.place, rows), c.trailing));
+    comments
+}
+
+fn parse_init(c: &mut Cursor, anchors: &mut Anchors) -> PResult<(Vec<Location>, Vec<RegInit>)> {
     let mut locations = Vec::new();
     let mut regs = Vec::new();
     loop {
         while matches!(c.peek(), Some(Tok::Newline | Tok::Semi)) {
             c.bump();
         }
+        let span = c.span();
         if c.eat(&Tok::RBrace) {
+            anchors.push(span, CommentPlace::InitEnd);
             return Ok((locations, regs));
         }
-        let span = c.span();
         // `P0:r0 = v` or `0:r0 = v`
         let thread = match (c.peek(), c.peek_at(1)) {
             (Some(Tok::Word(w)), Some(Tok::Colon)) => Some(w.clone()),
@@ -190,6 +381,7 @@ fn parse_init(c: &mut Cursor) -> PResult<(Vec<Location>, Vec<RegInit>)> {
             _ => None,
         };
         if let Some(thread) = thread {
+            anchors.push(span, CommentPlace::RegInit(regs.len()));
             c.bump();
             c.bump();
             let (reg, _) = c.word("a register name")?;
@@ -199,6 +391,7 @@ fn parse_init(c: &mut Cursor) -> PResult<(Vec<Location>, Vec<RegInit>)> {
             continue;
         }
         let (name, _) = c.word("a location (`x = 0;`), a register (`P0:r0 = 0;`) or `}`")?;
+        anchors.push(span, CommentPlace::Location(locations.len()));
         if c.eat(&Tok::Assign) {
             let value = c.value("an initial value")?;
             locations.push(Location { name, kind: LocationKind::Global, init: Some(value), span });
@@ -331,7 +524,7 @@ fn at_thread_header(c: &Cursor) -> bool {
     matches!((c.peek(), c.peek_at(1)), (Some(Tok::Word(_)), Some(Tok::At)))
 }
 
-fn parse_threads(c: &mut Cursor) -> PResult<Vec<Thread>> {
+fn parse_threads(c: &mut Cursor, anchors: &mut Anchors) -> PResult<Vec<Thread>> {
     if !at_thread_header(c) {
         return Err(c.error("a thread header such as `P0@cta 0,gpu 0`"));
     }
@@ -348,10 +541,10 @@ fn parse_threads(c: &mut Cursor) -> PResult<Vec<Thread>> {
             _ => k += 1,
         }
     }
-    if blocks { parse_blocks(c) } else { parse_columns(c) }
+    if blocks { parse_blocks(c, anchors) } else { parse_columns(c, anchors) }
 }
 
-fn parse_header(c: &mut Cursor) -> PResult<(String, Placement, Span)> {
+fn parse_thread_header(c: &mut Cursor) -> PResult<(String, Placement, Span)> {
     let (name, span) = c.word("a thread name such as `P0`")?;
     c.expect(&Tok::At, "`@` after the thread name")?;
     let mut keys: Vec<(String, u32, Span)> = Vec::new();
@@ -396,10 +589,12 @@ fn parse_header(c: &mut Cursor) -> PResult<(String, Placement, Span)> {
     Ok((name, placement, span))
 }
 
-fn parse_blocks(c: &mut Cursor) -> PResult<Vec<Thread>> {
+fn parse_blocks(c: &mut Cursor, anchors: &mut Anchors) -> PResult<Vec<Thread>> {
     let mut threads = Vec::new();
     while at_thread_header(c) {
-        let (name, placement, span) = parse_header(c)?;
+        let (name, placement, span) = parse_thread_header(c)?;
+        let t = threads.len();
+        anchors.push(span, CommentPlace::Thread(t));
         c.skip_newlines();
         c.expect(&Tok::LBrace, "`{` to open the thread's block")?;
         let kind = if matches!(placement, Placement::TileBlock { .. }) { ThreadKind::TileBlock } else { ThreadKind::Ptx };
@@ -408,7 +603,9 @@ fn parse_blocks(c: &mut Cursor) -> PResult<Vec<Thread>> {
             while matches!(c.peek(), Some(Tok::Newline | Tok::Semi)) {
                 c.bump();
             }
+            let end = c.span();
             if c.eat(&Tok::RBrace) {
+                anchors.push(end, CommentPlace::ThreadEnd(t));
                 break;
             }
             if c.at_end() {
@@ -421,6 +618,7 @@ fn parse_blocks(c: &mut Cursor) -> PResult<Vec<Thread>> {
             // A statement runs to `;`, `}` or the end of a label.
             let start = c.pos;
             let stmt_span = c.span();
+            anchors.push(stmt_span, CommentPlace::Stmt { thread: t, index: body.len() });
             if let (Some(Tok::Word(_)), Some(Tok::Colon)) = (c.peek(), c.peek_at(1)) {
                 c.bump();
                 c.bump();
@@ -446,10 +644,11 @@ fn is_condition_start(c: &Cursor) -> bool {
     }
 }
 
-fn parse_columns(c: &mut Cursor) -> PResult<Vec<Thread>> {
+fn parse_columns(c: &mut Cursor, anchors: &mut Anchors) -> PResult<Vec<Thread>> {
     let mut threads = Vec::new();
     loop {
-        let (name, placement, span) = parse_header(c)?;
+        let (name, placement, span) = parse_thread_header(c)?;
+        anchors.push(span, CommentPlace::Thread(threads.len()));
         threads.push(Thread { name, placement, body: Vec::new(), span });
         if c.eat(&Tok::Pipe) {
             continue;
@@ -494,14 +693,16 @@ fn parse_columns(c: &mut Cursor) -> PResult<Vec<Thread>> {
                 ));
             }
             let kind = threads[i].kind();
+            anchors.push(cell[0].span, CommentPlace::Stmt { thread: i, index: threads[i].body.len() });
             let stmt = instr::parse_stmt(cell, cell[0].span, kind)?;
             threads[i].body.push(stmt);
         }
     }
 }
 
-fn parse_condition(c: &mut Cursor) -> PResult<Condition> {
+fn parse_condition(c: &mut Cursor, anchors: &mut Anchors) -> PResult<Condition> {
     let span = c.span();
+    anchors.push(span, CommentPlace::Condition);
     let quantifier = if c.eat(&Tok::Tilde) {
         let (w, _) = c.word("`exists` after `~`")?;
         if w != "exists" {
@@ -518,7 +719,7 @@ fn parse_condition(c: &mut Cursor) -> PResult<Condition> {
     // The condition may span lines: drop the line breaks.
     let rest: Vec<Token> = c.toks[c.pos..].iter().filter(|t| t.tok != Tok::Newline).cloned().collect();
     let mut pc = Cursor::new(&rest, c.end);
-    let prop = parse_or(&mut pc)?;
+    let (prop, _) = parse_or(&mut pc, 0)?;
     while pc.eat(&Tok::Semi) {}
     if !pc.at_end() {
         return Err(pc.error("the end of the file after the final condition"));
@@ -526,36 +727,70 @@ fn parse_condition(c: &mut Cursor) -> PResult<Condition> {
     Ok(Condition { quantifier, prop, span })
 }
 
-fn parse_or(c: &mut Cursor) -> PResult<Prop> {
-    let mut p = parse_and(c)?;
+/// The error for a condition nested deeper than [`MAX_CONDITION_DEPTH`].
+fn too_deep(span: Span) -> Diagnostic {
+    Diagnostic::new(
+        span,
+        ErrorKind::Syntax,
+        format!(
+            "the final condition is nested too deeply: at most {MAX_CONDITION_DEPTH} levels of parentheses, `~` and `/\\` or `\\/` operands"
+        ),
+    )
+}
+
+/// A proposition and the height of its tree. `level` counts the parentheses and `~` around it,
+/// which bound this parser's own recursion.
+type Parsed = (Prop, usize);
+
+fn parse_or(c: &mut Cursor, level: usize) -> PResult<Parsed> {
+    let (mut p, mut height) = parse_and(c, level)?;
     while c.eat(&Tok::Or) {
-        p = Prop::Or(Box::new(p), Box::new(parse_and(c)?));
+        let span = c.span();
+        let (q, h) = parse_and(c, level)?;
+        height = 1 + height.max(h);
+        if height > MAX_CONDITION_DEPTH {
+            return Err(too_deep(span));
+        }
+        p = Prop::Or(Box::new(p), Box::new(q));
     }
-    Ok(p)
+    Ok((p, height))
 }
 
-fn parse_and(c: &mut Cursor) -> PResult<Prop> {
-    let mut p = parse_unary(c)?;
+fn parse_and(c: &mut Cursor, level: usize) -> PResult<Parsed> {
+    let (mut p, mut height) = parse_unary(c, level)?;
     while c.eat(&Tok::And) {
-        p = Prop::And(Box::new(p), Box::new(parse_unary(c)?));
+        let span = c.span();
+        let (q, h) = parse_unary(c, level)?;
+        height = 1 + height.max(h);
+        if height > MAX_CONDITION_DEPTH {
+            return Err(too_deep(span));
+        }
+        p = Prop::And(Box::new(p), Box::new(q));
     }
-    Ok(p)
+    Ok((p, height))
 }
 
-fn parse_unary(c: &mut Cursor) -> PResult<Prop> {
+fn parse_unary(c: &mut Cursor, level: usize) -> PResult<Parsed> {
+    let span = c.span();
+    if matches!(c.peek(), Some(Tok::Tilde | Tok::LParen)) && level >= MAX_CONDITION_DEPTH {
+        return Err(too_deep(span));
+    }
     if c.eat(&Tok::Tilde) {
-        return Ok(Prop::Not(Box::new(parse_unary(c)?)));
+        let (p, height) = parse_unary(c, level + 1)?;
+        if height >= MAX_CONDITION_DEPTH {
+            return Err(too_deep(span));
+        }
+        return Ok((Prop::Not(Box::new(p)), height + 1));
     }
     if c.eat(&Tok::LParen) {
-        let p = parse_or(c)?;
+        let p = parse_or(c, level + 1)?;
         c.expect(&Tok::RParen, "`)`")?;
         return Ok(p);
     }
     if matches!(c.peek(), Some(Tok::Word(w)) if w == "true") && !matches!(c.peek_at(1), Some(Tok::EqEq | Tok::NotEq | Tok::Assign)) {
         c.bump();
-        return Ok(Prop::True);
+        return Ok((Prop::True, 0));
     }
-    let span = c.span();
     let lhs = parse_term(c)?;
     let eq = match c.peek() {
         Some(Tok::EqEq | Tok::Assign) => true,
@@ -564,7 +799,7 @@ fn parse_unary(c: &mut Cursor) -> PResult<Prop> {
     };
     c.bump();
     let rhs = parse_term(c)?;
-    Ok(Prop::Atom(Cmp { lhs, eq, rhs, span }))
+    Ok((Prop::Atom(Cmp { lhs, eq, rhs, span }), 0))
 }
 
 fn parse_term(c: &mut Cursor) -> PResult<Term> {

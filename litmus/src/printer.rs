@@ -6,9 +6,8 @@ use std::fmt::{self, Display, Formatter, Write};
 
 pub fn print(p: &Program) -> String {
     let mut out = String::new();
-    for c in &p.comments {
-        let _ = writeln!(out, "//{c}");
-    }
+    let notes = Notes::new(p);
+    notes.lines(&mut out, CommentPlace::Header, "");
     let arch = match p.arch {
         Arch::Ptx => "PTX",
         Arch::TileIr => "TileIR",
@@ -17,26 +16,128 @@ pub fn print(p: &Program) -> String {
     for d in &p.docs {
         let _ = writeln!(out, "\"{d}\"");
     }
-    out.push_str("{\n");
-    for l in &p.locations {
-        let _ = writeln!(out, "  {};", LocationText(l));
+    notes.lines(&mut out, CommentPlace::InitStart, "");
+    let _ = writeln!(out, "{{{}", notes.inline(CommentPlace::InitStart));
+    for (k, l) in p.locations.iter().enumerate() {
+        let place = CommentPlace::Location(k);
+        notes.lines(&mut out, place, "  ");
+        let _ = writeln!(out, "  {};{}", LocationText(l), notes.inline(place));
     }
-    for r in &p.reg_inits {
-        let _ = writeln!(out, "  {}:{} = {};", r.thread, r.reg, ValueText(&r.value));
+    for (k, r) in p.reg_inits.iter().enumerate() {
+        let place = CommentPlace::RegInit(k);
+        notes.lines(&mut out, place, "  ");
+        let _ = writeln!(out, "  {}:{} = {};{}", r.thread, r.reg, ValueText(&r.value), notes.inline(place));
     }
-    out.push_str("}\n");
-    if p.threads.iter().any(|t| t.kind() == ThreadKind::TileBlock) {
-        print_blocks(&mut out, p);
+    notes.lines(&mut out, CommentPlace::InitEnd, "  ");
+    let _ = writeln!(out, "}}{}", notes.inline(CommentPlace::InitEnd));
+    if notes.rows {
+        print_columns(&mut out, p, &notes);
     } else {
-        print_columns(&mut out, p);
+        print_blocks(&mut out, p, &notes);
     }
     let q = match p.condition.quantifier {
         Quantifier::Exists => "exists",
         Quantifier::NotExists => "~exists",
         Quantifier::Forall => "forall",
     };
-    let _ = writeln!(out, "{q} ({})", PropText(&p.condition.prop, Level::Or));
+    notes.lines(&mut out, CommentPlace::Condition, "");
+    let _ = writeln!(out, "{q} ({}){}", PropText(&p.condition.prop, Level::Or), notes.inline(CommentPlace::Condition));
+    notes.lines(&mut out, CommentPlace::End, "");
     out
+}
+
+/// Whether the printer lays `p`'s threads out in rows (PTX-only programs) rather than blocks.
+pub(crate) fn in_rows(p: &Program) -> bool {
+    !p.threads.iter().any(|t| t.kind() == ThreadKind::TileBlock)
+}
+
+/// Whether trailing comments can share the end of one line: only the last may run to the end of
+/// the line (`//`).
+pub(crate) fn fits_one_line(trailing: &[&Comment]) -> bool {
+    trailing.iter().rev().skip(1).all(|c| c.style == CommentStyle::Block)
+}
+
+/// Where the printer writes comments of `place`, as a sort key (`rows`: see [`in_rows`]).
+pub(crate) fn print_order(place: CommentPlace, rows: bool) -> (u8, usize, usize) {
+    match place {
+        CommentPlace::Header => (0, 0, 0),
+        CommentPlace::InitStart => (1, 0, 0),
+        CommentPlace::Location(k) => (2, k, 0),
+        CommentPlace::RegInit(k) => (3, k, 0),
+        CommentPlace::InitEnd => (4, 0, 0),
+        CommentPlace::Thread(_) if rows => (5, 0, 0),
+        CommentPlace::Stmt { thread, index } if rows => (6, index, thread),
+        CommentPlace::Thread(t) => (5, t, 0),
+        CommentPlace::Stmt { thread, index } => (5, thread, index + 1),
+        CommentPlace::ThreadEnd(t) => (5, t, usize::MAX),
+        CommentPlace::Condition => (8, 0, 0),
+        CommentPlace::End => (9, 0, 0),
+    }
+}
+
+/// The program's comments by where the printer writes them. Each comment goes to the slot of its
+/// place — in rows, every thread's statement `k` shares row `k`, headers share the header row,
+/// and a block's end is the condition — and a place the program does not have is the end.
+struct Notes<'a> {
+    rows: bool,
+    slots: Vec<(CommentPlace, &'a Comment)>,
+}
+
+impl<'a> Notes<'a> {
+    fn new(p: &'a Program) -> Self {
+        let rows = in_rows(p);
+        let exists = |place: CommentPlace| match place {
+            CommentPlace::Location(k) => k < p.locations.len(),
+            CommentPlace::RegInit(k) => k < p.reg_inits.len(),
+            CommentPlace::Thread(t) | CommentPlace::ThreadEnd(t) => t < p.threads.len(),
+            CommentPlace::Stmt { thread, index } => p.threads.get(thread).is_some_and(|t| index < t.body.len()),
+            _ => true,
+        };
+        let slot = |place: CommentPlace| match place {
+            _ if !exists(place) => CommentPlace::End,
+            CommentPlace::Thread(_) if rows => CommentPlace::Thread(0),
+            CommentPlace::Stmt { index, .. } if rows => CommentPlace::Stmt { thread: 0, index },
+            CommentPlace::ThreadEnd(_) if rows => CommentPlace::Condition,
+            other => other,
+        };
+        let slots = p.comments.iter().map(|c| (slot(c.place), c)).collect();
+        Notes { rows, slots }
+    }
+
+    /// The trailing comments of `slot` if they fit at the end of its line.
+    fn trailing(&self, slot: CommentPlace) -> Option<Vec<&'a Comment>> {
+        // Nothing shares a line with the header's comments or the end.
+        if matches!(slot, CommentPlace::Header | CommentPlace::End) {
+            return Some(Vec::new());
+        }
+        let trailing: Vec<&Comment> =
+            self.slots.iter().filter(|(s, c)| *s == slot && c.trailing && c.style != CommentStyle::Skipped).map(|(_, c)| *c).collect();
+        fits_one_line(&trailing).then_some(trailing)
+    }
+
+    /// Writes the comments printed on lines of their own before `slot`'s item, indented.
+    fn lines(&self, out: &mut String, slot: CommentPlace, indent: &str) {
+        let inline = self.trailing(slot).unwrap_or_default();
+        for (_, c) in self.slots.iter().filter(|(s, c)| *s == slot && !inline.iter().any(|i| std::ptr::eq(*i, *c))) {
+            let _ = match c.style {
+                CommentStyle::Line => writeln!(out, "{indent}//{}", c.text),
+                CommentStyle::Block => writeln!(out, "{indent}(*{}*)", c.text),
+                CommentStyle::Skipped => writeln!(out, "{}", c.text),
+            };
+        }
+    }
+
+    /// The comments printed at the end of `slot`'s line, with their leading space.
+    fn inline(&self, slot: CommentPlace) -> String {
+        let mut s = String::new();
+        for c in self.trailing(slot).unwrap_or_default() {
+            let _ = match c.style {
+                CommentStyle::Block => write!(s, " (*{}*)", c.text),
+                _ => write!(s, " //{}", c.text),
+            };
+        }
+        s
+    }
 }
 
 fn header(t: &Thread) -> String {
@@ -64,34 +165,46 @@ fn stmt_text(s: &Stmt) -> String {
     }
 }
 
-fn print_columns(out: &mut String, p: &Program) {
+fn print_columns(out: &mut String, p: &Program, notes: &Notes) {
     let mut cols: Vec<Vec<String>> =
         p.threads.iter().map(|t| std::iter::once(header(t)).chain(t.body.iter().map(stmt_text)).collect()).collect();
     let rows = cols.iter().map(Vec::len).max().unwrap_or(0);
     for col in &mut cols {
         col.resize(rows, String::new());
     }
-    let widths: Vec<usize> = cols.iter().map(|c| c.iter().map(String::len).max().unwrap_or(0)).collect();
+    let widths: Vec<usize> = cols.iter().map(|c| c.iter().map(|s| s.chars().count()).max().unwrap_or(0)).collect();
     for r in 0..rows {
-        let cells: Vec<String> = cols.iter().zip(&widths).map(|(c, w)| format!(" {:<w$} ", c[r], w = *w)).collect();
-        let _ = writeln!(out, "{};", cells.join("|"));
+        // Row 0 is the header row; row r > 0 holds statement r - 1 of each thread.
+        let slot = if r == 0 { CommentPlace::Thread(0) } else { CommentPlace::Stmt { thread: 0, index: r - 1 } };
+        notes.lines(out, slot, " ");
+        for (i, (c, w)) in cols.iter().zip(&widths).enumerate() {
+            if i > 0 {
+                out.push('|');
+            }
+            // Padded by hand: `format!`'s width is at most 65,535 and a cell may be wider.
+            let cell = &c[r];
+            out.push(' ');
+            out.push_str(cell);
+            out.extend(std::iter::repeat_n(' ', w - cell.chars().count() + 1));
+        }
+        let _ = writeln!(out, ";{}", notes.inline(slot));
     }
 }
 
-fn print_blocks(out: &mut String, p: &Program) {
-    for t in &p.threads {
-        let _ = writeln!(out, "{} {{", header(t));
-        for s in &t.body {
-            match &s.kind {
-                StmtKind::Label(l) => {
-                    let _ = writeln!(out, "{l}:");
-                }
-                StmtKind::Instr(i) => {
-                    let _ = writeln!(out, "  {i};");
-                }
-            }
+fn print_blocks(out: &mut String, p: &Program, notes: &Notes) {
+    for (t, thread) in p.threads.iter().enumerate() {
+        notes.lines(out, CommentPlace::Thread(t), "");
+        let _ = writeln!(out, "{} {{{}", header(thread), notes.inline(CommentPlace::Thread(t)));
+        for (index, s) in thread.body.iter().enumerate() {
+            let slot = CommentPlace::Stmt { thread: t, index };
+            notes.lines(out, slot, "  ");
+            let _ = match &s.kind {
+                StmtKind::Label(l) => writeln!(out, "{l}:{}", notes.inline(slot)),
+                StmtKind::Instr(i) => writeln!(out, "  {i};{}", notes.inline(slot)),
+            };
         }
-        out.push_str("}\n");
+        notes.lines(out, CommentPlace::ThreadEnd(t), "  ");
+        let _ = writeln!(out, "}}{}", notes.inline(CommentPlace::ThreadEnd(t)));
     }
 }
 

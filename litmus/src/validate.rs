@@ -6,6 +6,18 @@ use crate::ast::*;
 use crate::error::{Diagnostic, ErrorKind};
 use std::collections::{HashMap, HashSet};
 
+/// The expected arrival counts an mbarrier may have: 1 to 2^20 - 1 (PTX ISA §9.7.13.15.1
+/// "Contents of the mbarrier object"; `mbarrier.init` takes its `count` from that range,
+/// §9.7.13.15.9).
+const MBARRIER_COUNTS: std::ops::RangeInclusive<i64> = 1..=(1 << 20) - 1;
+
+fn mbarrier_count_error(name: &str, count: i64) -> String {
+    format!(
+        "mbarrier `{name}` cannot expect {count} arrivals: an expected arrival count is 1 to {} (PTX ISA §9.7.13.15.1)",
+        MBARRIER_COUNTS.end()
+    )
+}
+
 pub fn validate(p: &Program) -> Vec<Diagnostic> {
     let mut v = Validator { p, errors: Vec::new(), locs: HashMap::new() };
     v.run();
@@ -66,6 +78,11 @@ impl<'a> Validator<'a> {
                         ErrorKind::WrongLocationKind,
                         format!("`{}` aliases `{target}`, which is not global or shared memory", l.name),
                     ),
+                }
+            }
+            if let LocationKind::Mbarrier { count: Some(count), .. } = l.kind {
+                if !MBARRIER_COUNTS.contains(&i64::from(count)) {
+                    self.err(l.span, ErrorKind::BadOperand, mbarrier_count_error(&l.name, i64::from(count)));
                 }
             }
             if let (LocationKind::Mbarrier { .. } | LocationKind::Alias { .. }, Some(_)) = (&l.kind, &l.init) {
@@ -334,6 +351,11 @@ impl<'a> Validator<'a> {
                     Mbarrier::Wait(w) => &w.addr,
                 };
                 self.check_addr(t, span, &addr.name, Need::Mbarrier, "mbarrier");
+                if let Mbarrier::Init { addr, count: Operand::Imm(count), .. } = m {
+                    if !MBARRIER_COUNTS.contains(count) {
+                        self.err(span, ErrorKind::BadOperand, mbarrier_count_error(&addr.name, *count));
+                    }
+                }
             }
             Instr::CpAsyncBulk(c) => {
                 self.check_addr(t, span, &c.dst.name, Need::Shared, "copy destination");

@@ -279,3 +279,106 @@ fn all_errors_are_reported_not_only_the_first() {
     assert_eq!(e.render("a.litmus").lines().count(), 2);
     assert!(e.render("a.litmus").starts_with("a.litmus:4:2: error: register `r1`"));
 }
+
+// Issue 21 item 9: the format against its documentation.
+
+#[test]
+fn mbarrier_count_0_is_outside_the_isa_range() {
+    assert_error(
+        &ptx("bar @ mbarrier cta 0 count 0;", " mbarrier.arrive.shared::cta.b64 s, [bar] | ;", "exists (0 == 0)"),
+        ErrorKind::BadOperand,
+        "2:3: mbarrier `bar` cannot expect 0 arrivals: an expected arrival count is 1 to 1048575 (PTX ISA §9.7.13.15.1)",
+    );
+    assert_error(
+        &ptx("bar @ mbarrier cta 0 count 1048576;", " | ;", "exists (0 == 0)"),
+        ErrorKind::BadOperand,
+        "2:3: mbarrier `bar` cannot expect 1048576 arrivals: an expected arrival count is 1 to 1048575 (PTX ISA §9.7.13.15.1)",
+    );
+    assert_error(
+        &ptx("bar @ mbarrier cta 0;", " mbarrier.init.shared::cta.b64 [bar], 0 | ;", "exists (0 == 0)"),
+        ErrorKind::BadOperand,
+        "4:2: mbarrier `bar` cannot expect 0 arrivals: an expected arrival count is 1 to 1048575 (PTX ISA §9.7.13.15.1)",
+    );
+    assert!(parse(&ptx("bar @ mbarrier cta 0 count 1048575;", " | ;", "exists (0 == 0)")).is_ok());
+}
+
+#[test]
+fn i64_min_keeps_its_minus_sign() {
+    let p = parse(&ptx("x = -9223372036854775808;", " st.weak x, -0x8000000000000000 | ;", "exists (x == -9223372036854775808)"))
+        .expect("i64::MIN is a 64-bit integer");
+    assert_eq!(p.locations[0].init, Some(tcfuzz_litmus::Value::Int(i64::MIN)));
+    assert_error(
+        &ptx("x = -9223372036854775809;", " | ;", "exists (x == 0)"),
+        ErrorKind::Syntax,
+        "2:7: number `-9223372036854775809` is out of range (integers are 64-bit: -9223372036854775808 to 9223372036854775807)",
+    );
+    // Without a minus, 2^63 is out of range.
+    assert_error(
+        &ptx("x = 9223372036854775808;", " | ;", "exists (x == 0)"),
+        ErrorKind::Syntax,
+        "2:7: number `9223372036854775808` is out of range (integers are 64-bit: -9223372036854775808 to 9223372036854775807)",
+    );
+}
+
+#[test]
+fn a_huge_number_is_not_echoed_whole() {
+    let digits = "9".repeat(1_000_000);
+    let (msg, _) = first_error(&ptx(&format!("x = {digits};"), " | ;", "exists (x == 0)"));
+    assert_eq!(
+        msg,
+        "2:7: number `99999999999999999999999999999999…` (1000000 characters) is out of range (integers are 64-bit: -9223372036854775808 to 9223372036854775807)"
+    );
+}
+
+#[test]
+fn identifiers_are_ascii() {
+    assert_error(
+        &ptx("x = 0;", " st.weak é, 1 | ;", "exists (x == 0)"),
+        ErrorKind::Syntax,
+        "4:10: unexpected character `é`: names are ASCII (letters, digits, `_`, `.`, `%`, `$`)",
+    );
+}
+
+#[test]
+fn a_bad_header_shows_invisible_characters() {
+    assert_error(
+        "\u{200b}PTX t\n{ x = 0; }\n P0@cta 0,gpu 0 ;\n st.weak x, 1 ;\nexists (x == 1)\n",
+        ErrorKind::Syntax,
+        "1:1: expected a header `PTX name` or `TileIR name`, found `\\u{200b}PTX`",
+    );
+}
+
+#[test]
+fn byte_order_mark_and_cr_line_endings() {
+    let lf = "PTX t\n{ x = 0; }\n P0@cta 0,gpu 0 ;\n st.weak x, 1 ;\nexists (x == 1)\n";
+    let program = parse(lf).expect("valid");
+    for variant in
+        [format!("\u{feff}{lf}"), lf.replace('\n', "\r\n"), lf.replace('\n', "\r"), format!("\u{feff}{}", lf.replace('\n', "\r"))]
+    {
+        let p = parse(&variant).unwrap_or_else(|e| panic!("{variant:?} is rejected: {e}"));
+        assert!(p.same_as(&program), "{variant:?}");
+    }
+    // Positions count CR-only lines as lines.
+    let (msg, kind) = first_error("PTX t\r{ x = 0; }\r P0@cta 0,gpu 0 ;\r frob x, 1 ;\rexists (x == 1)\r");
+    assert!(msg.starts_with("4:2: unknown instruction `frob`"), "{msg}");
+    assert_eq!(kind, ErrorKind::UnknownInstruction);
+}
+
+#[test]
+fn deep_nesting_is_an_error_not_a_stack_overflow() {
+    let prog = |cond: &str| format!("PTX t\n{{ x = 0; }}\n P0@cta 0,gpu 0 ;\n st.relaxed.gpu x, 1 ;\nexists {cond}\n");
+    let message = "the final condition is nested too deeply: at most 200 levels of parentheses, `~` and `/\\` or `\\/` operands";
+    let parens = format!("{}x == 1{}", "(".repeat(10_000), ")".repeat(10_000));
+    assert_error(&prog(&parens), ErrorKind::Syntax, &format!("5:208: {message}"));
+    let nots = format!("{}x == 1", "~".repeat(10_000));
+    assert_error(&prog(&nots), ErrorKind::Syntax, &format!("5:208: {message}"));
+    let chain = vec!["x == 1"; 10_000].join(" /\\ ");
+    assert_error(&prog(&format!("({chain})")), ErrorKind::Syntax, &format!("5:2019: {message}"));
+    // 200 levels are fine, and print and parse back.
+    let deepest = format!("{}x == 1{}", "(~".repeat(100), ")".repeat(100));
+    let p = parse(&prog(&deepest)).expect("200 levels");
+    let printed = tcfuzz_litmus::print(&p);
+    assert!(parse(&printed).expect("reparses").same_as(&p));
+    let chain = vec!["x == 1"; 201].join(" \\/ ");
+    assert!(parse(&prog(&format!("({chain})"))).is_ok());
+}

@@ -182,6 +182,30 @@ fn program_text(c: &mut Choices) -> String {
     s
 }
 
+/// `text` with comments added from the choices: `//` and `(* *)` comments at the ends of lines and
+/// on lines of their own (never inside the header line or a doc string).
+fn with_comments(text: &str, bits: &[u32]) -> String {
+    let mut out = String::new();
+    for (i, line) in text.lines().enumerate() {
+        let b = bits.get(i % bits.len().max(1)).copied().unwrap_or(0) >> 7;
+        let plain = i > 0 && !line.starts_with('"');
+        if plain && b % 7 == 1 {
+            out.push_str(&format!("// before {i}\n"));
+        }
+        if plain && b % 11 == 2 {
+            out.push_str(&format!("(* block\n {i} *)\n"));
+        }
+        out.push_str(line);
+        if plain && b % 5 == 3 {
+            out.push_str(&format!(" // after {i}"));
+        } else if plain && b % 5 == 4 {
+            out.push_str(&format!(" (* after {i} *)"));
+        }
+        out.push('\n');
+    }
+    out
+}
+
 proptest! {
     // Failures print the seed and the shrunk case; nothing is written into the source tree.
     #![proptest_config(ProptestConfig { cases: 1500, failure_persistence: None, .. ProptestConfig::default() })]
@@ -206,19 +230,157 @@ proptest! {
     }
 
     #[test]
-    fn mutated_valid_programs_never_panic(bits in prop::collection::vec(any::<u32>(), 64..256), edits in prop::collection::vec((any::<u16>(), any::<u16>(), any::<u8>()), 1..6)) {
-        let text = program_text(&mut Choices { bits: &bits, pos: 0 });
+    fn mutated_valid_programs_never_panic_and_round_trip_when_accepted(
+        bits in prop::collection::vec(any::<u32>(), 64..256),
+        edits in prop::collection::vec((any::<u16>(), any::<u16>(), any::<u8>()), 1..6),
+    ) {
+        let text = with_comments(&program_text(&mut Choices { bits: &bits, pos: 0 }), &bits);
         let mut bytes = text.into_bytes();
-        const SPICE: &[u8] = b"|;:,[]<>{}()=~/\\.-0123456789 \nPxyz\"@";
+        const SPICE: &[u8] = b"|;:,[]<>{}()=~/\\.-0123456789 \nPxyz\"@*\r";
+        // Shapes byte edits rarely make: a byte-order mark, comment and string delimiters, the
+        // extreme integers, deep nesting, a name that is not ASCII.
+        const SHAPES: &[&str] = &["\u{feff}", "(*", "*)", "//", "\"", "-9223372036854775808", "99999999999999999999", "((((((((((", "~~~~~~~~", "é"];
         for (at, len, b) in edits {
             if bytes.is_empty() { break; }
             let at = at as usize % bytes.len();
-            match b % 3 {
+            match b % 4 {
                 0 => { let end = (at + len as usize % 8).min(bytes.len()); bytes.drain(at..end); }
                 1 => bytes.insert(at, SPICE[b as usize % SPICE.len()]),
-                _ => bytes[at] = SPICE[b as usize % SPICE.len()],
+                2 => bytes[at] = SPICE[b as usize % SPICE.len()],
+                _ => { let shape = SHAPES[len as usize % SHAPES.len()].as_bytes(); bytes.splice(at..at, shape.iter().copied()); }
             }
         }
-        let _ = parse(&String::from_utf8_lossy(&bytes));
+        let text = String::from_utf8_lossy(&bytes);
+        if let Ok(program) = parse(&text) {
+            let printed = print(&program);
+            let reparsed = parse(&printed).map_err(|e| TestCaseError::fail(format!("printed program rejected:\n{}\n{text}\n---\n{printed}", e.render("<printed>"))))?;
+            prop_assert!(reparsed.same_as(&program), "round trip changed the program:\n{text}\n---\n{printed}");
+            prop_assert_eq!(print(&reparsed), printed);
+        }
     }
+
+    #[test]
+    fn generated_programs_with_comments_round_trip(bits in prop::collection::vec(any::<u32>(), 64..256)) {
+        let text = with_comments(&program_text(&mut Choices { bits: &bits, pos: 0 }), &bits);
+        let program = parse(&text).map_err(|e| TestCaseError::fail(format!("rejected:\n{}\n{text}", e.render("<generated>"))))?;
+        let printed = print(&program);
+        let reparsed = parse(&printed).map_err(|e| TestCaseError::fail(format!("printed program rejected:\n{}\n{printed}", e.render("<printed>"))))?;
+        prop_assert!(reparsed.same_as(&program), "round trip changed the program:\n{text}\n---\n{printed}");
+        prop_assert_eq!(print(&reparsed), printed);
+        let kept = |p: &tcfuzz_litmus::Program| { let mut t: Vec<String> = p.comments.iter().map(|c| c.text.clone()).collect(); t.sort(); t };
+        prop_assert_eq!(kept(&reparsed), kept(&program));
+    }
+}
+
+/// Issue 21 item 10: `fmt` keeps every comment, each with the item it belongs to.
+#[test]
+fn comments_are_kept_where_they_belong() {
+    let src = "(* a block comment
+   before the header *)
+// expect ptx: Sometimes
+PTX SB+comments
+\"doc\"
+{ // opening
+  x = 0; // x
+  (* before y *) y = 0;
+  P1:r0 = 5; // reg
+} // closed
+// before threads
+ P0@cta 0,gpu 0 | P1@cta 1,gpu 0 ; // header row
+ st.relaxed.gpu x, 1 | st.relaxed.gpu y, 1 ; // row 0
+// before row 1
+ ld.relaxed.gpu r0, y | ld.relaxed.gpu (* mid *) r0, x ;
+ | ld.relaxed.gpu r1, x ; // only P1
+exists (P0:r0 == 0 /\\ P1:r0 == 0) // cond
+// the end
+";
+    let expected = "(* a block comment
+   before the header *)
+// expect ptx: Sometimes
+PTX SB+comments
+\"doc\"
+{ // opening
+  x = 0; // x
+  (* before y *)
+  y = 0;
+  P1:r0 = 5; // reg
+} // closed
+ // before threads
+ P0@cta 0,gpu 0       | P1@cta 1,gpu 0       ; // header row
+ st.relaxed.gpu x, 1  | st.relaxed.gpu y, 1  ; // row 0
+ // before row 1
+ ld.relaxed.gpu r0, y | ld.relaxed.gpu r0, x ; (* mid *)
+                      | ld.relaxed.gpu r1, x ; // only P1
+exists (P0:r0 == 0 /\\ P1:r0 == 0) // cond
+// the end
+";
+    let program = parse(src).expect("valid");
+    let printed = print(&program);
+    assert_eq!(printed, expected);
+    assert!(parse(&printed).expect("reparses").same_as(&program));
+
+    // Blocks keep theirs per statement, and two `//` comments on one row go on lines of their own.
+    let tile = "TileIR t\n{\n  x = [0];\n}\nP0@tlb 0, dev 0 { // block\n  // first\n  <t> = st.weak x, [1]; // stored\n  // last\n} // done\nexists (x == [1])\n";
+    let program = parse(tile).expect("valid");
+    assert_eq!(print(&program), tile);
+    let rows = "PTX t\n{ x = 0; }\n P0@cta 0,gpu 0 | P1@cta 1,gpu 0 ;\n st.weak x, 1 | ; // a\n | st.weak x, 2 ; // b\nexists (x == 1)\n";
+    let program = parse(rows).expect("valid");
+    let printed = print(&program);
+    assert_eq!(
+        printed,
+        "PTX t\n{\n  x = 0;\n}\n P0@cta 0,gpu 0 | P1@cta 1,gpu 0 ;\n // a\n // b\n st.weak x, 1   | st.weak x, 2   ;\nexists (x == 1)\n"
+    );
+    assert!(parse(&printed).expect("reparses").same_as(&program));
+}
+
+/// Issue 26 item 1: a real Dat3M file's doc string quotes a tool transcript with `"` of its own.
+/// Dat3M's grammar (`LitmusPTX.g4`, rule `main`) skips every token between the test name and the
+/// first `{`; so do we, keeping the text.
+#[test]
+fn dat3m_doc_string_with_quotes_of_its_own_loads() {
+    let src = "PTX MP-transcript\n\"Found by a run: $ tool --check\n output: \"forbidden\" as expected (\"MP\" shape)\"\n{\nx=0; y=0;\n}\n P0@cta 0,gpu 0 | P1@cta 0,gpu 0 ;\n st.weak x, 1 | ld.weak r0, y ;\n st.weak y, 1 | ld.weak r1, x ;\nexists (P1:r0 == 1 /\\ P1:r1 == 0)\n";
+    let program = parse(src).expect("Dat3M loads it");
+    assert_eq!(program.docs, vec!["Found by a run: $ tool --check\n output: \"forbidden\" as expected (\"MP\" shape)".to_string()]);
+    let printed = print(&program);
+    assert!(
+        printed
+            .starts_with("PTX MP-transcript\n\"Found by a run: $ tool --check\n output: \"forbidden\" as expected (\"MP\" shape)\"\n{\n")
+    );
+    assert!(parse(&printed).expect("reparses").same_as(&program));
+
+    // An odd number of quotes, and words that are no doc string: skipped as Dat3M does, kept as text.
+    let src = "PTX odd\n\"He said \"hi\nstray words\n{ x = 0; }\n P0@cta 0,gpu 0 ;\n st.weak x, 1 ;\nexists (x == 1)\n";
+    let program = parse(src).expect("Dat3M loads it");
+    assert!(program.docs.is_empty());
+    let printed = print(&program);
+    assert!(printed.starts_with("PTX odd\n\"He said \"hi\nstray words\n{\n"), "{printed}");
+    assert!(parse(&printed).expect("reparses").same_as(&program));
+}
+
+/// Issue 21 item 2: any program `parse` accepts prints, however wide a cell.
+#[test]
+fn a_cell_wider_than_65535_characters_prints() {
+    let name = "x".repeat(70_000);
+    let src = format!(
+        "PTX t\n{{ {name} = 0; }}\n P0@cta 0,gpu 0 | P1@cta 1,gpu 0 ;\n st.relaxed.gpu {name}, 1 | ld.weak r0, {name} ;\nexists (P1:r0 == 1)\n"
+    );
+    let program = parse(&src).expect("valid");
+    let printed = print(&program);
+    assert!(printed.contains(&format!(" st.relaxed.gpu {name}, 1 | ld.weak r0, {name} ;\n")));
+    assert!(printed.contains(&format!(" P0@cta 0,gpu 0{} | P1@cta 1,gpu 0", " ".repeat(70_000 + 18 - 14))));
+    assert!(parse(&printed).expect("reparses").same_as(&program));
+}
+
+/// Issue 21 item 9: `FORMAT.md` allows comments anywhere outside doc strings, the header's too.
+#[test]
+fn comments_before_the_header() {
+    let src =
+        "(* herd style *)\n(* over\n   lines *) // and a line\nPTX t\n{ x = 0; }\n P0@cta 0,gpu 0 ;\n st.weak x, 1 ;\nexists (x == 1)\n";
+    let program = parse(src).expect("valid");
+    assert_eq!(program.comments.len(), 3);
+    let printed = print(&program);
+    assert!(printed.starts_with("(* herd style *)\n(* over\n   lines *)\n// and a line\nPTX t\n"), "{printed}");
+    assert!(parse(&printed).expect("reparses").same_as(&program));
+    let e = parse("(* never closed\nPTX t\n").expect_err("unterminated");
+    assert_eq!(e.0[0].message, "unterminated comment: `(*` without a closing `*)`");
 }

@@ -2,17 +2,21 @@
 //! verdicts, herd7-style or as JSON lines.
 
 use crate::commands::dot::DotWriter;
-use crate::commands::parse::read;
+use crate::commands::expect::Expectation;
+use crate::commands::interrupt;
+use crate::commands::progress::Progress;
 use crate::exit;
 use crate::inputs::{self, Input};
 use serde::Serialize;
 use serde::ser::SerializeMap;
-use std::io::Write;
+use std::io::{IsTerminal, Write};
 use std::path::PathBuf;
 use std::process::ExitCode;
+use std::sync::Arc;
+use std::sync::atomic::AtomicU64;
 use std::time::{Duration, Instant};
-use tcfuzz_checker::{CheckError, Method, ModelKind, Observation, Options, Race, RaceEvent, Verdict};
-use tcfuzz_litmus::{Program, Quantifier, Span};
+use tcfuzz_checker::{CheckError, Interruption, Method, ModelKind, Observation, Options, Race, RaceEvent, Verdict};
+use tcfuzz_litmus::{Program, Quantifier, Span, ThreadKind};
 
 /// The `--json` schema, shown by `tcfuzz check --help`.
 const JSON_SCHEMA: &str = "\
@@ -22,7 +26,7 @@ JSON output (--json): one object per checked file per line, keys in this order:
   model      \"sc\", \"ptx\" or \"tileir\"
   states     [{\"state\": {\"P1:r0\": 0, ..., \"x\": 1, ...}, \"executions\": N}]: every final state
              (every register of every thread, then every location), with the number of complete
-             executions ending in it
+             executions ending in it (all of them: --max-states applies to text output only)
   condition  {\"text\": \"exists (P1:r0 == 1 /\\\\ P1:r1 == 0)\", \"result\": \"Never\" | \"Sometimes\" |
              \"Always\", \"holds\": herd7's Ok (true) or No (false)}
   executions {\"complete\": N, \"blocked\": N, \"duplicates\": N, or null without --duplicates,
@@ -40,6 +44,8 @@ JSON output (--json): one object per checked file per line, keys in this order:
   caveats    ways in which the verdict may be incomplete (strings; [] when it is exact)
   method     \"explorer\" or \"oracle\": what judged the program (--oracle; with --exact, the
              oracle where the explorer's verdict had a caveat and the program was small enough)
+  expectation  null, or for a file with `// expect` header lines {\"matches\": bool,
+             \"differences\": [strings]} (see --expect)
   time_ms    time to check the file, in milliseconds (a float)
   differential  only with --differential: {\"check\": \"tileir-weaker-than-ptx\", \"holds\": bool,
              \"tileir_race_free\": bool, \"ptx\": {\"result\", \"states\", \"races\"} of the lowered
@@ -63,16 +69,30 @@ in text mode. The summary line goes to stderr.";
 /// tmem or proxy, with the rule that would order them), hangs, Tensor Memory allocator misuse,
 /// threads that hit the loop bound, caveats and the time taken. `tcfuzz explain` shows one
 /// execution per problem as a per-thread timeline. As in the checker, Positive and
-/// Negative count the final states (not executions) that satisfy and falsify the condition. A
-/// summary line `checked N files, M with errors, K unsupported` ends the output.
+/// Negative count the final states (not executions) that satisfy and falsify the condition. At
+/// most --max-states states are printed, then `... N more states` (--json prints all of them;
+/// without --json only the printed ones are kept in memory). A check that runs longer than a
+/// second shows its executions so far and their rate on stderr (when it is a terminal). The
+/// summary line `checked N files, M with errors, K unsupported` goes to stderr.
+///
+/// A file whose header states its expected verdict (`// expect ptx: Never`, `// expect races:
+/// none`, `// expect hang: no`, `// expect misuse: none`; examples/README.md) gets the line
+/// `Expectation matches` or `Expectation DIFFERS from the header: ...` after its verdict; with
+/// --expect, a difference makes the exit code 1.
 ///
 /// Files that cannot be read, parsed or validated are reported as `tcfuzz parse` reports them; a
 /// program using an instruction the checker does not model yet gets the line FILE:LINE:COL: error:
-/// `INSTR` is not supported by the checker yet. Either way the other files are still checked.
+/// `INSTR` is not supported by the checker yet; a check that goes beyond --max-executions gets
+/// FILE: error: too large to check, one that runs past --timeout FILE: error: not finished
+/// within --timeout with the executions explored so far. Either way the other files are still
+/// checked. Ctrl-C stops the check in progress: its partial counts are printed, no further file
+/// is checked, and the exit code is 130 (a second Ctrl-C ends the process at once).
 ///
-/// The model defaults to tileir for programs with Tile IR tile-block threads and to ptx otherwise.
+/// The model defaults to tileir for programs with Tile IR tile-block threads and to ptx otherwise;
+/// --model tileir on a program without Tile IR threads is a usage error.
 /// With --differential, each Tile IR program P is also lowered to PTX (the rules of `tcfuzz
-/// lower`) and the tileir-weaker-than-ptx check runs: if P is race-free, every final state the
+/// lower`; programs without Tile IR threads are skipped with a note) and the
+/// tileir-weaker-than-ptx check runs: if P is race-free, every final state the
 /// lowering L allows under ptx must be allowed by P under tileir, and L must be race-free. Both
 /// sides use the exhaustive oracle (the explorer where a side is too large for it); the verdicts
 /// of both sides are printed, then every violating state with a witness execution from each side.
@@ -84,10 +104,11 @@ in text mode. The summary line goes to stderr.";
 /// file. Render one with `dot -Tsvg DIR/NAME-1.dot > w.svg`.
 ///
 /// Exit codes: 0 every program was checked, whatever its verdict; 1 some file cannot be read,
-/// parsed or validated, or is too large to check (this wins over 3 and 4); 3 some program uses an
-/// instruction the checker does not support yet (or, with --compiler, tileiras is missing or its
-/// PTX cannot be read back); 4 (--differential, --compiler) the check found a violation; 2 usage
-/// error.
+/// parsed or validated, or is too large to check, or (--expect) differs from its expectation
+/// (this wins over 3 and 4); 3 some program uses an instruction the checker does not support
+/// yet (or, with --compiler, tileiras is missing or its PTX cannot be read back); 4
+/// (--differential, --compiler) the check found a violation; 2 usage error (and --model tileir on
+/// a program without Tile IR threads; this wins over the others); 130 interrupted by Ctrl-C.
 #[derive(Debug, clap::Args)]
 #[command(after_long_help = JSON_SCHEMA)]
 pub struct Args {
@@ -134,6 +155,24 @@ pub struct Args {
     /// created if missing; see above).
     #[arg(long, value_name = "DIR", conflicts_with = "differential")]
     pub dot: Option<PathBuf>,
+
+    /// Stop a check after this many executions; the file is then reported as too large.
+    #[arg(long, value_name = "N", default_value_t = Options::default().max_executions)]
+    pub max_executions: u64,
+
+    /// Stop a check after this many seconds (a decimal number) and report the executions
+    /// explored so far; the other files are still checked.
+    #[arg(long, value_name = "SECONDS", value_parser = parse_seconds)]
+    pub timeout: Option<Duration>,
+
+    /// Print at most this many final states per file, then `... N more states` (--json prints
+    /// every state).
+    #[arg(long, value_name = "N", default_value_t = 200)]
+    pub max_states: usize,
+
+    /// Exit with code 1 when a verdict differs from its file's `// expect` header lines.
+    #[arg(long)]
+    pub expect: bool,
 }
 
 /// The `--model` values.
@@ -172,65 +211,139 @@ pub(crate) enum Outcome {
     Checked,
     /// Unreadable, invalid, or too large: exit code 1.
     Failed,
+    /// Checked, and the verdict differs from the file's `// expect` lines: exit code 1 with
+    /// `--expect`.
+    Differs,
     /// Uses an instruction the checker does not support: exit code 3.
     Unsupported,
     /// `--differential` found a violation: exit code 4.
     Violation,
+    /// Not for this command line (`--differential` on a program without Tile IR threads).
+    Skipped,
+    /// Stopped by Ctrl-C: no further file is checked; exit code 130.
+    Interrupted,
+    /// The command line does not fit the program (`--model tileir` on a PTX program): exit
+    /// code 2.
+    Usage,
+}
+
+/// A `--timeout` value: seconds, positive and finite.
+fn parse_seconds(text: &str) -> Result<Duration, String> {
+    let seconds: f64 = text.parse().map_err(|_| format!("`{text}` is not a number of seconds"))?;
+    Duration::try_from_secs_f64(seconds)
+        .ok()
+        .filter(|d| !d.is_zero())
+        .ok_or_else(|| format!("`{text}` is not a positive number of seconds"))
+}
+
+/// Whether a program has Tile IR tile-block threads.
+pub(crate) fn has_tile_threads(program: &Program) -> bool {
+    program.threads.iter().any(|t| t.kind() == ThreadKind::TileBlock)
 }
 
 pub fn run(args: &Args, quiet: bool) -> anyhow::Result<ExitCode> {
     let mut stdout = std::io::stdout().lock();
-    let mut options = Options { detect_duplicates: args.duplicates, ..Options::default() };
-    // --dot needs the witness executions.
-    options.witnesses |= args.dot.is_some();
+    let mut options = Options {
+        detect_duplicates: args.duplicates,
+        max_executions: args.max_executions,
+        // Only --dot shows witnesses.
+        witnesses: args.dot.is_some(),
+        // Text output prints the first states only, so only they are kept; --json prints all,
+        // and the differential check compares whole sets.
+        max_states: (!args.json && !args.differential).then_some(args.max_states),
+        cancel: Some(interrupt::flag()),
+        ..Options::default()
+    };
     let mut dot = args.dot.as_deref().map(DotWriter::new).transpose()?;
-    let (mut total, mut failed, mut unsupported, mut violations) = (0, 0, 0, 0);
+    // The executions counter is there only where the progress line is shown.
+    let show_progress = !quiet && std::io::stderr().is_terminal();
+    let mut counts = Counts::default();
     let mut printed = 0;
-    for input in inputs::expand(&args.paths) {
-        total += 1;
+    for input in inputs::expand(&args.paths, quiet) {
+        if interrupt::pressed() {
+            break;
+        }
+        counts.total += 1;
         let outcome = match input {
             Input::File(path) => {
                 let file = path.display().to_string();
+                options.progress = show_progress.then(|| Arc::new(AtomicU64::new(0)));
                 check_file(&file, &path, args, &options, dot.as_mut(), &mut stdout, &mut printed)?
             }
-            Input::Error(_, err) => {
-                eprintln!("error: {err:#}");
+            Input::Error { path, why } | Input::Skipped { path, why } => {
+                eprintln!("{path}: error: {why}");
                 Outcome::Failed
             }
         };
-        match outcome {
-            Outcome::Checked => {}
-            Outcome::Failed => failed += 1,
-            Outcome::Unsupported => unsupported += 1,
-            Outcome::Violation => violations += 1,
-        }
+        counts.add(outcome);
     }
     if !quiet {
-        let mut summary = format!("checked {total} files, {failed} with errors, {unsupported} unsupported");
-        if args.differential {
-            summary.push_str(&format!(", {violations} violating tileir-weaker-than-ptx"));
-        }
-        if args.compiler {
-            summary.push_str(&format!(", {violations} violating compiler-lowering"));
-        }
-        if args.json {
-            eprintln!("{summary}");
-        } else {
-            if printed > 0 {
-                writeln!(stdout)?;
-            }
-            writeln!(stdout, "{summary}")?;
+        eprintln!("{}", counts.summary(args));
+    }
+    Ok(counts.exit_code(args.expect))
+}
+
+/// How many files ended how.
+#[derive(Default)]
+struct Counts {
+    total: usize,
+    failed: usize,
+    differs: usize,
+    interrupted: bool,
+    unsupported: usize,
+    violations: usize,
+    skipped: usize,
+    usage: usize,
+}
+
+impl Counts {
+    fn add(&mut self, outcome: Outcome) {
+        match outcome {
+            Outcome::Checked => {}
+            Outcome::Failed => self.failed += 1,
+            Outcome::Differs => self.differs += 1,
+            Outcome::Unsupported => self.unsupported += 1,
+            Outcome::Violation => self.violations += 1,
+            Outcome::Skipped => self.skipped += 1,
+            Outcome::Usage => self.usage += 1,
+            Outcome::Interrupted => self.interrupted = true,
         }
     }
-    Ok(if failed > 0 {
-        ExitCode::from(exit::INPUT_ERRORS)
-    } else if unsupported > 0 {
-        ExitCode::from(exit::UNSUPPORTED)
-    } else if violations > 0 {
-        ExitCode::from(exit::DIFFERENTIAL_VIOLATION)
-    } else {
-        ExitCode::SUCCESS
-    })
+
+    /// `checked N files, M with errors, K unsupported`, and the other counts where they apply.
+    fn summary(&self, args: &Args) -> String {
+        let mut summary = format!("checked {}, {} with errors, {} unsupported", inputs::files(self.total), self.failed, self.unsupported);
+        if self.differs > 0 {
+            summary.push_str(&format!(", {} differing from their expectation", self.differs));
+        }
+        if self.usage > 0 {
+            summary.push_str(&format!(", {} not for --model tileir", self.usage));
+        }
+        if args.differential || args.compiler {
+            let check = if args.compiler { "compiler-lowering" } else { "tileir-weaker-than-ptx" };
+            summary.push_str(&format!(", {} skipped (no Tile IR threads), {} violating {check}", self.skipped, self.violations));
+        }
+        if self.interrupted {
+            summary.push_str("; interrupted, the rest not checked");
+        }
+        summary
+    }
+
+    fn exit_code(&self, expect: bool) -> ExitCode {
+        if self.interrupted {
+            ExitCode::from(exit::INTERRUPTED)
+        } else if self.usage > 0 {
+            ExitCode::from(exit::USAGE)
+        } else if self.failed > 0 || (expect && self.differs > 0) {
+            ExitCode::from(exit::INPUT_ERRORS)
+        } else if self.unsupported > 0 {
+            ExitCode::from(exit::UNSUPPORTED)
+        } else if self.violations > 0 {
+            ExitCode::from(exit::DIFFERENTIAL_VIOLATION)
+        } else {
+            ExitCode::SUCCESS
+        }
+    }
 }
 
 /// Reads, parses and checks one file and prints its verdict; errors go to stderr. Only failures to
@@ -244,10 +357,10 @@ fn check_file(
     out: &mut impl Write,
     printed: &mut usize,
 ) -> anyhow::Result<Outcome> {
-    let src = match read(path) {
+    let src = match inputs::read(path) {
         Ok(src) => src,
-        Err(err) => {
-            eprintln!("error: {err:#}");
+        Err(why) => {
+            eprintln!("{file}: error: {why}");
             return Ok(Outcome::Failed);
         }
     };
@@ -259,12 +372,23 @@ fn check_file(
         }
     };
     if args.differential || args.compiler {
+        let flag = if args.compiler { "--compiler" } else { "--differential" };
+        if !has_tile_threads(&program) {
+            eprintln!("{file}: note: skipped: {flag} checks Tile IR programs, and this one has no Tile IR threads");
+            return Ok(Outcome::Skipped);
+        }
         let lowering = if args.compiler { super::differential::Lowering::Compiler } else { super::differential::Lowering::Project };
         return super::differential::check_file(file, &program, lowering, options, args.json, out, printed);
+    }
+    if args.model == Some(Model::TileIr) && !has_tile_threads(&program) {
+        eprintln!("{file}: error: --model tileir judges Tile IR programs, and this one has no Tile IR threads (use --model ptx or sc)");
+        return Ok(Outcome::Usage);
     }
     let model = model_for(args, &program);
     tracing::info!(file, model = model.name(), "checking");
     let start = Instant::now();
+    let options = &Options { deadline: args.timeout.map(|t| start + t), ..options.clone() };
+    let progress = options.progress.clone().map(|n| Progress::start(file.to_string(), n));
     let result = if args.oracle {
         tcfuzz_checker::check_oracle(&program, model, options)
     } else if args.exact {
@@ -273,8 +397,17 @@ fn check_file(
         tcfuzz_checker::check(&program, model, options)
     };
     let elapsed = start.elapsed();
+    drop(progress);
     let verdict = match result {
         Ok(verdict) => verdict,
+        Err(err @ CheckError::Interrupted { cause, .. }) => {
+            let (why, outcome) = match cause {
+                Interruption::Deadline => (format!("not finished within --timeout ({:.3} s)", elapsed.as_secs_f64()), Outcome::Failed),
+                _ => ("interrupted by Ctrl-C".to_string(), Outcome::Interrupted),
+            };
+            eprintln!("{file}: error: {why}: {err}");
+            return Ok(outcome);
+        }
         Err(err) => return Ok(report_error(file, &err)),
     };
     let method = method_name(verdict.method);
@@ -284,15 +417,22 @@ fn check_file(
         Some(writer) => Some((writer.dir().to_path_buf(), writer.write(&verdict)?)),
         None => None,
     };
+    let differences = Expectation::of(&program).map(|e| e.differences(&verdict, model));
     if args.json {
         let mut json = JsonVerdict::new(file, &verdict, &condition, elapsed);
         json.dot_files = dot_files.as_ref().map(|(_, files)| files.iter().map(|f| f.path.display().to_string()).collect());
+        json.expectation = differences.as_ref().map(|d| JsonExpectation { matches: d.is_empty(), differences: d });
         writeln!(out, "{}", serde_json::to_string(&json)?)?;
     } else {
         if *printed > 0 {
             writeln!(out)?;
         }
         write!(out, "{}", text(file, &verdict, &condition, method, elapsed))?;
+        match &differences {
+            None => {}
+            Some(d) if d.is_empty() => writeln!(out, "Expectation matches the header")?,
+            Some(d) => writeln!(out, "Expectation DIFFERS from the header: {}", d.join("; "))?,
+        }
         if let Some((dir, files)) = &dot_files {
             writeln!(out, "Witness graphs: {} files in {}", files.len(), dir.display())?;
             for f in files {
@@ -301,7 +441,7 @@ fn check_file(
         }
     }
     *printed += 1;
-    Ok(Outcome::Checked)
+    Ok(if differences.is_some_and(|d| !d.is_empty()) { Outcome::Differs } else { Outcome::Checked })
 }
 
 /// How `method` is named in the output.
@@ -324,14 +464,20 @@ pub(crate) fn report_error(file: &str, err: &CheckError) -> Outcome {
             Outcome::Failed
         }
         CheckError::TooLarge(what) => {
-            eprintln!("error: {file}: too large to check: {what}");
+            eprintln!("{file}: error: too large to check: {}", user_words(what));
             Outcome::Failed
         }
         other => {
-            eprintln!("error: {file}: {other}");
+            eprintln!("{file}: error: {}", user_words(&other.to_string()));
             Outcome::Failed
         }
     }
+}
+
+/// A checker message in the words of the command line: the explorer's limit is `--max-executions`
+/// here, not the field of its options.
+pub(crate) fn user_words(message: &str) -> String {
+    message.replace("Options::max_executions", "--max-executions")
 }
 
 /// `FILE:LINE:COL`, or `FILE` for an error about the whole program (span 0:0).
@@ -370,11 +516,14 @@ pub(crate) fn text(file: &str, v: &Verdict, condition: &str, method: &str, elaps
     let _ = writeln!(s, "Test {}", v.program);
     let _ = writeln!(s, "File {file}");
     let _ = writeln!(s, "Model {} ({method})", v.model.name());
-    let _ = writeln!(s, "States {}", v.states.len());
+    let _ = writeln!(s, "States {}", v.states.len() as u64 + v.omitted_states);
     for state in &v.states {
         let values: String = state.values.iter().map(|(k, x)| format!("{k}={}; ", v.show_value(k, *x))).collect();
         let plural = if state.executions == 1 { "" } else { "s" };
         let _ = writeln!(s, "{values}({} execution{plural})", state.executions);
+    }
+    if v.omitted_states > 0 {
+        let _ = writeln!(s, "... {} more states (--max-states; --json prints all of them)", v.omitted_states);
     }
     let c = &v.condition;
     let _ = writeln!(s, "{}", if c.validated { "Ok" } else { "No" });
@@ -453,11 +602,18 @@ pub(crate) struct JsonVerdict<'a> {
     misuse: Vec<JsonMisuse<'a>>,
     caveats: &'a [String],
     method: &'static str,
+    expectation: Option<JsonExpectation<'a>>,
     time_ms: f64,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub(crate) differential: Option<serde_json::Value>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub(crate) dot_files: Option<Vec<String>>,
+}
+
+#[derive(Serialize)]
+struct JsonExpectation<'a> {
+    matches: bool,
+    differences: &'a [String],
 }
 
 #[derive(Serialize)]
@@ -565,6 +721,7 @@ impl<'a> JsonVerdict<'a> {
                 .collect(),
             caveats: &v.caveats,
             method: method_name(v.method),
+            expectation: None,
             time_ms: millis(elapsed),
             differential: None,
             dot_files: None,

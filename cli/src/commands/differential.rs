@@ -55,10 +55,6 @@ pub(crate) fn check_file(
     let result = match lowering {
         Lowering::Project => tileir_weaker_than_ptx(program, options),
         Lowering::Compiler => {
-            if program.arch != tcfuzz_litmus::Arch::TileIr {
-                eprintln!("{file}: error: --compiler checks Tile IR programs; this one has no tile-block thread");
-                return Ok(Outcome::Unsupported);
-            }
             let lifted = match compiler_lowering(program) {
                 Ok(l) => l,
                 Err(e) => {

@@ -7,7 +7,6 @@ use std::process::ExitCode;
 use anyhow::Context;
 use tcfuzz_gpu::{EmitError, Target, Toolchain, emit_ptx};
 
-use crate::commands::parse::read;
 use crate::exit;
 
 /// Emit a litmus program as a GPU kernel and assemble it.
@@ -48,7 +47,13 @@ pub struct Args {
 
 pub fn run(args: &Args, quiet: bool) -> anyhow::Result<ExitCode> {
     let name = args.file.display().to_string();
-    let src = read(&args.file)?;
+    let src = match crate::inputs::read(&args.file) {
+        Ok(src) => src,
+        Err(why) => {
+            eprintln!("{name}: error: {why}");
+            return Ok(ExitCode::from(exit::INPUT_ERRORS));
+        }
+    };
     let program = match tcfuzz_litmus::parse(&src) {
         Ok(p) => p,
         Err(diagnostics) => {

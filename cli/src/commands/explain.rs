@@ -1,9 +1,9 @@
 //! `tcfuzz explain`: show, for a racy, stuck or misusing program, one execution per problem as a
 //! per-thread timeline — what a kernel author needs to see what is wrong in one screen.
 
-use crate::commands::check::{Model, Outcome, report_error};
-use crate::commands::parse::read;
+use crate::commands::check::{Model, Outcome, has_tile_threads, report_error};
 use crate::exit;
+use crate::inputs;
 use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -13,11 +13,13 @@ use tcfuzz_checker::{ModelKind, Options};
 /// data, tmem or proxy race; a hang; a Tensor Memory allocator misuse) print one execution that
 /// shows it as a per-thread timeline — every event in program order, asynchronous tcgen05
 /// operations as their perform events (`(tcgen05.mma perform)`), what each read reads from, the
-/// offending events marked `>>` — then the ordering that is missing (for races: what the spec
-/// would use to order the two events) or why the waits never succeed (for hangs).
+/// offending events marked `>>` — then in a sentence what is missing (for races: what the spec
+/// would use to order the two events; for hangs: why the waits never succeed; for misuse: the
+/// rule and what would keep to it).
 ///
 /// Exit codes: 0 explained, or nothing to explain; 1 the file cannot be read, parsed or checked;
-/// 3 the program uses an instruction the checker does not support yet.
+/// 2 usage error (and --model tileir on a program without Tile IR threads); 3 the program uses
+/// an instruction the checker does not support yet.
 #[derive(Debug, clap::Args)]
 pub struct Args {
     /// A litmus file.
@@ -31,10 +33,10 @@ pub struct Args {
 
 pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
     let file = args.file.display().to_string();
-    let src = match read(&args.file) {
+    let src = match inputs::read(&args.file) {
         Ok(src) => src,
-        Err(err) => {
-            eprintln!("error: {err:#}");
+        Err(why) => {
+            eprintln!("{file}: error: {why}");
             return Ok(ExitCode::from(exit::INPUT_ERRORS));
         }
     };
@@ -45,6 +47,10 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
             return Ok(ExitCode::from(exit::INPUT_ERRORS));
         }
     };
+    if args.model == Some(Model::TileIr) && !has_tile_threads(&program) {
+        eprintln!("{file}: error: --model tileir judges Tile IR programs, and this one has no Tile IR threads (use --model ptx or sc)");
+        return Ok(ExitCode::from(exit::USAGE));
+    }
     let model = match args.model {
         Some(m) => m.kind(),
         None if program.arch == tcfuzz_litmus::Arch::TileIr => ModelKind::TileIr,
@@ -70,7 +76,7 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
         )?;
     }
     for x in &verdict.explanations {
-        writeln!(out, "\n{}\n\n{}\nMissing: {}", x.headline, x.timeline, x.missing)?;
+        writeln!(out, "\n{}\n\n{}\n{}", x.headline, x.timeline, x.missing)?;
     }
     for caveat in &verdict.caveats {
         writeln!(out, "\nCaveat: {caveat}")?;

@@ -1,6 +1,5 @@
 //! `tcfuzz fmt`: print litmus programs in canonical form (litmus/FORMAT.md, "Canonical printing").
 
-use crate::commands::parse::read;
 use crate::exit;
 use crate::inputs::{self, Input};
 use anyhow::Context;
@@ -13,8 +12,10 @@ use std::process::ExitCode;
 ///
 /// Each PATH is a file, a directory (searched recursively for *.litmus files) or a glob pattern, as
 /// for `tcfuzz parse`. By default a file is rewritten in place, and only if its canonical form
-/// differs. A file that does not parse or validate is reported like `tcfuzz parse` does and left
-/// untouched.
+/// differs (a symbolic link stays a link: its target is rewritten). Comments are kept, each with
+/// the item it belongs to (litmus/FORMAT.md). A file that does not parse or validate is reported
+/// like `tcfuzz parse` does and left untouched. The summary line `N files, M reformatted, K with
+/// errors` goes to stderr.
 ///
 /// Exit codes: 0 success (with --check: every file is already canonical); 1 some file has errors
 /// or cannot be read or written, or (with --check) would be reformatted; 2 usage error.
@@ -38,21 +39,21 @@ pub fn run(args: &Args, quiet: bool) -> anyhow::Result<ExitCode> {
     let mut total = 0;
     let mut failed = 0;
     let mut changed = 0;
-    for input in inputs::expand(&args.paths) {
+    for input in inputs::expand(&args.paths, quiet) {
         total += 1;
         let path = match input {
             Input::File(path) => path,
-            Input::Error(_, err) => {
-                eprintln!("error: {err:#}");
+            Input::Error { path, why } | Input::Skipped { path, why } => {
+                eprintln!("{path}: error: {why}");
                 failed += 1;
                 continue;
             }
         };
         let name = path.display().to_string();
-        let src = match read(&path) {
+        let src = match inputs::read(&path) {
             Ok(src) => src,
-            Err(err) => {
-                eprintln!("error: {err:#}");
+            Err(why) => {
+                eprintln!("{name}: error: {why}");
                 failed += 1;
                 continue;
             }
@@ -74,24 +75,35 @@ pub fn run(args: &Args, quiet: bool) -> anyhow::Result<ExitCode> {
             tracing::debug!(file = %name, "already canonical");
             continue;
         }
-        changed += 1;
         if args.check {
+            changed += 1;
             writeln!(stdout, "would reformat {name}")?;
-        } else if let Err(err) = write_atomically(&path, &canonical) {
-            eprintln!("error: {err:#}");
+        } else if let Err(err) = write_through(&path, &canonical) {
+            eprintln!("{name}: error: {err:#}");
             failed += 1;
         } else {
+            changed += 1;
             tracing::info!(file = %name, "reformatted");
         }
     }
     if !quiet && !args.stdout {
         let verb = if args.check { "would reformat" } else { "reformatted" };
-        eprintln!("{total} files, {changed} {verb}, {failed} with errors");
+        eprintln!("{}, {changed} {verb}, {failed} with errors", inputs::files(total));
     }
     if args.check && changed > 0 {
         return Ok(ExitCode::from(exit::INPUT_ERRORS));
     }
     Ok(exit::from_failures(failed))
+}
+
+/// Replaces the file `path` names with `contents`; a symbolic link stays a link and its target
+/// gets the new text.
+fn write_through(path: &Path, contents: &str) -> anyhow::Result<()> {
+    let target = fs::canonicalize(path).context("cannot resolve the path")?;
+    if !fs::metadata(&target).is_ok_and(|m| m.is_file()) {
+        anyhow::bail!("not a regular file: print its canonical form with --stdout instead");
+    }
+    write_atomically(&target, contents)
 }
 
 /// Writes `contents` to a temporary file beside `path`, then renames it over `path`, so a crash

@@ -1,16 +1,20 @@
 //! `tcfuzz lower`: print the PTX program a Tile IR program lowers to.
 
-use crate::commands::parse::read;
+use crate::commands::check::has_tile_threads;
 use crate::exit;
-use anyhow::{Result, anyhow};
+use crate::inputs;
+use anyhow::Result;
 use std::path::PathBuf;
 use std::process::ExitCode;
+use tcfuzz_checker::lower::LowerError;
+use tcfuzz_litmus::Span;
 
 /// Print the PTX program a Tile IR program lowers to (the rules are documented in
 /// checker/src/lower.rs: tile blocks become CTAs, tiles become one location per element, orderings
 /// and scopes map tile_block→.cta, device→.gpu, sys→.sys, tokens are dropped).
 ///
-/// Exit codes: 0 lowered; 1 the file cannot be read, does not parse, or cannot be lowered.
+/// Exit codes: 0 lowered; 1 the file cannot be read or does not parse, has no Tile IR threads, or
+/// cannot be lowered; 2 usage error.
 #[derive(Debug, clap::Args)]
 pub struct Args {
     /// A litmus file with Tile IR tile-block threads.
@@ -25,7 +29,13 @@ pub struct Args {
 
 pub fn run(args: &Args) -> Result<ExitCode> {
     let name = args.file.display().to_string();
-    let src = read(&args.file)?;
+    let src = match inputs::read(&args.file) {
+        Ok(src) => src,
+        Err(why) => {
+            eprintln!("{name}: error: {why}");
+            return Ok(ExitCode::from(exit::INPUT_ERRORS));
+        }
+    };
     let program = match tcfuzz_litmus::parse(&src) {
         Ok(p) => p,
         Err(diagnostics) => {
@@ -33,11 +43,33 @@ pub fn run(args: &Args) -> Result<ExitCode> {
             return Ok(ExitCode::from(exit::INPUT_ERRORS));
         }
     };
-    let lowered = if args.compiler {
-        crate::commands::differential::compiler_lowering(&program).map_err(|e| anyhow!("{name}: {e}"))?.program
-    } else {
-        tcfuzz_checker::lower::lower_tile_ir(&program).map_err(|e| anyhow!("{name}: {e}"))?
-    };
-    print!("{}", tcfuzz_litmus::print(&lowered));
-    Ok(ExitCode::SUCCESS)
+    if !has_tile_threads(&program) {
+        eprintln!(
+            "{name}: error: not a Tile IR program: `tcfuzz lower` lowers Tile IR tile-block threads to PTX, and this program has none"
+        );
+        return Ok(ExitCode::from(exit::INPUT_ERRORS));
+    }
+    if args.compiler {
+        return match crate::commands::differential::compiler_lowering(&program) {
+            Ok(lifted) => {
+                print!("{}", tcfuzz_litmus::print(&lifted.program));
+                Ok(ExitCode::SUCCESS)
+            }
+            Err(e) => {
+                eprintln!("{name}: error: {e}");
+                Ok(ExitCode::from(exit::UNSUPPORTED))
+            }
+        };
+    }
+    match tcfuzz_checker::lower::lower_tile_ir(&program) {
+        Ok(lowered) => {
+            print!("{}", tcfuzz_litmus::print(&lowered));
+            Ok(ExitCode::SUCCESS)
+        }
+        Err(LowerError::Unsupported { message, span }) => {
+            let at = if span == Span::default() { name } else { format!("{name}:{span}") };
+            eprintln!("{at}: error: {message}");
+            Ok(ExitCode::from(exit::INPUT_ERRORS))
+        }
+    }
 }

@@ -15,7 +15,6 @@ use tcfuzz_generator::minimize::{Budget, MinimizeError, Size, minimize};
 use tcfuzz_litmus::Program;
 
 use crate::commands::check::{Model, condition_text, observation_name};
-use crate::commands::parse::read;
 use crate::commands::selftest::compare::{Comparison, compare};
 use crate::exit;
 
@@ -236,10 +235,10 @@ struct Report<'a> {
 
 pub fn run(args: &Args, quiet: bool) -> anyhow::Result<ExitCode> {
     let file = args.file.display().to_string();
-    let src = match read(&args.file) {
+    let src = match crate::inputs::read(&args.file) {
         Ok(src) => src,
-        Err(err) => {
-            eprintln!("error: {err:#}");
+        Err(why) => {
+            eprintln!("{file}: error: {why}");
             return Ok(ExitCode::from(exit::INPUT_ERRORS));
         }
     };
@@ -276,7 +275,10 @@ pub fn run(args: &Args, quiet: bool) -> anyhow::Result<ExitCode> {
     // What was kept, on one line of reasonable length (a verdict's outcome set can be long).
     let kept: String =
         if target.chars().count() > 160 { format!("{}…", target.chars().take(160).collect::<String>()) } else { target.clone() };
-    minimized.comments = vec![format!(" minimized by `tcfuzz minimize --kind {}` from {file} ({from}), keeping: {kept}", args.kind.name())];
+    minimized.comments = vec![tcfuzz_litmus::Comment::header(format!(
+        " minimized by `tcfuzz minimize --kind {}` from {file} ({from}), keeping: {kept}",
+        args.kind.name()
+    ))];
     let mut text = tcfuzz_litmus::print(&minimized);
     if !text.ends_with('\n') {
         text.push('\n');

@@ -2,22 +2,24 @@
 
 use crate::exit;
 use crate::inputs::{self, Input};
-use anyhow::Context;
 use serde::Serialize;
 use std::io::Write;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::ExitCode;
 use tcfuzz_litmus::Diagnostics;
 
 /// Parse and validate litmus programs; report every error as FILE:LINE:COL.
 ///
 /// Each PATH is a file, a directory (searched recursively for *.litmus files, in sorted order), or a
-/// glob pattern such as 'examples/**/*.litmus' (quote it so the shell leaves it alone). Errors go
-/// to stderr as `FILE:LINE:COL: error: MESSAGE`; stdout gets the line `parsed N files, M with
-/// errors`.
+/// glob pattern such as 'examples/**/*.litmus' (quote it so the shell leaves it alone). Only
+/// regular files are read from directories and patterns (others are skipped with a note); a file
+/// named on the command line is read whatever it is. Errors go to stderr as `FILE:LINE:COL:
+/// error: MESSAGE` (`FILE: error: MESSAGE` without a position), and so does the summary line
+/// `parsed N files, M with errors`.
 ///
 /// Exit codes: 0 every file parses and validates; 1 some file has errors or cannot be read (a
-/// missing PATH included); 2 usage error.
+/// missing PATH, a directory without *.litmus files or a pattern matching nothing included); 2
+/// usage error.
 #[derive(Debug, clap::Args)]
 pub struct Args {
     /// Files, directories or glob patterns.
@@ -26,7 +28,6 @@ pub struct Args {
 
     /// Print one JSON object per file per line on stdout instead of human-readable errors:
     /// {"file", "ok", "threads" (null unless ok), "errors": [{"line", "col", "kind", "message"}]}.
-    /// The summary line then goes to stderr.
     #[arg(long)]
     pub json: bool,
 }
@@ -35,16 +36,16 @@ pub fn run(args: &Args, quiet: bool) -> anyhow::Result<ExitCode> {
     let mut stdout = std::io::stdout().lock();
     let mut total = 0;
     let mut failed = 0;
-    for input in inputs::expand(&args.paths) {
+    for input in inputs::expand(&args.paths, quiet) {
         total += 1;
         let (name, result) = match input {
             Input::File(path) => {
                 let name = path.display().to_string();
                 tracing::info!(file = %name, "parsing");
-                let result = read(&path).map(|src| tcfuzz_litmus::parse(&src));
+                let result = inputs::read(&path).map(|src| tcfuzz_litmus::parse(&src));
                 (name, result)
             }
-            Input::Error(name, err) => (name, Err(err)),
+            Input::Error { path, why } | Input::Skipped { path, why } => (path, Err(why)),
         };
         let ok = matches!(result, Ok(Ok(_)));
         if !ok {
@@ -57,24 +58,14 @@ pub fn run(args: &Args, quiet: bool) -> anyhow::Result<ExitCode> {
             match &result {
                 Ok(Ok(_)) => {}
                 Ok(Err(diagnostics)) => eprint!("{}", diagnostics.render(&name)),
-                Err(err) => eprintln!("error: {err:#}"),
+                Err(why) => eprintln!("{name}: error: {why}"),
             }
         }
     }
     if !quiet {
-        let summary = format!("parsed {total} files, {failed} with errors");
-        if args.json {
-            eprintln!("{summary}");
-        } else {
-            writeln!(stdout, "{summary}")?;
-        }
+        eprintln!("parsed {}, {failed} with errors", inputs::files(total));
     }
     Ok(exit::from_failures(failed))
-}
-
-/// Reads a source file, naming it in the error.
-pub fn read(path: &Path) -> anyhow::Result<String> {
-    std::fs::read_to_string(path).with_context(|| format!("cannot read {}", path.display()))
 }
 
 /// One line of `--json` output. Field order is the documented one.
@@ -97,7 +88,7 @@ struct ErrorReport {
 }
 
 impl<'a> FileReport<'a> {
-    fn new(file: &'a str, result: &anyhow::Result<Result<tcfuzz_litmus::Program, Diagnostics>>) -> Self {
+    fn new(file: &'a str, result: &Result<Result<tcfuzz_litmus::Program, Diagnostics>, String>) -> Self {
         let (threads, errors) = match result {
             Ok(Ok(program)) => (Some(program.threads.len()), Vec::new()),
             Ok(Err(diagnostics)) => {
@@ -108,8 +99,8 @@ impl<'a> FileReport<'a> {
                     .collect();
                 (None, errors)
             }
-            Err(err) => {
-                let error = ErrorReport { line: 0, col: 0, kind: "Io".into(), message: format!("{err:#}") };
+            Err(why) => {
+                let error = ErrorReport { line: 0, col: 0, kind: "Io".into(), message: why.clone() };
                 (None, vec![error])
             }
         };

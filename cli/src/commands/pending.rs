@@ -1,5 +1,5 @@
 //! Commands that exist in the interface but not yet in the code: they accept any arguments and fail
-//! with exit code 3, naming the issue that will implement them.
+//! with exit code 3, naming the command.
 
 use crate::exit::NotImplemented;
 use std::ffi::OsString;
@@ -12,7 +12,7 @@ pub struct Pending {
     pub args: Vec<OsString>,
 }
 
-pub fn run(command: &'static str, issue: &'static str, args: &Pending) -> anyhow::Result<ExitCode> {
+pub fn run(command: &'static str, args: &Pending) -> anyhow::Result<ExitCode> {
     tracing::debug!(?args.args, "placeholder command called");
-    Err(NotImplemented { command, issue }.into())
+    Err(NotImplemented { command }.into())
 }

@@ -12,7 +12,6 @@ use tcfuzz_gpu::run::{Device, Histogram, Loaded, Rng, RunError, StressParams};
 use tcfuzz_gpu::{EmitError, Kernel, Target, Toolchain, emit_ptx};
 use tcfuzz_litmus::{Program, Prop, Quantifier, Term, Value};
 
-use crate::commands::parse::read;
 use crate::exit;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum, serde::Serialize)]
@@ -233,7 +232,7 @@ pub fn run(args: &RunArgs, quiet: bool) -> anyhow::Result<ExitCode> {
     // Opened at the first program that can run: a program the harness refuses needs no GPU.
     let mut device: Option<Device> = None;
     let (mut total, mut failed, mut unsupported, mut forbidden, mut wrong_arch) = (0, 0, 0, 0, 0);
-    for input in crate::inputs::expand(&args.paths) {
+    for input in crate::inputs::expand(&args.paths, quiet) {
         total += 1;
         let outcome = match input {
             crate::inputs::Input::File(path) => match run_file(&path, args, &mut device, quiet) {
@@ -257,9 +256,16 @@ pub fn run(args: &RunArgs, quiet: bool) -> anyhow::Result<ExitCode> {
                     FileOutcome::Failed
                 }
             },
-            crate::inputs::Input::Error(_, err) => {
-                eprintln!("error: {err:#}");
+            crate::inputs::Input::Error { path, why } => {
+                eprintln!("{path}: error: {why}");
                 FileOutcome::Failed
+            }
+            crate::inputs::Input::Skipped { path, why } => {
+                if !quiet {
+                    eprintln!("{path}: note: {why}");
+                }
+                total -= 1;
+                continue;
             }
         };
         match outcome {
@@ -287,7 +293,13 @@ pub fn run(args: &RunArgs, quiet: bool) -> anyhow::Result<ExitCode> {
 
 fn run_file(path: &std::path::Path, args: &RunArgs, device: &mut Option<Device>, quiet: bool) -> anyhow::Result<FileOutcome> {
     let name = path.display().to_string();
-    let src = read(path)?;
+    let src = match crate::inputs::read(path) {
+        Ok(src) => src,
+        Err(why) => {
+            eprintln!("{name}: error: {why}");
+            return Ok(FileOutcome::Failed);
+        }
+    };
     let program = match tcfuzz_litmus::parse(&src) {
         Ok(p) => p,
         Err(d) => {

@@ -29,7 +29,7 @@ JSON output (--json): one object per line; first one per disagreement (a program
 in the order of the programs:
   kind         \"disagreement\"
   seed         the program's seed (regenerate it with --programs 1 --seed SEED --family FAMILY)
-  family       \"ptx\", \"sync\" or \"tileir\"
+  family       \"ptx\", \"sync\", \"tileir\", \"tcgen05\" or \"assume\"
   model        \"sc\", \"ptx\" or \"tileir\"
   program      the program's name
   difference   the first difference, as in text mode
@@ -50,8 +50,9 @@ then one summary object:
 /// Cross-check the DPOR explorer against the exhaustive oracle on generated programs.
 ///
 /// Generates N random programs (program i from seed S+i; with --family all the families take
-/// turns: ptx, sync, tileir), checks each under its family's models (ptx and sync programs under sc
-/// and ptx, tileir programs under tileir; --model keeps only the models named) with the explorer
+/// turns: ptx, sync, tileir, tcgen05, assume), checks each under its family's models (ptx, sync
+/// and assume programs under sc and ptx, tcgen05 programs under ptx, tileir programs under
+/// tileir; --model keeps only the models named) with the explorer
 /// and with the oracle, and compares the two verdicts: the final states with their execution
 /// counts, the numbers of complete, blocked and hanging executions, the races, the misuse, the
 /// hung threads and the threads that hit the loop bound; the explorer must also report 0
@@ -71,8 +72,8 @@ then one summary object:
 /// disagreement gets a line `disagree: seed SEED, family FAMILY, model MODEL: FIRST DIFFERENCE`;
 /// with --out DIR its program is also written to DIR/selftest-FAMILY-SEED.litmus, with `//`
 /// lines saying what differed (`tcfuzz check --oracle` re-checks it). The summary line
-/// `selftest: N programs, A agree, D disagree, S skipped (seed S)` ends the output. A progress
-/// bar goes to stderr when it is a terminal (not with --json or -q).
+/// `selftest: N programs, A agree, D disagree, S skipped (seed S)` goes to stderr at the end. A
+/// progress bar goes to stderr when it is a terminal (not with --json or -q).
 ///
 /// Exit codes: 0 the explorer and the oracle agree on every program checked; 5 they disagree on
 /// some program; 1 an output file cannot be written, or a generated program does not parse back
@@ -195,7 +196,7 @@ fn plans(args: &Args) -> Result<Vec<Plan>> {
     if plans.is_empty() {
         let names: Vec<&str> = wanted.iter().map(|m| m.name()).collect();
         return Err(UsageError(format!(
-            "the {} family is not checked under {} (ptx and sync programs are checked under sc and ptx, tileir programs under tileir)",
+            "the {} family is not checked under {} (ptx, sync and assume programs are checked under sc and ptx, tcgen05 programs under ptx, tileir programs under tileir)",
             args.family.name(),
             names.join(" or ")
         ))

@@ -68,8 +68,11 @@ impl Summary {
     pub fn line(&self, seed: u64) -> String {
         let c = &self.programs;
         format!(
-            "selftest: {} programs, {} agree, {} disagree, {} skipped (seed {seed})",
-            c.agree + c.disagree + c.skipped,
+            "selftest: {}, {} agree, {} disagree, {} skipped (seed {seed})",
+            match c.agree + c.disagree + c.skipped {
+                1 => "1 program".to_string(),
+                n => format!("{n} programs"),
+            },
             c.agree,
             c.disagree,
             c.skipped
@@ -162,7 +165,8 @@ pub fn summary(s: &Summary, seed: u64, families: &[&'static str], seconds: f64, 
         };
         writeln!(out, "{}", serde_json::to_string(&line)?)?;
     } else {
-        writeln!(out, "{}", s.line(seed))?;
+        // Summary lines go to stderr, as every command's do.
+        eprintln!("{}", s.line(seed));
     }
     Ok(())
 }
@@ -185,7 +189,7 @@ fn write_program(dir: &Path, r: &ProgramReport, disagreeing: &[(ModelKind, &Disa
     let models: Vec<String> = disagreeing.iter().map(|(m, _)| format!(" --model {}", m.name())).collect();
     header.push(format!(" regenerate: tcfuzz selftest --programs 1 --seed {} --family {}{}", r.seed, r.family, models.concat()));
     header.push(" re-check: tcfuzz check --duplicates --model M FILE, and with --oracle (loop bound 2, oracle unrestricted)".to_string());
-    program.comments = header;
+    program.comments = header.into_iter().map(tcfuzz_litmus::Comment::header).collect();
     std::fs::write(&path, tcfuzz_litmus::print(&program)).with_context(|| format!("cannot write {}", path.display()))?;
     Ok(path)
 }
