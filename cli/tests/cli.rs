@@ -1135,6 +1135,21 @@ mod gpu {
     }
 
     #[test]
+    fn emit_writes_tile_ir_for_tile_ir_programs() {
+        let dir = TempDir::new("emit-tileir");
+        dir.write(
+            "mp.litmus",
+            "TileIR mp\n{ x = [0, 0]; f = [0]; }\nP0@tlb 0, dev 0 {\n  <t1> = st.relaxed.device x, [1, 2];\n  st.release.device f, [1], <t1>;\n}\nexists (f == [1])\n",
+        );
+        let out = tcfuzz(&["emit", "--no-assemble", "mp.litmus"], dir.path());
+        assert_eq!(code(&out), 0, "{}", stderr(&out));
+        assert!(stdout(&out).starts_with("cuda_tile.module @tcfuzz_litmus {\n  entry @tb0("), "{}", stdout(&out));
+        assert!(stdout(&out).contains("store_ptr_tko release device %12, %13 token=%8"), "{}", stdout(&out));
+        let out = tcfuzz(&["emit", "--target", "sm_70", "mp.litmus"], dir.path());
+        assert_eq!(code(&out), 2);
+    }
+
+    #[test]
     fn emit_refuses_what_a_kernel_cannot_express_with_exit_3() {
         let dir = TempDir::new("emit-refuse");
         dir.write("two-gpus.litmus", &MP.replace("P1@cta 1,gpu 0", "P1@cta 1,gpu 1").replace(".gpu", ".sys"));
