@@ -68,8 +68,7 @@ enum Command {
     /// implemented yet).
     Worker(Pending),
     Minimize(commands::minimize::Args),
-    /// Render a discrepancy report from a corpus (not implemented yet).
-    Report(Pending),
+    Report(commands::report::Args),
     Corpus(commands::corpus::Args),
     Emit(commands::emit::Args),
     Gpu(commands::gpu::Args),
@@ -91,7 +90,7 @@ fn main() -> ExitCode {
         Command::Coordinator(args) => pending::run("coordinator", &args),
         Command::Worker(args) => pending::run("worker", &args),
         Command::Minimize(args) => commands::minimize::run(&args, quiet),
-        Command::Report(args) => pending::run("report", &args),
+        Command::Report(args) => commands::report::run(&args, quiet),
         Command::Corpus(args) => commands::corpus::run(&args, quiet),
         Command::Emit(args) => commands::emit::run(&args, quiet),
         Command::Gpu(args) => commands::gpu::run(&args, quiet),

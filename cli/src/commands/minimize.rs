@@ -92,7 +92,7 @@ impl KeepKind {
     }
 }
 
-/// `60s`, `500ms`, `2m`, `1h`, or a number of seconds.
+/// `60s`, `500ms`, `2m`, `1h`, `7d`, or a number of seconds.
 pub fn parse_duration(s: &str) -> Result<Duration, String> {
     let s = s.trim();
     let (number, unit) = match s.find(|c: char| !c.is_ascii_digit() && c != '.') {
@@ -105,7 +105,8 @@ pub fn parse_duration(s: &str) -> Result<Duration, String> {
         "s" => n,
         "m" => n * 60.0,
         "h" => n * 3600.0,
-        _ => return Err(format!("`{s}`: unknown unit `{unit}` (ms, s, m, h)")),
+        "d" => n * 86_400.0,
+        _ => return Err(format!("`{s}`: unknown unit `{unit}` (ms, s, m, h, d)")),
     };
     Duration::try_from_secs_f64(secs).map_err(|_| format!("`{s}` is not a duration (60s, 500ms, 2m)"))
 }

@@ -16,4 +16,5 @@ pub mod minimize;
 pub mod parse;
 pub mod pending;
 pub mod progress;
+pub mod report;
 pub mod selftest;
