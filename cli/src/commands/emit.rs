@@ -53,19 +53,8 @@ pub struct Args {
 
 pub fn run(args: &Args, quiet: bool) -> anyhow::Result<ExitCode> {
     let name = args.file.display().to_string();
-    let src = match crate::inputs::read(&args.file) {
-        Ok(src) => src,
-        Err(why) => {
-            eprintln!("{name}: error: {why}");
-            return Ok(ExitCode::from(exit::INPUT_ERRORS));
-        }
-    };
-    let program = match tcfuzz_litmus::parse(&src) {
-        Ok(p) => p,
-        Err(diagnostics) => {
-            eprint!("{}", diagnostics.render(&name));
-            return Ok(ExitCode::from(exit::INPUT_ERRORS));
-        }
+    let Some(program) = crate::inputs::load(&args.file) else {
+        return Ok(ExitCode::from(exit::INPUT_ERRORS));
     };
     let tile = program.threads.iter().any(|t| t.kind() == tcfuzz_litmus::ThreadKind::TileBlock);
     let target = match args.target.as_deref() {

@@ -236,19 +236,8 @@ struct Report<'a> {
 
 pub fn run(args: &Args, quiet: bool) -> anyhow::Result<ExitCode> {
     let file = args.file.display().to_string();
-    let src = match crate::inputs::read(&args.file) {
-        Ok(src) => src,
-        Err(why) => {
-            eprintln!("{file}: error: {why}");
-            return Ok(ExitCode::from(exit::INPUT_ERRORS));
-        }
-    };
-    let program = match tcfuzz_litmus::parse(&src) {
-        Ok(p) => p,
-        Err(diagnostics) => {
-            eprint!("{}", diagnostics.render(&file));
-            return Ok(ExitCode::from(exit::INPUT_ERRORS));
-        }
+    let Some(program) = crate::inputs::load(&args.file) else {
+        return Ok(ExitCode::from(exit::INPUT_ERRORS));
     };
     let model = match args.model {
         Some(m) => m.kind(),
