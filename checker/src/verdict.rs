@@ -314,6 +314,9 @@ fn repair_hint(g: &ExecutionGraph, kind: RaceKind, a: EventId, b: EventId) -> St
                 )
             }
         }
+        // One thread: the asynchronous tcgen05 operation needs the after-fence as well as the
+        // proxy fence (a proxy fence does not order it after its thread's earlier accesses).
+        RaceKind::Proxy if first.thread == second.thread && g.label(second).tc.is_some() && g.label(second).is_async() => "fence.proxy.async, then tcgen05.fence::after_thread_sync, between the generic access and the asynchronous tcgen05 operation: only the after-fence orders that operation after the earlier accesses of its thread (§9.7.16.6.3, §9.7.16.6.5)".to_string(),
         RaceKind::Proxy => "fence.proxy.async between the generic access and the async-proxy one — in the writing thread, before the release that the other thread acquires and follows with tcgen05.fence::after_thread_sync (§9.7.16.6.5)".to_string(),
         RaceKind::Data => kind.rule().to_string(),
     }
