@@ -95,10 +95,15 @@ pub struct Race {
     pub rule: String,
 }
 
+/// What orders two accesses of a Tile IR program, where a data race's [`RaceKind::rule`] (PTX
+/// causality) does not apply.
+const TILEIR_DATA_RULE: &str = "happens-before order (Tile IR spec §7.10): token order within a tile block (the later access waits for a token of the earlier), a release/acquire pattern between tile blocks";
+
 /// Which rule would have ordered the two accesses of a race (DESIGN §3.3).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum RaceKind {
-    /// Generic memory: causality order (PTX ISA §8.10, Tile IR §7.10).
+    /// Generic memory: causality order (PTX ISA §8.10); under the `tileir` model, happens-before
+    /// order (Tile IR spec §7.10), which [`Race::rule`] names.
     Data,
     /// Tensor Memory: the tcgen05 ordering rules (§9.7.16.6).
     Tmem,
@@ -288,7 +293,7 @@ impl fmt::Display for Verdict {
 /// What would order the two events of a race, in the words of the spec's patterns (PTX ISA
 /// §9.7.16.6.4 for TMEM, §9.7.16.6.5 for the async proxy, §8.8 otherwise). `a` is taken as
 /// the earlier one when they share a thread.
-fn repair_hint(g: &ExecutionGraph, kind: RaceKind, a: EventId, b: EventId) -> String {
+fn repair_hint(g: &ExecutionGraph, model: ModelKind, kind: RaceKind, a: EventId, b: EventId) -> String {
     use crate::event::TcOp;
     let (first, second) = if a.thread == b.thread && b.index < a.index { (b, a) } else { (a, b) };
     let op = |e: EventId| g.label(e).tc.map(|t| t.op);
@@ -318,6 +323,12 @@ fn repair_hint(g: &ExecutionGraph, kind: RaceKind, a: EventId, b: EventId) -> St
         // proxy fence (a proxy fence does not order it after its thread's earlier accesses).
         RaceKind::Proxy if first.thread == second.thread && g.label(second).tc.is_some() && g.label(second).is_async() => "fence.proxy.async, then tcgen05.fence::after_thread_sync, between the generic access and the asynchronous tcgen05 operation: only the after-fence orders that operation after the earlier accesses of its thread (§9.7.16.6.3, §9.7.16.6.5)".to_string(),
         RaceKind::Proxy => "fence.proxy.async between the generic access and the async-proxy one — in the writing thread, before the release that the other thread acquires and follows with tcgen05.fence::after_thread_sync (§9.7.16.6.5)".to_string(),
+        // A Tile IR race is judged by Tile IR's happens-before, which is not PTX causality
+        // (no program order within a tile block: only tokens order its accesses).
+        RaceKind::Data if model == ModelKind::TileIr && first.thread == second.thread && g.event(first).span == g.event(second).span => {
+            "nothing orders two elements of one tile operation (Tile IR spec §7.10, §7.12.2): keep its elements apart, or make the accesses morally strong (relaxed or stronger, with a scope such as tile_block)".to_string()
+        }
+        RaceKind::Data if model == ModelKind::TileIr => TILEIR_DATA_RULE.to_string(),
         RaceKind::Data => kind.rule().to_string(),
     }
 }
@@ -486,7 +497,7 @@ impl<'a> Collector<'a> {
         self.count_if_duplicate(g);
         for (a, b) in model.races(g) {
             if self.witnesses.is_some() {
-                self.explain_race(g, a, b);
+                self.explain_race(g, model.kind(), a, b);
             }
             let info = |e: EventId| {
                 let ev = g.event(e);
@@ -500,7 +511,7 @@ impl<'a> Collector<'a> {
             };
             if self.races.len() < self.max_races {
                 let kind = self.race_kind(g, a, b);
-                self.races.insert(Race { kind, first: info(a), second: info(b), rule: repair_hint(g, kind, a, b) });
+                self.races.insert(Race { kind, first: info(a), second: info(b), rule: repair_hint(g, model.kind(), kind, a, b) });
             }
         }
         if !self.prog.tmem_allocators.is_empty() || self.prog.has_async_operations() {
@@ -569,7 +580,7 @@ impl<'a> Collector<'a> {
         self.explanations.push(Explanation { kind, headline, missing, timeline });
     }
 
-    fn explain_race(&mut self, g: &ExecutionGraph, a: EventId, b: EventId) {
+    fn explain_race(&mut self, g: &ExecutionGraph, model: ModelKind, a: EventId, b: EventId) {
         let kind = self.race_kind(g, a, b);
         let ev = |e: EventId| {
             let x = g.event(e);
@@ -581,7 +592,7 @@ impl<'a> Collector<'a> {
             )
         };
         let headline = format!("{} race between {} and {}", kind.name(), ev(a), ev(b));
-        let missing = format!("nothing orders them either way; what would: {}", repair_hint(g, kind, a, b));
+        let missing = format!("nothing orders them either way; what would: {}", repair_hint(g, model, kind, a, b));
         self.explain(g, format!("{} race", kind.name()), headline, missing, &[a, b]);
     }
 
