@@ -497,6 +497,23 @@ fn chained_read(g: &ExecutionGraph, idx: &NodeIndex, x: EventId, deleted: &BitSe
         && deleted.contains(idx.node(x))
         && deleted.contains(idx.node(w))
         && leaves_hole(g, idx, w, deleted)
+        && first_added_leaving_hole(g, idx, x, w, deleted)
+}
+
+/// Whether no other deleted rmw write of `w`'s location that leaves a hole was added between
+/// `x` and `w`: of the graphs in which chained read `x` reads one of those writes, the one where
+/// it reads the first added is canonical (an earlier revisit made it read that one; a later
+/// write revisiting it again gives another graph that the same revisit turns into the same).
+fn first_added_leaving_hole(g: &ExecutionGraph, idx: &NodeIndex, x: EventId, w: EventId, deleted: &BitSet) -> bool {
+    let (sx, sw) = (g.stamp(x), g.stamp(w));
+    !g.writes_to(g.loc_of(w)).any(|y| {
+        !y.is_init()
+            && y != w
+            && g.label(y).rmw_write
+            && (sx..sw).contains(&g.stamp(y))
+            && deleted.contains(idx.node(y))
+            && leaves_hole(g, idx, y, deleted)
+    })
 }
 
 /// Whether deleting `w` (with the events `deleted` holds) leaves a hole: a later event of its

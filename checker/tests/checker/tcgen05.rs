@@ -134,6 +134,43 @@ fn a_proxy_fence_does_not_order_an_async_tcgen05_operation() {
     }
 }
 
+/// Issue 26 item 5: an `mma` whose enable-input-d is a register. Its later events need the
+/// reads the flag comes from (whether the mma reads the accumulator moves them), so the
+/// explorer keeps the flag's load whenever it keeps the commit: it cannot reach the
+/// load-buffering execution in which P0's load of `e` sees P1's store, which follows P1's wait
+/// on the commit's arrive (the oracle's `d = 9`: the mma accumulated). The verdict names that
+/// caveat, and `check_exact` gives the oracle's verdict.
+#[test]
+fn an_mma_register_flag_names_its_load_buffering_caveat() {
+    let p = tcfuzz_litmus::parse(
+        "PTX mma-register-flag
+{
+  d @ tmem cta 0 gpu 0 lanes 0-31 cols 0-31 = 7;
+  a @ shared cta 0 gpu 0 = 1;
+  b @ shared cta 0 gpu 0 = 2;
+  e @ shared cta 0 gpu 0 = 0;
+  bar @ mbarrier cta 0 gpu 0 count 1;
+}
+P0@warp 0,cta 0,gpu 0 {
+  ld.relaxed.cta.shared::cta.b32 r0, [e];
+  tcgen05.mma.cta_group::1.kind::f16 [d], [a], [b], 1, r0;
+  tcgen05.commit.cta_group::1.mbarrier::arrive::one.shared::cluster.b64 [bar];
+}
+P1@warp 1,cta 0,gpu 0 {
+  await mbarrier.try_wait.parity.relaxed.cluster.shared::cta.b64 p, [bar], 0;
+  st.relaxed.cta.shared::cta.b32 [e], 1;
+}
+exists (d == 9)
+",
+    )
+    .expect("parses");
+    let e = agree(&p, "mma-register-flag");
+    assert_eq!(e.stats.complete, 1, "{e}");
+    assert!(e.caveats.iter().any(|c| c.contains("enable-input-d")), "{:?}", e.caveats);
+    let exact = tcfuzz_checker::check_exact(&p, ModelKind::Ptx, &Options::default()).expect("exact");
+    assert_eq!((exact.stats.complete, exact.condition.validated), (2, true), "{exact}");
+}
+
 /// A short name for a synchronization step: the operation and its object.
 fn short(i: &Instr) -> String {
     match i {
