@@ -38,9 +38,10 @@
 //! blocked, and each write added after it would both revisit it and leave it blocked beside
 //! it, a graph that ends discarded; deferred until another thread has written what it waits
 //! for, it reads that write directly. (GenMC gets a similar effect by revisiting such reads in
-//! place.) On `szymanski` n = 3 under PTX this halves the executions discarded at a failed
-//! assume (15,691 → 8,171; GenMC has 6,987), with the same complete ones; `tcfuzz selftest
-//! --family assume` checks it against the oracle.
+//! place.) On `szymanski` n = 3 under PTX this halved the failed-assume graphs explored
+//! (15,691 → 8,171), with the same complete ones; `tcfuzz selftest --family assume` checks it
+//! against the oracle. (Of those graphs, `Stats::assume_failed` counts the ones no later write
+//! can rescue, as GenMC does: 6,691; GenMC 6,987, the rest behind lost revisits.)
 //!
 //! *Fences first.* A fence that fills a hole is the same event whenever it comes back: the
 //! kept events after it fix its thread's control flow up to them, and a fence reads and writes
