@@ -69,9 +69,6 @@
 //!   those executions but duplicates others: the maximality test would have to know, exactly,
 //!   which holes wait and for what.) Nor through the register a `cas` compares with (its read
 //!   needs the reads that register comes from).
-//! - Load buffering through the register an `mma`'s accumulator flag comes from: whether the
-//!   mma reads its accumulator moves the later events of its thread, so each of them needs the
-//!   reads the flag comes from ([`holes::dep_prefix`]).
 //!
 //! [`crate::check_oracle`] has none of these limits.
 

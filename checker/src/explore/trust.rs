@@ -117,11 +117,6 @@ pub(crate) fn caveats(prog: &CompiledProgram, model: ModelKind, allows_porf_cycl
             "the explorer does not explore load-buffering executions whose cycle goes through a barrier that a thread reaches after a branch on a value it read, which the {name} model allows; use the oracle for those"
         ));
     }
-    if mma_register_flag(prog) && may_have_porf_cycles() {
-        out.push(format!(
-            "the explorer does not explore load-buffering executions whose cycle goes through the register an mma's enable-input-d comes from, which the {name} model allows; use the oracle for those"
-        ));
-    }
     if cas_before_ordering(prog) && may_have_porf_cycles() {
         out.push(format!(
             "the explorer does not explore load-buffering executions in which a cas fails only because it reads a write that comes later on the cycle while a later access of its location (or a release, fence or barrier after it) needs that failure, nor those whose cycle goes through the register a cas compares with, which the {name} model allows; use the oracle for those"
@@ -186,19 +181,6 @@ fn cas_before_ordering(prog: &CompiledProgram) -> bool {
             };
             // In a loop the `cas` itself comes again.
             looping(&t.code) || t.code[i + 1..].iter().any(|m| orders(&m.op))
-        })
-    })
-}
-
-/// Whether some thread has an `mma` whose accumulator flag (enable-input-d) is a register,
-/// with events after it: whether it reads the accumulator moves those events, so each of them
-/// needs the reads the flag comes from (`dep_prefix`), and no revisit keeps one of them while
-/// the flag's read sees a write that comes later on a load-buffering cycle.
-fn mma_register_flag(prog: &CompiledProgram) -> bool {
-    prog.threads.iter().any(|t| {
-        let last = t.code.len().saturating_sub(1);
-        t.code.iter().enumerate().any(|(i, l)| {
-            matches!(l.op, Op::TcCompute { acc: Some((crate::program::Opnd::Reg(_), _)), .. }) && (i < last || looping(&t.code))
         })
     })
 }
@@ -346,6 +328,7 @@ impl Explorer<'_, '_> {
                         !holes || {
                             let old = &g.threads[t][f].label;
                             (old.kind, old.loc, old.rmw_write) == (ev.label.kind, ev.label.loc, ev.label.rmw_write)
+                                || old.is_accumulator_slot_of(&ev.label)
                         },
                         "[tcfuzz internal bug] a hole refilled with another instruction"
                     );

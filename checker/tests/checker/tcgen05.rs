@@ -134,14 +134,14 @@ fn a_proxy_fence_does_not_order_an_async_tcgen05_operation() {
     }
 }
 
-/// Issue 26 item 5: an `mma` whose enable-input-d is a register. Its later events need the
-/// reads the flag comes from (whether the mma reads the accumulator moves them), so the
-/// explorer keeps the flag's load whenever it keeps the commit: it cannot reach the
-/// load-buffering execution in which P0's load of `e` sees P1's store, which follows P1's wait
-/// on the commit's arrive (the oracle's `d = 9`: the mma accumulated). The verdict names that
-/// caveat, and `check_exact` gives the oracle's verdict.
+/// Issue 26 items 5 and 6: an `mma` whose enable-input-d is a register. Whether it reads the
+/// accumulator used to move its thread's later events, so they needed the reads the flag comes
+/// from, and the explorer could not reach the load-buffering execution in which P0's load of
+/// `e` sees P1's store, which follows P1's wait on the commit's arrive (the oracle's `d = 9`:
+/// the mma accumulated) — with no caveat (explorer 1, oracle 2). The flag now decides only
+/// whether the mma's accumulator slot is a read or a skip, and the explorer finds both.
 #[test]
-fn an_mma_register_flag_names_its_load_buffering_caveat() {
+fn load_buffering_through_an_mma_register_flag_is_explored() {
     let p = tcfuzz_litmus::parse(
         "PTX mma-register-flag
 {
@@ -165,10 +165,8 @@ exists (d == 9)
     )
     .expect("parses");
     let e = agree(&p, "mma-register-flag");
-    assert_eq!(e.stats.complete, 1, "{e}");
-    assert!(e.caveats.iter().any(|c| c.contains("enable-input-d")), "{:?}", e.caveats);
-    let exact = tcfuzz_checker::check_exact(&p, ModelKind::Ptx, &Options::default()).expect("exact");
-    assert_eq!((exact.stats.complete, exact.condition.validated), (2, true), "{exact}");
+    assert_eq!((e.stats.complete, e.condition.validated), (2, true), "{e}");
+    assert!(e.caveats.is_empty(), "{:?}", e.caveats);
 }
 
 /// A short name for a synchronization step: the operation and its object.
