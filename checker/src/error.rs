@@ -1,6 +1,10 @@
 //! Errors of the checker. A program the checker cannot judge gets an error, never a wrong verdict.
 
+use std::fmt;
+
 use tcfuzz_litmus::Span;
+
+use crate::verdict::Stats;
 
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 #[non_exhaustive]
@@ -16,6 +20,29 @@ pub enum CheckError {
     /// The program is beyond a documented limit (events per thread, oracle candidates, ...).
     #[error("too large to check: {0}")]
     TooLarge(String),
+    /// The check passed [`crate::Options::deadline`] or saw [`crate::Options::cancel`] set
+    /// before it finished. `partial` counts what it had explored by then (executions, not final
+    /// states: a partial exploration says nothing about the states it did not reach).
+    #[error("{cause} after {} executions ({} complete, {} blocked, {} assume failed)", partial.complete + partial.blocked + partial.assume_failed, partial.complete, partial.blocked, partial.assume_failed)]
+    Interrupted { cause: Interruption, partial: Stats },
+}
+
+/// Why a check stopped before it finished ([`CheckError::Interrupted`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Interruption {
+    /// [`crate::Options::deadline`] passed.
+    Deadline,
+    /// [`crate::Options::cancel`] was set.
+    Cancelled,
+}
+
+impl fmt::Display for Interruption {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Interruption::Deadline => "stopped at the deadline",
+            Interruption::Cancelled => "cancelled",
+        })
+    }
 }
 
 impl CheckError {

@@ -107,16 +107,25 @@ impl ExecutionGraph {
     /// Whether thread `t` is waiting at a barrier: its last barrier arrival `(id, k)` is not yet
     /// matched by the `k`-th arrival at `id` of every other member of `id`.
     pub fn waiting_at_barrier(&self, t: usize) -> bool {
+        self.barrier_wait(t).is_some()
+    }
+
+    /// What thread `t` waits for at its last barrier arrival `(id, k)`, if it waits: the other
+    /// members of `id` with fewer than `k` arrivals there, or `None` inside where `id` has a
+    /// member that does not exist (it waits for ever).
+    pub fn barrier_wait(&self, t: usize) -> Option<Option<Vec<usize>>> {
         let evs = &self.threads[t];
-        let Some(i) = evs.iter().rposition(|x| x.label.is_barrier()) else { return false };
+        let i = evs.iter().rposition(|x| x.label.is_barrier())?;
         let (id, k) = self.barrier_instance(EventId::new(t, i));
         if self.barrier_members.get(id as usize).is_some_and(|m| m & crate::program::ABSENT_MEMBER != 0) {
-            return true;
+            return Some(None);
         }
-        self.threads
-            .iter()
-            .enumerate()
-            .any(|(u, evs)| u != t && self.meets_at(u, id) && evs.iter().filter(|x| x.label.is_barrier() && x.label.loc == id).count() < k)
+        let missing: Vec<usize> = (0..self.threads.len())
+            .filter(|&u| {
+                u != t && self.meets_at(u, id) && self.threads[u].iter().filter(|x| x.label.is_barrier() && x.label.loc == id).count() < k
+            })
+            .collect();
+        (!missing.is_empty()).then_some(Some(missing))
     }
 
     /// Barrier synchronization: `(a, b)` for arrivals of two threads at the same barrier instance

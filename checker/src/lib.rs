@@ -31,12 +31,15 @@
 //! - `bar.sync a{, b}` without thread counts in the program: met by the threads of the CTA that
 //!   execute the same operands ([`sync`]).
 //!   Barriers with thread counts, `bar.arrive`, cluster barriers and mbarriers are
-//!   synchronization objects ([`sync`]). A wait that can never succeed is a hang (counted as
-//!   blocked and in `Stats::hangs`, the waiting threads in `Verdict::hung_threads`).
+//!   synchronization objects ([`sync`]). A wait that no fair continuation can satisfy is a hang
+//!   (counted as blocked and in `Stats::hangs`, the waiting threads in `Verdict::hung_threads`);
+//!   a wait for a thread the loop bound stopped (a barrier partner still in its spin loop) is
+//!   blocked by the bound, not a hang (`verdict::hung`).
 //! - Loops are bounded: a thread taking more than [`Options::loop_bound`] backward jumps stops and
 //!   the execution counts as blocked ([`interp`]) — unless its last iteration wrote nothing and
-//!   read only coherence-last writes while every other stopped thread is stuck too: then it
-//!   would spin forever, and the execution is a hang (Dat3M's `may-hang` liveness verdict).
+//!   read only coherence-last writes while no other thread may still move (every other stopped
+//!   thread waits for good too): then it would spin forever, and the execution is a hang
+//!   (Dat3M's `may-hang` liveness verdict).
 //! - The graph orders all writes of a location (herd's convention); the PTX model uses only the
 //!   pairs that are morally strong or causality-ordered as coherence order (§8.9.6, see
 //!   [`model::ptx`]), so executions differing only in the order of racing writes are distinct.
@@ -71,6 +74,7 @@
 //!   duplicates.
 
 pub mod bitset;
+mod bound;
 pub mod code;
 mod cta_pair;
 pub mod differential;
@@ -92,12 +96,16 @@ pub mod tmem;
 pub mod verdict;
 mod witness;
 
-pub use error::CheckError;
+pub use error::{CheckError, Interruption};
 pub use model::{MemoryModel, ModelKind};
 pub use verdict::{
     ConditionResult, Explanation, Method, Misuse, Observation, ObservedWitness, Race, RaceEvent, RaceKind, StateCount, Stats, SyncObject,
     Verdict, Witness,
 };
+
+use std::sync::Arc;
+use std::sync::atomic::AtomicBool;
+use std::time::Instant;
 
 use tcfuzz_litmus::Program;
 
@@ -122,6 +130,14 @@ pub struct Options {
     pub exclude_porf_cycles: bool,
     /// Keep one witness execution (text and DOT) per observed final state.
     pub witnesses: bool,
+    /// Stop with [`CheckError::Interrupted`] (carrying the counts so far) once this instant has
+    /// passed. The explorer and the oracle look at the clock every few dozen graphs, so a check
+    /// ends within about a millisecond of it. [`check_exact`] gives the explorer and the oracle
+    /// together this one deadline.
+    pub deadline: Option<Instant>,
+    /// Stop with [`CheckError::Interrupted`] (carrying the counts so far) once another thread
+    /// sets this flag (a Ctrl-C handler, a worker giving its job back); read once per graph.
+    pub cancel: Option<Arc<AtomicBool>>,
 }
 
 impl Default for Options {
@@ -134,6 +150,8 @@ impl Default for Options {
             max_races: 16,
             exclude_porf_cycles: false,
             witnesses: true,
+            deadline: None,
+            cancel: None,
         }
     }
 }
@@ -170,6 +188,7 @@ fn explore_compiled(prog: &program::CompiledProgram, model: ModelKind, options: 
     out.set_loop_bound(options.loop_bound);
     let dependency = explore::trust::explores_porf_cycles(model) && !options.exclude_porf_cycles;
     let (mut max_depth, mut lost_revisit) = (0, false);
+    let bound = bound::Bound::new(options);
     for p in progs {
         out.set_program(p);
         let mut explorer = explore::trust::Explorer {
@@ -185,6 +204,7 @@ fn explore_compiled(prog: &program::CompiledProgram, model: ModelKind, options: 
             replays: Default::default(),
             assumes: p.has_assume(),
             compacted: Default::default(),
+            bound: &bound,
         };
         explorer.run()?;
         max_depth = max_depth.max(explorer.max_depth);
@@ -201,7 +221,9 @@ fn explore_compiled(prog: &program::CompiledProgram, model: ModelKind, options: 
 /// The explorer's verdict on `program`, or — where it carries a caveat (executions the explorer
 /// may not explore) — the oracle's, which has no such limit, where the oracle can judge the
 /// program within [`Options::oracle_limit`]. The verdict's `method` says which; where the oracle
-/// gives up ([`CheckError::TooLarge`]), the explorer's verdict stands with its caveats.
+/// gives up ([`CheckError::TooLarge`]) or does not finish ([`CheckError::Interrupted`]: the
+/// deadline passes, or the check is cancelled, while the oracle runs), the explorer's verdict
+/// stands with its caveats.
 pub fn check_exact(program: &Program, model: ModelKind, options: &Options) -> Result<Verdict, CheckError> {
     let prog = program::CompiledProgram::compile(program)?;
     check_exact_compiled(&prog, model, options)
@@ -214,7 +236,7 @@ pub fn check_exact_compiled(prog: &program::CompiledProgram, model: ModelKind, o
         return Ok(explored);
     }
     match check_oracle_compiled(prog, model, options) {
-        Err(CheckError::TooLarge(_)) => Ok(explored),
+        Err(CheckError::TooLarge(_) | CheckError::Interrupted { .. }) => Ok(explored),
         judged => judged,
     }
 }
@@ -234,6 +256,7 @@ pub fn check_oracle_compiled(prog: &program::CompiledProgram, model: ModelKind, 
     let progs: Vec<&program::CompiledProgram> = if variants.is_empty() { vec![prog] } else { variants.iter().collect() };
     let mut out = verdict::Collector::new(prog, options.detect_duplicates, options.max_races, options.witnesses);
     out.set_loop_bound(options.loop_bound);
+    let bound = bound::Bound::new(options);
     for p in progs {
         out.set_program(p);
         oracle::Oracle {
@@ -243,6 +266,7 @@ pub fn check_oracle_compiled(prog: &program::CompiledProgram, model: ModelKind, 
             limit: options.oracle_limit,
             exclude_porf_cycles: options.exclude_porf_cycles,
             out: &mut out,
+            bound: &bound,
         }
         .run()?;
     }

@@ -48,6 +48,8 @@ pub(crate) struct Oracle<'a, 'c> {
     pub limit: u64,
     pub exclude_porf_cycles: bool,
     pub out: &'a mut Collector<'c>,
+    /// The deadline and cancellation flag, polled once per trace and candidate.
+    pub bound: &'a crate::bound::Bound,
 }
 
 impl Oracle<'_, '_> {
@@ -82,7 +84,7 @@ impl Oracle<'_, '_> {
             traces = Vec::new();
             let mut budget = self.limit;
             for code in &self.prog.threads {
-                traces.push(thread_traces(code, &values, self.loop_bound, &mut budget)?);
+                traces.push(thread_traces(code, &values, self.loop_bound, &mut budget, &|| self.interrupted())?);
             }
             let mut grown = values.clone();
             for t in traces.iter().flatten() {
@@ -122,7 +124,16 @@ impl Oracle<'_, '_> {
         }
     }
 
+    /// The error that stops the oracle if [`Self::bound`] says so.
+    fn interrupted(&self) -> Result<(), CheckError> {
+        match self.bound.poll() {
+            Some(cause) => Err(CheckError::Interrupted { cause, partial: self.out.stats().clone() }),
+            None => Ok(()),
+        }
+    }
+
     fn combination(&mut self, combo: &[&Trace], work: &mut u64) -> Result<(), CheckError> {
+        self.interrupted()?;
         *work += 1;
         if *work > self.limit {
             return Err(CheckError::TooLarge(format!("oracle: more than {} candidates", self.limit)));
@@ -213,6 +224,7 @@ impl Oracle<'_, '_> {
         work: &mut u64,
     ) -> Result<(), CheckError> {
         if loc == writes.len() {
+            self.interrupted()?;
             *work += 1;
             if *work > self.limit {
                 return Err(CheckError::TooLarge(format!("oracle: more than {} candidates", self.limit)));
@@ -278,10 +290,17 @@ fn barriers_agree(combo: &[&Trace], members: &[u64], dyn_members: &[u64]) -> boo
 }
 
 /// Every trace of one thread whose reads return values from `values`.
-fn thread_traces(code: &ThreadCode, values: &[BTreeSet<i64>], loop_bound: u32, budget: &mut u64) -> Result<Vec<Trace>, CheckError> {
+fn thread_traces(
+    code: &ThreadCode,
+    values: &[BTreeSet<i64>],
+    loop_bound: u32,
+    budget: &mut u64,
+    interrupted: &dyn Fn() -> Result<(), CheckError>,
+) -> Result<Vec<Trace>, CheckError> {
     let mut out = Vec::new();
     let mut stack: Vec<Vec<(NewEvent, i64)>> = vec![Vec::new()];
     while let Some(events) = stack.pop() {
+        interrupted()?;
         if *budget == 0 {
             return Err(CheckError::TooLarge("oracle: too many thread traces".into()));
         }

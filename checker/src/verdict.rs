@@ -95,10 +95,15 @@ pub struct Race {
     pub rule: String,
 }
 
+/// What orders two accesses of a Tile IR program, where a data race's [`RaceKind::rule`] (PTX
+/// causality) does not apply.
+const TILEIR_DATA_RULE: &str = "happens-before order (Tile IR spec §7.10): token order within a tile block (the later access waits for a token of the earlier), a release/acquire pattern between tile blocks";
+
 /// Which rule would have ordered the two accesses of a race (DESIGN §3.3).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum RaceKind {
-    /// Generic memory: causality order (PTX ISA §8.10, Tile IR §7.10).
+    /// Generic memory: causality order (PTX ISA §8.10); under the `tileir` model, happens-before
+    /// order (Tile IR spec §7.10), which [`Race::rule`] names.
     Data,
     /// Tensor Memory: the tcgen05 ordering rules (§9.7.16.6).
     Tmem,
@@ -196,7 +201,8 @@ pub struct Verdict {
     pub races: Vec<Race>,
     /// One execution per observed state ([`crate::Options::witnesses`]).
     pub witnesses: Vec<ObservedWitness>,
-    /// Threads that hit the loop bound in some execution.
+    /// Threads that hit the loop bound in some execution, or wait (at a barrier, on an object, in
+    /// a spin loop) for a thread that did: blocked by the bound, not hung.
     pub blocked_threads: Vec<String>,
     /// Threads that wait forever at a barrier in some execution (the program may hang).
     pub hung_threads: Vec<String>,
@@ -287,7 +293,7 @@ impl fmt::Display for Verdict {
 /// What would order the two events of a race, in the words of the spec's patterns (PTX ISA
 /// §9.7.16.6.4 for TMEM, §9.7.16.6.5 for the async proxy, §8.8 otherwise). `a` is taken as
 /// the earlier one when they share a thread.
-fn repair_hint(g: &ExecutionGraph, kind: RaceKind, a: EventId, b: EventId) -> String {
+fn repair_hint(g: &ExecutionGraph, model: ModelKind, kind: RaceKind, a: EventId, b: EventId) -> String {
     use crate::event::TcOp;
     let (first, second) = if a.thread == b.thread && b.index < a.index { (b, a) } else { (a, b) };
     let op = |e: EventId| g.label(e).tc.map(|t| t.op);
@@ -313,7 +319,16 @@ fn repair_hint(g: &ExecutionGraph, kind: RaceKind, a: EventId, b: EventId) -> St
                 )
             }
         }
+        // One thread: the asynchronous tcgen05 operation needs the after-fence as well as the
+        // proxy fence (a proxy fence does not order it after its thread's earlier accesses).
+        RaceKind::Proxy if first.thread == second.thread && g.label(second).tc.is_some() && g.label(second).is_async() => "fence.proxy.async, then tcgen05.fence::after_thread_sync, between the generic access and the asynchronous tcgen05 operation: only the after-fence orders that operation after the earlier accesses of its thread (§9.7.16.6.3, §9.7.16.6.5)".to_string(),
         RaceKind::Proxy => "fence.proxy.async between the generic access and the async-proxy one — in the writing thread, before the release that the other thread acquires and follows with tcgen05.fence::after_thread_sync (§9.7.16.6.5)".to_string(),
+        // A Tile IR race is judged by Tile IR's happens-before, which is not PTX causality
+        // (no program order within a tile block: only tokens order its accesses).
+        RaceKind::Data if model == ModelKind::TileIr && first.thread == second.thread && g.event(first).span == g.event(second).span => {
+            "nothing orders two elements of one tile operation (Tile IR spec §7.10, §7.12.2): keep its elements apart, or make the accesses morally strong (relaxed or stronger, with a scope such as tile_block)".to_string()
+        }
+        RaceKind::Data if model == ModelKind::TileIr => TILEIR_DATA_RULE.to_string(),
         RaceKind::Data => kind.rule().to_string(),
     }
 }
@@ -332,6 +347,40 @@ enum Stop {
     LoopBound,
     /// A failed `assume`: the execution is discarded.
     AssumeFailed,
+}
+
+/// Which of the threads `stops` of a blocked execution wait for ever (DESIGN §3.3: a hang is a
+/// wait that no fair continuation satisfies), in the order of `stops`.
+///
+/// A thread the loop bound stopped ([`Stop::LoopBound`]) may go on in some fair continuation,
+/// and so may a waiter whose wait such threads could end: at a barrier, where every member it
+/// waits for may still come (a member that finished, or does not exist, never comes); at a
+/// blocking wait or a spin loop that read only coherence-last writes, where any other thread
+/// may still write. The rest hang. So a thread waiting at a barrier for a partner that the
+/// bound stopped inside a spin loop is blocked by the bound, not hung (Dat3M's `terminates`).
+fn hung(g: &ExecutionGraph, stops: &[(usize, Stop)]) -> Vec<bool> {
+    let mut moves = vec![false; g.threads.len()];
+    for &(t, stop) in stops {
+        moves[t] = stop == Stop::LoopBound && !g.waiting_at_barrier(t);
+    }
+    loop {
+        let mut changed = false;
+        for &(t, stop) in stops {
+            let unblocked = !moves[t]
+                && match g.barrier_wait(t) {
+                    Some(Some(missing)) => missing.iter().all(|&u| moves[u]),
+                    Some(None) => false,
+                    None => matches!(stop, Stop::AwaitHang(_) | Stop::SpinHang(_)) && (0..moves.len()).any(|u| u != t && moves[u]),
+                };
+            if unblocked {
+                moves[t] = true;
+                changed = true;
+            }
+        }
+        if !changed {
+            return stops.iter().map(|&(t, _)| !moves[t]).collect();
+        }
+    }
 }
 
 /// Accumulates executions into a [`Verdict`].
@@ -444,13 +493,11 @@ impl<'a> Collector<'a> {
             self.count_if_duplicate(g);
             return;
         }
-        // A spinning thread hangs only if no other thread may still write: every other stopped
-        // thread is stuck for good too.
-        let all_stuck = stops.iter().all(|(t, s)| g.waiting_at_barrier(*t) || matches!(s, Stop::AwaitHang(_) | Stop::SpinHang(_)));
+        let hung = hung(g, &stops);
         self.count_if_duplicate(g);
         for (a, b) in model.races(g) {
             if self.witnesses.is_some() {
-                self.explain_race(g, a, b);
+                self.explain_race(g, model.kind(), a, b);
             }
             let info = |e: EventId| {
                 let ev = g.event(e);
@@ -464,7 +511,7 @@ impl<'a> Collector<'a> {
             };
             if self.races.len() < self.max_races {
                 let kind = self.race_kind(g, a, b);
-                self.races.insert(Race { kind, first: info(a), second: info(b), rule: repair_hint(g, kind, a, b) });
+                self.races.insert(Race { kind, first: info(a), second: info(b), rule: repair_hint(g, model.kind(), kind, a, b) });
             }
         }
         if !self.prog.tmem_allocators.is_empty() || self.prog.has_async_operations() {
@@ -473,30 +520,25 @@ impl<'a> Collector<'a> {
         if !blocked.is_empty() {
             self.stats.blocked += 1;
             let mut hang = false;
-            for &(t, stop) in &stops {
-                match stop {
-                    _ if g.waiting_at_barrier(t) => {
-                        hang = true;
-                        self.hung_threads.insert((t, None));
-                    }
-                    Stop::AwaitHang(loc) => {
-                        hang = true;
-                        self.hung_threads.insert((t, Some(loc)));
-                    }
-                    Stop::SpinHang(loc) if all_stuck => {
-                        hang = true;
-                        self.hung_threads.insert((t, Some(loc)));
-                    }
-                    _ => {
-                        self.blocked_threads.insert(t);
-                    }
+            for (&(t, stop), &hung) in stops.iter().zip(&hung) {
+                if !hung {
+                    self.blocked_threads.insert(t);
+                    continue;
                 }
+                hang = true;
+                match stop {
+                    _ if g.waiting_at_barrier(t) => self.hung_threads.insert((t, None)),
+                    Stop::AwaitHang(loc) | Stop::SpinHang(loc) => self.hung_threads.insert((t, Some(loc))),
+                    _ => unreachable!("[tcfuzz internal bug] a hung thread that waits for nothing"),
+                };
             }
             self.stats.hangs += u64::from(hang);
             if hang && self.witnesses.is_some() {
                 let stuck: Vec<EventId> = stops
                     .iter()
-                    .filter(|(t, s)| g.waiting_at_barrier(*t) || matches!(s, Stop::AwaitHang(_) | Stop::SpinHang(_)))
+                    .zip(&hung)
+                    .filter(|(_, hung)| **hung)
+                    .map(|(s, _)| s)
                     .filter_map(|(t, _)| g.threads[*t].len().checked_sub(1).map(|i| EventId::new(*t, i)))
                     .collect();
                 let names: Vec<String> = stuck.iter().map(|e| self.prog.threads[e.thread as usize].name.clone()).collect();
@@ -538,7 +580,7 @@ impl<'a> Collector<'a> {
         self.explanations.push(Explanation { kind, headline, missing, timeline });
     }
 
-    fn explain_race(&mut self, g: &ExecutionGraph, a: EventId, b: EventId) {
+    fn explain_race(&mut self, g: &ExecutionGraph, model: ModelKind, a: EventId, b: EventId) {
         let kind = self.race_kind(g, a, b);
         let ev = |e: EventId| {
             let x = g.event(e);
@@ -550,7 +592,7 @@ impl<'a> Collector<'a> {
             )
         };
         let headline = format!("{} race between {} and {}", kind.name(), ev(a), ev(b));
-        let missing = format!("nothing orders them either way; what would: {}", repair_hint(g, kind, a, b));
+        let missing = format!("nothing orders them either way; what would: {}", repair_hint(g, model, kind, a, b));
         self.explain(g, format!("{} race", kind.name()), headline, missing, &[a, b]);
     }
 
@@ -609,6 +651,11 @@ impl<'a> Collector<'a> {
     }
 
     /// Executions recorded so far (complete, blocked, and discarded by an `assume`).
+    /// The numbers so far.
+    pub fn stats(&self) -> &Stats {
+        &self.stats
+    }
+
     pub fn explored(&self) -> u64 {
         self.stats.complete + self.stats.blocked + self.stats.assume_failed
     }

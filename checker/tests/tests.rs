@@ -2,6 +2,8 @@
 
 #[path = "checker/assume.rs"]
 mod assume;
+#[path = "checker/bound.rs"]
+mod bound;
 #[path = "checker/build.rs"]
 mod build;
 #[path = "checker/conformance.rs"]

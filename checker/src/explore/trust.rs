@@ -225,6 +225,8 @@ pub(crate) struct Explorer<'a, 'c> {
     pub assumes: bool,
     /// Space for the graphs without holes that the model judges ([`Explorer::consistent`]).
     pub compacted: std::cell::RefCell<super::holes::Compacted>,
+    /// The deadline and cancellation flag, polled once per graph visited.
+    pub bound: &'a crate::bound::Bound,
 }
 
 /// The values a thread's events read or wrote, and what [`replay`] gave for them.
@@ -435,6 +437,11 @@ impl Explorer<'_, '_> {
             return Err(CheckError::TooLarge(format!(
                 "the exploration went {MAX_DEPTH} graphs deep, which only revisits that undo each other for ever reach (a tcfuzz bug: please report the program; the oracle still judges it)"
             )));
+        }
+        if let Some(cause) = self.bound.poll() {
+            let mut partial = self.out.stats().clone();
+            partial.max_depth = partial.max_depth.max(self.max_depth);
+            return Err(CheckError::Interrupted { cause, partial });
         }
         self.depth += 1;
         let r = self.visit_inner(g);

@@ -295,6 +295,7 @@ mod tests {
                 replays: Default::default(),
                 assumes: prog.has_assume(),
                 compacted: Default::default(),
+                bound: &crate::bound::Bound::new(&crate::Options::default()),
             }
             .run();
             let mut out = Collector::new(&prog, false, 16, false);
@@ -306,6 +307,7 @@ mod tests {
                 limit: 2_000,
                 exclude_porf_cycles: true,
                 out: &mut out,
+                bound: &crate::bound::Bound::new(&crate::Options::default()),
             }
             .run();
             programs += 1;

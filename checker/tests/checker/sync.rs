@@ -326,3 +326,64 @@ exists (P1:r0 == 2)
     // outcomes as under SC.)
     assert_eq!(ptx.states, sc.states);
 }
+
+/// The shape of issue 26's spurious hang: an inter-CTA flag handshake with spin loops and CTA
+/// barriers on both sides, and a third thread of P0's CTA that only meets the barrier. Where the
+/// loop bound stops P1 inside its spin loop, P0 spins on a flag only P1 sets, and P2 waits at
+/// the barrier for P0: in every fair continuation P1 leaves its loop, so both waits are blocked
+/// by the bound, not hangs (Dat3M: `terminates`).
+fn barrier_behind_a_spinner(flags: (&str, &str)) -> String {
+    let (st, ld) = flags;
+    format!(
+        "PTX barrier-behind-spinner\n{{ f0 = 0; f1 = 0; }}\n\
+         P0@cta 0,gpu 0 {{\n  st.{st}.gpu f0, 1;\nL0:\n  ld.{ld}.gpu r0, f1;\n  beq r0, 0, L0;\n  bar.sync 0;\n}}\n\
+         P1@cta 1,gpu 0 {{\nL1:\n  ld.{ld}.gpu r0, f0;\n  beq r0, 0, L1;\n  st.{st}.gpu f1, 1;\n  bar.sync 0;\n}}\n\
+         P2@cta 0,gpu 0 {{\n  bar.sync 0;\n}}\nexists (P0:r0 == 1)\n"
+    )
+}
+
+#[test]
+fn a_barrier_behind_a_loop_bounded_spinner_is_no_hang() {
+    for flags in [("relaxed", "relaxed"), ("release", "acquire")] {
+        let p = tcfuzz_litmus::parse(&barrier_behind_a_spinner(flags)).expect("parses");
+        for v in [
+            check(&p, ModelKind::Ptx, &Options::default()).expect("explorer"),
+            check_oracle(&p, ModelKind::Ptx, &Options::default()).expect("oracle"),
+        ] {
+            assert_eq!((v.stats.complete, v.stats.blocked, v.stats.hangs), (9, 4, 0), "{flags:?}\n{v}");
+            assert!(v.hung_threads.is_empty(), "{flags:?}\n{v}");
+            assert_eq!(v.blocked_threads, ["P0", "P1", "P2"], "{flags:?}\n{v}");
+        }
+    }
+}
+
+/// A blocking wait on an mbarrier whose only arrival comes after a spin loop the bound stopped
+/// is blocked by the bound too; without a thread that may still move it hangs
+/// (`mbarrier_hang_names_thread_and_object`).
+#[test]
+fn an_await_behind_a_loop_bounded_spinner_is_no_hang() {
+    let v = verdict(
+        "PTX await-behind-spinner\n{ f = 0; bar @ mbarrier cta 0 gpu 0 count 1; }\n\
+         P0@cta 0,gpu 0 {\nL0:\n  ld.relaxed.gpu r0, f;\n  beq r0, 0, L0;\n  mbarrier.arrive.release.cta.shared::cta.b64 s, [bar];\n}\n\
+         P1@cta 0,gpu 0 {\n  await mbarrier.try_wait.parity.acquire.cta.shared::cta.b64 p, [bar], 0;\n}\n\
+         P2@cta 1,gpu 0 {\n  st.relaxed.gpu f, 1;\n}\nexists (true)\n",
+    );
+    assert_eq!((v.stats.complete, v.stats.blocked, v.stats.hangs), (3, 1, 0), "{v}");
+    assert_eq!(v.blocked_threads, ["P0", "P1"], "{v}");
+}
+
+/// A barrier member that finished without arriving never comes: the waiter hangs even while
+/// another thread is stopped by the bound.
+#[test]
+fn a_barrier_whose_member_finished_hangs_beside_a_loop_bounded_thread() {
+    let v = verdict(
+        "PTX barrier-member-gone\n{ f = 0; g = 0; }\n\
+         P0@cta 0,gpu 0 {\n  bar.sync 0;\n}\n\
+         P1@cta 0,gpu 0 {\n  ld.relaxed.gpu r0, f;\n  beq r0, 0, END;\n  bar.sync 0;\nEND:\n}\n\
+         P2@cta 1,gpu 0 {\nL0:\n  ld.relaxed.gpu r0, g;\n  beq r0, 0, L0;\n}\n\
+         P3@cta 1,gpu 0 {\n  st.relaxed.gpu g, 1;\n}\nexists (true)\n",
+    );
+    assert_eq!((v.stats.complete, v.stats.blocked, v.stats.hangs), (0, 4, 4), "{v}");
+    assert_eq!(v.hung_threads, ["P0"], "{v}");
+    assert_eq!(v.blocked_threads, ["P2"], "{v}");
+}

@@ -9,8 +9,8 @@ use serde::Serialize;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
-use std::time::Instant;
-use tcfuzz_checker::{ModelKind, Options, check};
+use std::time::{Duration, Instant};
+use tcfuzz_checker::{CheckError, ModelKind, Options, Stats, check};
 use tcfuzz_generator::families::{FAMILIES, Family, family};
 
 #[derive(Clone, Copy, Debug, ValueEnum)]
@@ -33,6 +33,10 @@ pub enum Model {
 /// `--json` prints one object per run with those keys; `blocked` includes the executions
 /// discarded by a failed `assume` (as GenMC counts them), and execs_per_s counts complete and
 /// blocked executions on both sides.
+///
+/// `--deadline-ms MS` gives each run a deadline (`Options::deadline`): a run still exploring
+/// then stops and prints its partial counts and the seconds it took to stop, which is how the
+/// bound is measured (`--family readers --n 24 --deadline-ms 100`: 16.7 million executions).
 ///
 /// Absolute times are noisy on shared machines (±20 % from run to run here): `--repeat N` runs
 /// each size N times and reports the fastest; compare ratios measured in one invocation.
@@ -63,6 +67,9 @@ pub struct Args {
     /// Run each size this many times and report the fastest run.
     #[arg(long, value_name = "N", default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..))]
     repeat: u32,
+    /// Stop each run this many milliseconds after it starts and print its partial counts.
+    #[arg(long, value_name = "MS")]
+    deadline_ms: Option<u64>,
     /// List the families and exit.
     #[arg(long)]
     list: bool,
@@ -78,6 +85,9 @@ struct Row {
     seconds: f64,
     execs_per_s: f64,
     peak_rss_kb: Option<u64>,
+    /// Set where the run stopped at `--deadline-ms` (its counts are then partial).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    stopped: Option<&'static str>,
     genmc_complete: Option<u64>,
     genmc_execs_per_s: Option<f64>,
     speedup_vs_genmc: Option<f64>,
@@ -131,29 +141,30 @@ pub fn run(args: &Args, quiet: bool) -> Result<ExitCode> {
                     Model::Ptx => ModelKind::Ptx,
                 };
                 reset_peak_rss();
-                let options = Options { max_executions: args.max_executions, ..Options::default() };
-                let mut fastest: Option<(tcfuzz_checker::Verdict, f64)> = None;
+                let mut fastest: Option<(Stats, f64, bool)> = None;
                 for _ in 0..args.repeat {
                     let start = Instant::now();
-                    match check(&program, kind, &options) {
-                        Ok(v) => {
-                            let seconds = start.elapsed().as_secs_f64();
-                            if fastest.as_ref().is_none_or(|(_, s)| seconds < *s) {
-                                fastest = Some((v, seconds));
-                            }
-                        }
+                    let deadline = args.deadline_ms.map(|ms| start + Duration::from_millis(ms));
+                    let options = Options { max_executions: args.max_executions, deadline, ..Options::default() };
+                    let (stats, stopped) = match check(&program, kind, &options) {
+                        Ok(v) => (v.stats, false),
+                        Err(CheckError::Interrupted { partial, .. }) => (partial, true),
                         // One run beyond a limit does not stop the others; the exit code says it.
                         Err(e) => {
                             eprintln!("error: family {} n={n} under {}: {e}", f.name, kind.name());
                             failed += 1;
                             break;
                         }
+                    };
+                    let seconds = start.elapsed().as_secs_f64();
+                    if fastest.as_ref().is_none_or(|(_, s, _)| seconds < *s) {
+                        fastest = Some((stats, seconds, stopped));
                     }
                 }
-                let Some((verdict, seconds)) = fastest else { continue };
+                let Some((stats, seconds, stopped)) = fastest else { continue };
                 // GenMC counts executions discarded by a failed assume as blocked: so do we here.
-                let blocked = verdict.stats.blocked + verdict.stats.assume_failed;
-                let execs = verdict.stats.complete + blocked;
+                let blocked = stats.blocked + stats.assume_failed;
+                let execs = stats.complete + blocked;
                 let reference = genmc.as_ref().and_then(|t| t.get(&(genmc_name(f.name).to_string(), n, genmc_model(kind).to_string())));
                 let execs_per_s = execs as f64 / seconds.max(1e-9);
                 // Both rates count complete and blocked executions; the speedup compares wall
@@ -164,15 +175,16 @@ pub fn run(args: &Args, quiet: bool) -> Result<ExitCode> {
                     family: f.name,
                     n,
                     model: kind.name(),
-                    complete: verdict.stats.complete,
+                    complete: stats.complete,
                     blocked,
                     seconds,
                     execs_per_s,
                     peak_rss_kb: peak_rss_kb(),
+                    stopped: stopped.then_some("deadline"),
                     genmc_complete: reference.map(|r| r.0),
                     genmc_execs_per_s: genmc_rate,
                     // Only where the two explored the same complete executions.
-                    speedup_vs_genmc: reference.filter(|r| r.0 == verdict.stats.complete).map(|(_, _, s)| s / seconds.max(1e-9)),
+                    speedup_vs_genmc: reference.filter(|r| !stopped && r.0 == stats.complete).map(|(_, _, s)| s / seconds.max(1e-9)),
                 };
                 print_row(&row, args.json)?;
             }
@@ -188,7 +200,7 @@ fn print_row(r: &Row, json: bool) -> Result<()> {
     }
     let opt = |v: Option<String>| v.unwrap_or_else(|| "-".to_string());
     println!(
-        "{:<10} {:>3} {:<5} {:>10} {:>8} {:>9.3} {:>12.0} {:>11} {:>10} {:>12} {:>8}",
+        "{:<10} {:>3} {:<5} {:>10} {:>8} {:>9.3} {:>12.0} {:>11} {:>10} {:>12} {:>8}{}",
         r.family,
         r.n,
         r.model,
@@ -200,6 +212,7 @@ fn print_row(r: &Row, json: bool) -> Result<()> {
         opt(r.genmc_complete.map(|v| v.to_string())),
         opt(r.genmc_execs_per_s.map(|v| format!("{v:.0}"))),
         opt(r.speedup_vs_genmc.map(|v| format!("{v:.2}x"))),
+        if r.stopped.is_some() { "  (stopped at the deadline: partial counts)" } else { "" },
     );
     Ok(())
 }

@@ -502,12 +502,21 @@ mod tests {
                 replays: Default::default(),
                 assumes: p.has_assume(),
                 compacted: Default::default(),
+                bound: &crate::bound::Bound::new(&crate::Options::default()),
             }
             .run();
             let mut out = Collector::new(p, false, 16, false);
             out.set_loop_bound(2);
-            let _ = crate::oracle::Oracle { prog: p, model: &both, loop_bound: 2, limit: 2_000, exclude_porf_cycles: false, out: &mut out }
-                .run();
+            let _ = crate::oracle::Oracle {
+                prog: p,
+                model: &both,
+                loop_bound: 2,
+                limit: 2_000,
+                exclude_porf_cycles: false,
+                out: &mut out,
+                bound: &crate::bound::Bound::new(&crate::Options::default()),
+            }
+            .run();
         }
     }
 

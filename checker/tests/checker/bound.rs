@@ -1,0 +1,81 @@
+//! A bound per check (`Options::deadline`, `Options::cancel`): a check that does not finish in
+//! time, or is cancelled, stops with `CheckError::Interrupted` and the counts it had so far.
+//! (How soon it stops is measured by `tcfuzz bench --deadline-ms`, not here.)
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
+
+use tcfuzz_checker::{CheckError, Interruption, ModelKind, Options, check, check_exact, check_oracle};
+use tcfuzz_litmus::{Program, parse};
+
+/// Nine threads each storing to `x`: 9! = 362,880 coherence orders, one execution each — far
+/// more than any test run explores in the time it is given here.
+fn writers() -> Program {
+    let threads: String = (0..9).map(|i| format!("P{i}@cta {i},gpu 0 {{\n  st.relaxed.gpu x, {};\n}}\n", i + 1)).collect();
+    parse(&format!("PTX nine-writers\n{{ x = 0; }}\n{threads}exists (x == 1)\n")).expect("parses")
+}
+
+fn interrupted(r: Result<tcfuzz_checker::Verdict, CheckError>) -> (Interruption, tcfuzz_checker::Stats) {
+    match r {
+        Err(CheckError::Interrupted { cause, partial }) => (cause, partial),
+        other => panic!("expected an interrupted check, got {other:?}"),
+    }
+}
+
+#[test]
+fn a_deadline_stops_the_explorer_with_its_partial_counts() {
+    let options = Options { deadline: Some(Instant::now() + Duration::from_millis(50)), ..Options::default() };
+    let (cause, partial) = interrupted(check(&writers(), ModelKind::Ptx, &options));
+    assert_eq!(cause, Interruption::Deadline);
+    assert!(partial.complete > 0 && partial.complete < 362_880, "{partial:?}");
+    assert!(partial.max_depth > 0, "{partial:?}");
+    let err = CheckError::Interrupted { cause, partial: partial.clone() };
+    assert_eq!(
+        err.to_string(),
+        format!(
+            "stopped at the deadline after {} executions ({} complete, 0 blocked, 0 assume failed)",
+            partial.complete, partial.complete
+        )
+    );
+}
+
+#[test]
+fn a_cancelled_check_stops_with_its_partial_counts() {
+    let flag = Arc::new(AtomicBool::new(false));
+    let options = Options { cancel: Some(flag.clone()), ..Options::default() };
+    let canceller = {
+        let flag = flag.clone();
+        std::thread::spawn(move || {
+            std::thread::sleep(Duration::from_millis(50));
+            flag.store(true, Ordering::Relaxed);
+        })
+    };
+    let (cause, partial) = interrupted(check(&writers(), ModelKind::Ptx, &options));
+    canceller.join().expect("canceller");
+    assert_eq!(cause, Interruption::Cancelled);
+    assert!(partial.complete > 0 && partial.complete < 362_880, "{partial:?}");
+    // A flag set before the check starts stops it before its first execution.
+    let (cause, partial) = interrupted(check_oracle(&writers(), ModelKind::Ptx, &options));
+    assert_eq!((cause, partial.complete), (Interruption::Cancelled, 0));
+}
+
+#[test]
+fn a_deadline_stops_the_oracle_with_its_partial_counts() {
+    let options = Options { deadline: Some(Instant::now() + Duration::from_millis(50)), ..Options::default() };
+    let (cause, partial) = interrupted(check_oracle(&writers(), ModelKind::Ptx, &options));
+    assert_eq!(cause, Interruption::Deadline);
+    assert!(partial.complete > 0 && partial.complete < 362_880, "{partial:?}");
+}
+
+#[test]
+fn a_check_within_its_deadline_is_unchanged() {
+    let mp = parse(
+        "PTX mp\n{ x = 0; f = 0; }\nP0@cta 0,gpu 0 {\n  st.weak x, 1;\n  st.release.gpu f, 1;\n}\nP1@cta 1,gpu 0 {\n  ld.acquire.gpu r0, f;\n  ld.weak r1, x;\n}\nexists (P1:r0 == 1 /\\ P1:r1 == 0)\n",
+    )
+    .expect("parses");
+    let bounded =
+        Options { deadline: Some(Instant::now() + Duration::from_secs(3600)), cancel: Some(Arc::default()), ..Options::default() };
+    let v = check_exact(&mp, ModelKind::Ptx, &bounded).expect("checks");
+    assert_eq!(v, check(&mp, ModelKind::Ptx, &Options::default()).expect("checks"));
+}
