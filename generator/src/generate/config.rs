@@ -41,7 +41,7 @@ pub struct CoverageKnobs {
 
 impl Default for CoverageKnobs {
     fn default() -> Self {
-        CoverageKnobs { edits: 3, max_threads: 4, max_instructions: 16 }
+        CoverageKnobs { edits: 3, max_threads: 4, max_instructions: 12 }
     }
 }
 

@@ -99,8 +99,10 @@ pub(super) fn pipeline(u: &mut Unstructured<'_>) -> arbitrary::Result<(Sketch, E
         s.step(k, "copier-fence-before", BEFORE);
         s.step(k, "copier-arrive", arrive("copied"));
     }
+    // The store goes to `b`, which every mma reads (`a` is not read when a cp feeds the only
+    // mma): a store no mma reads needs no fence, and its fences would be redundant steps.
     if generic_operand {
-        s.line(issuer, "st.shared::cta.b32 [a], 3");
+        s.line(issuer, "st.shared::cta.b32 [b], 3");
         s.step(issuer, "proxy-fence", "fence.proxy.async.shared::cta");
         // With the copy in another warp, the `fence::after_thread_sync` after its wait orders
         // the mma after the store too: a second one would be redundant.
