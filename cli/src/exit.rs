@@ -19,6 +19,8 @@ pub const NOT_IMPLEMENTED: u8 = 3;
 pub const UNSUPPORTED: u8 = 3;
 /// `check --differential`: the tileir-weaker-than-ptx check found a violation (and nothing worse).
 pub const DIFFERENTIAL_VIOLATION: u8 = 4;
+/// `check`: Ctrl-C stopped the check in progress (128 + SIGINT, as shells report it).
+pub const INTERRUPTED: u8 = 130;
 /// `selftest`: on some generated program the DPOR explorer and the exhaustive oracle disagree (a
 /// bug in tcfuzz: DESIGN §4, `explorer-vs-oracle`).
 pub const EXPLORER_ORACLE_DISAGREE: u8 = 5;
