@@ -42,7 +42,9 @@ impl Default for FuzzConfig {
 }
 
 /// How much checking one program may take. A program past either bound is counted as too large
-/// and skipped: it never stalls a job.
+/// and skipped: it never stalls a job. The execution bound is the one meant to bite (it gives
+/// the same answer on every machine, so a campaign's coverage and seeds do too); the clock is a
+/// safety net.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct ProgramBudget {
@@ -56,7 +58,7 @@ pub struct ProgramBudget {
 
 impl Default for ProgramBudget {
     fn default() -> Self {
-        ProgramBudget { max_executions: 50_000, millis: 1_000, loop_bound: 1 }
+        ProgramBudget { max_executions: 20_000, millis: 10_000, loop_bound: 1 }
     }
 }
 

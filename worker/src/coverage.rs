@@ -11,7 +11,7 @@
 //!   each race kind with its accesses and the rule that would have ordered them
 //!   (`ptx:race:tmem:write-read`, `ptx:race-rule:wait-ld`), `hang`, each misuse rule, the loop
 //!   bound, a caveat, and the shape of the outcome set: final states and executions in
-//!   power-of-two buckets (`ptx:states:3-4`, `ptx:executions:16-31`);
+//!   power-of-two buckets (`ptx:states:4-7`, `ptx:executions:16-31`, capped at `16+` and `1024+`);
 //! - `weak-outcome` — PTX allows a final state SC does not (both were checked);
 //! - `origin:<family>` / `origin:<pattern>` — which generator made it.
 //!
@@ -85,15 +85,18 @@ fn verdict_features(model: &str, v: &Verdict, trivial: bool, out: &mut BTreeSet<
     if !v.caveats.is_empty() {
         out.insert(format!("{model}:caveat"));
     }
-    out.insert(format!("{model}:states:{}", bucket(v.observed_states().len() as u64)));
-    out.insert(format!("{model}:executions:{}", bucket(v.stats.complete + v.stats.blocked)));
+    out.insert(format!("{model}:states:{}", bucket(v.observed_states().len() as u64, 16)));
+    out.insert(format!("{model}:executions:{}", bucket(v.stats.complete + v.stats.blocked, 1024)));
 }
 
-/// `0`, `1`, `2-3`, `4-7`, ...: AFL's hit-count buckets, by powers of two.
-fn bucket(n: u64) -> String {
+/// `0`, `1`, `2-3`, `4-7`, ... up to `cap+` (a power of two): AFL's hit-count buckets. The cap
+/// keeps larger programs from being new coverage for their size alone (the coverage-guided
+/// family would then drift toward programs that are only slower to check).
+fn bucket(n: u64, cap: u64) -> String {
     match n {
         0 => "0".to_string(),
         1 => "1".to_string(),
+        n if n >= cap => format!("{cap}+"),
         n => {
             let lo = 1u64 << (63 - n.leading_zeros());
             format!("{lo}-{}", lo.saturating_mul(2) - 1)
@@ -374,10 +377,12 @@ mod tests {
 
     #[test]
     fn buckets_are_powers_of_two() {
-        assert_eq!(bucket(0), "0");
-        assert_eq!(bucket(1), "1");
-        assert_eq!(bucket(3), "2-3");
-        assert_eq!(bucket(4), "4-7");
-        assert_eq!(bucket(1000), "512-1023");
+        assert_eq!(bucket(0, 16), "0");
+        assert_eq!(bucket(1, 16), "1");
+        assert_eq!(bucket(3, 16), "2-3");
+        assert_eq!(bucket(4, 16), "4-7");
+        assert_eq!(bucket(1000, 1024), "512-1023");
+        assert_eq!(bucket(1024, 1024), "1024+");
+        assert_eq!(bucket(99, 16), "16+");
     }
 }

@@ -5,8 +5,8 @@
 //! anew.
 //!
 //! Seeds are chosen by rarity: a seed weighs the sum over the features it was first to reach of
-//! `1 / (how often the campaign has seen the feature)`, so the seeds behind rarely reached
-//! features are mutated most.
+//! `1 / (how often the campaign has seen the feature)`, scaled by `8 / (8 + its statements)`, so
+//! the seeds behind rarely reached features are mutated most, the small ones first.
 //!
 //! A mutated program is a function of the seed pool and the choices: with the same pool (the
 //! caller fixes it per batch of programs) and the same bytes, the same program.
@@ -53,8 +53,11 @@ impl SeedPool {
         let weights = seeds
             .iter()
             .map(|s| {
-                let w: u64 = s.features.iter().map(|f| 1_000_000 / counts.get(f).copied().unwrap_or(1).max(1)).sum();
-                w.max(1)
+                let rarity: u64 = s.features.iter().map(|f| 1_000_000 / counts.get(f).copied().unwrap_or(1).max(1)).sum();
+                // Of two seeds as rare, the smaller is mutated more (AFL favours the smallest
+                // entry per feature): mutants of large programs mostly cost time.
+                let size = s.program.threads.iter().flat_map(|t| &t.body).count() as u64;
+                (rarity * 8 / (8 + size)).max(1)
             })
             .collect();
         let table = ChoiceTable::new(seeds.iter().map(|s| &s.program));

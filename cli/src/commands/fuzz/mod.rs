@@ -60,11 +60,11 @@ and last the summary, exactly these keys:
 ///
 /// The configuration (--config FILE, JSON; every key optional):
 ///   {"generator": {"families": {"random": 55, "pattern": 15, "mutant": 10, "coverage": 20},
-///                  "random": {"ptx": 1, "sync": 1, ...}, "patterns": {"tma-ring": 1, ...},
+///                  "random": {"ptx": 3, "sync": 2, "tileir": 1, ...}, "patterns": {"tma-ring": 1, ...},
 ///                  "interesting_conditions": true, "spread_placements": 25,
 ///                  "coverage": {"edits": 3, "max_threads": 4, "max_instructions": 12}},
 ///    "models": ["sc", "ptx", "tileir"],
-///    "budget": {"max_executions": 50000, "millis": 1000, "loop_bound": 1},
+///    "budget": {"max_executions": 20000, "millis": 10000, "loop_bound": 1},
 ///    "oracles": {"explorer_vs_oracle": 8, "oracle_limit": 20000, "tileir_weaker_than_ptx": 4,
 ///                "compiler_lowering": 200,
 ///                "reference": {"command": "herd7 -model ptx.cat {file}", "every": 50,
