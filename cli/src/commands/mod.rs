@@ -9,6 +9,7 @@ pub mod emit;
 pub mod expect;
 pub mod explain;
 pub mod fmt;
+pub mod fuzz;
 pub mod gpu;
 pub mod interrupt;
 pub mod lower;
