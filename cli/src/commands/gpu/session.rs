@@ -6,11 +6,12 @@ use std::process::ExitCode;
 
 use anyhow::bail;
 use serde_json::json;
-use tcfuzz_checker::{ModelKind, Options, Verdict};
+use tcfuzz_checker::{ModelKind, Options};
 use tcfuzz_gpu::run::compare::Comparison;
 use tcfuzz_gpu::run::{Device, Rng, RunError};
 use tcfuzz_gpu::session::{self, Model, PrepareError, Prepared, Session, is_target, judge, target_count};
 use tcfuzz_litmus::Program;
+use tcfuzz_worker::oracles::gpu::model_of;
 
 use crate::exit;
 
@@ -88,15 +89,6 @@ pub struct RunArgs {
     /// assume_failed, allowed_unseen.
     #[arg(long)]
     pub json: bool,
-}
-
-/// The model's verdict as the gpu crate takes it.
-pub fn model_of(v: &Verdict) -> Model {
-    Model {
-        states: v.states.iter().map(|s| (s.values.iter().map(|(n, v)| (n.to_string(), *v)).collect(), s.executions)).collect(),
-        races: v.races.len(),
-        hung_threads: v.hung_threads.clone(),
-    }
 }
 
 /// Checks `program` under the PTX model, then emits and assembles it.
