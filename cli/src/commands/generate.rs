@@ -87,10 +87,9 @@ pub fn run(args: &Args, quiet: bool) -> anyhow::Result<ExitCode> {
     for index in args.first..last {
         let made = executor.generate(args.seed, index, &pool)?;
         let mut program = made.program;
-        program.comments.insert(
-            0,
-            Comment::header(format!(" tcfuzz generate: program {index} of campaign seed {}: {}", args.seed, made.origin)),
-        );
+        program
+            .comments
+            .insert(0, Comment::header(format!(" tcfuzz generate: program {index} of campaign seed {}: {}", args.seed, made.origin)));
         let path = args.out.join(format!("{}-{index}.litmus", args.seed));
         if let Err(e) = std::fs::write(&path, tcfuzz_litmus::print(&program)) {
             eprintln!("{}: error: cannot write: {e}", path.display());

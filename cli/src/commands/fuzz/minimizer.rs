@@ -4,7 +4,7 @@
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::mpsc::{self, Receiver, Sender, TryRecvError};
+use std::sync::mpsc::{self, Receiver, Sender};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
@@ -88,14 +88,7 @@ impl Minimizer {
 
     /// A finished task, waiting at most `wait`.
     pub fn next(&mut self, wait: Duration) -> Option<Done> {
-        let got = if wait.is_zero() {
-            match self.done.try_recv() {
-                Ok(d) => Some(d),
-                Err(TryRecvError::Empty | TryRecvError::Disconnected) => None,
-            }
-        } else {
-            self.done.recv_timeout(wait).ok()
-        };
+        let got = if wait.is_zero() { self.done.try_recv().ok() } else { self.done.recv_timeout(wait).ok() };
         if got.is_some() {
             self.queued = self.queued.saturating_sub(1);
         }
@@ -127,6 +120,9 @@ fn one(executor: &Executor, hooks: &Hooks<'_>, task: &Task, budget: Duration, st
     }
     let mut out = m.program.clone();
     let (from, to) = (Size::of(&program), Size::of(&m.program));
-    out.comments = vec![tcfuzz_litmus::Comment::header(format!(" minimized by tcfuzz fuzz ({from} → {to}), keeping {}: {}", task.kind, task.signature))];
+    out.comments = vec![tcfuzz_litmus::Comment::header(format!(
+        " minimized by tcfuzz fuzz ({from} → {to}), keeping {}: {}",
+        task.kind, task.signature
+    ))];
     Ok(Minimized { program: tcfuzz_litmus::print(&out), from, to, seconds: start.elapsed().as_secs_f64(), exhausted: m.exhausted })
 }
