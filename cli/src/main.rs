@@ -69,6 +69,7 @@ enum Command {
     /// implemented yet).
     Worker(Pending),
     Fuzz(commands::fuzz::Args),
+    Generate(commands::generate::Args),
     Minimize(commands::minimize::Args),
     Report(commands::report::Args),
     Corpus(commands::corpus::Args),
@@ -92,6 +93,7 @@ fn main() -> ExitCode {
         Command::Coordinator(args) => pending::run("coordinator", &args),
         Command::Worker(args) => pending::run("worker", &args),
         Command::Fuzz(args) => commands::fuzz::run(&args, quiet),
+        Command::Generate(args) => commands::generate::run(&args, quiet),
         Command::Minimize(args) => commands::minimize::run(&args, quiet),
         Command::Report(args) => commands::report::run(&args, quiet),
         Command::Corpus(args) => commands::corpus::run(&args, quiet),

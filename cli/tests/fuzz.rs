@@ -311,3 +311,37 @@ fn fuzz_gpu_without_a_gpu_exits_6_and_says_why() {
     let out = tcfuzz(&["fuzz", "--corpus", "c", "--programs", "1", "--gpu-iterations", "5"], dir.path());
     assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
 }
+
+/// `tcfuzz generate` writes the programs `tcfuzz fuzz` would generate: the same files for the
+/// same seed, each parsing back, each saying how it was made.
+#[test]
+fn generate_writes_a_campaigns_programs_deterministically() {
+    let dir = TempDir::new("generate");
+    let out = tcfuzz(&["generate", "--out", "a", "--seed", "5", "--count", "40"], dir.path());
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_eq!(stderr(&out), "wrote 40 programs of campaign seed 5 to a\n");
+    let out = tcfuzz(&["generate", "--out", "b", "--seed", "5", "--first", "20", "--count", "20", "-q"], dir.path());
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    for i in 0..40 {
+        let text = std::fs::read_to_string(dir.path().join(format!("a/5-{i}.litmus"))).unwrap();
+        assert!(text.starts_with(&format!("// tcfuzz generate: program {i} of campaign seed 5: ")), "{text}");
+        if i >= 20 {
+            assert_eq!(std::fs::read_to_string(dir.path().join(format!("b/5-{i}.litmus"))).unwrap(), text, "program {i}");
+        }
+    }
+    assert_eq!(std::fs::read_dir(dir.path().join("b")).unwrap().count(), 20);
+    let out = tcfuzz(&["parse", "a"], dir.path());
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    // One family only: every program says it is a pattern program.
+    let out = tcfuzz(&["generate", "--out", "p", "--family", "pattern", "--count", "10", "-q"], dir.path());
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    for i in 0..10 {
+        let text = std::fs::read_to_string(dir.path().join(format!("p/1-{i}.litmus"))).unwrap();
+        assert!(text.starts_with(&format!("// tcfuzz generate: program {i} of campaign seed 1: pattern ")), "{text}");
+    }
+    // A config that is not JSON: exit 1 naming the file and the position.
+    dir.write("bad.json", "{ nope");
+    let out = tcfuzz(&["generate", "--out", "x", "--config", "bad.json"], dir.path());
+    assert_eq!(out.status.code(), Some(1));
+    assert!(stderr(&out).starts_with("bad.json:1:3: error: "), "{}", stderr(&out));
+}
