@@ -296,6 +296,22 @@ fn a_reference_that_disagrees_is_a_discrepancy_and_none_is_a_note() {
     assert!(stdout(&out).contains("discrepancies: 0 new"), "{}", stdout(&out));
 }
 
+#[test]
+fn fuzz_gpu_without_a_gpu_exits_6_and_says_why() {
+    if Path::new("/dev/nvidia0").exists() {
+        println!("skipped: this machine has a GPU (the H100 command in the gpu crate's README runs it)");
+        return;
+    }
+    let dir = TempDir::new("fuzz-no-gpu");
+    let out = tcfuzz(&["fuzz", "--corpus", "c", "--programs", "1", "--gpu", "--gpu-iterations", "5"], dir.path());
+    assert_eq!(out.status.code(), Some(6), "{}", stderr(&out));
+    assert!(stderr(&out).starts_with("tcfuzz fuzz: --gpu: no GPU: "), "{}", stderr(&out));
+    assert!(stderr(&out).trim_end().ends_with("; run without --gpu to fuzz on the CPU only"), "{}", stderr(&out));
+    // --gpu-iterations means nothing without --gpu.
+    let out = tcfuzz(&["fuzz", "--corpus", "c", "--programs", "1", "--gpu-iterations", "5"], dir.path());
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+}
+
 /// `tcfuzz generate` writes the programs `tcfuzz fuzz` would generate: the same files for the
 /// same seed, each parsing back, each saying how it was made.
 #[test]

@@ -6,13 +6,15 @@
 //!   where each result lands.
 //! - [`Toolchain`]: `ptxas` and `tileiras`, found on `PATH` or in the pip packages.
 //! - [`run`]: the kernel on a GPU under the stress harness, final states as a histogram.
+//! - [`session`]: one program end to end — prepare, execute, judge against the model, confirm.
 //!
-//! Depends on `litmus` only: comparing what a GPU did with what a model allows is the caller's
-//! (the CLI and the worker link the checker).
+//! Depends on `litmus` only: the model's verdict comes in as plain data ([`session::Model`]; the CLI
+//! and the worker link the checker and convert).
 
 mod emit;
 pub mod layout;
 pub mod run;
+pub mod session;
 pub mod tileir;
 mod toolchain;
 

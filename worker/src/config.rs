@@ -79,11 +79,37 @@ pub struct OracleConfig {
     pub compiler_lowering: u32,
     /// `reference-disagrees`: an external checker on PTX programs.
     pub reference: Option<ReferenceConfig>,
+    /// `gpu-forbidden-outcome`: programs run on this worker's GPU, where it has one.
+    pub gpu: GpuConfig,
+}
+
+/// The GPU oracle: one program in `every` that the PTX model judges race-free runs `iterations`
+/// launches under the tuned stress harness; a forbidden state is re-run `confirm` times as many.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct GpuConfig {
+    /// 0: off (the default: `tcfuzz fuzz --gpu` turns it on).
+    pub every: u32,
+    pub iterations: u64,
+    pub confirm: u32,
+}
+
+impl Default for GpuConfig {
+    fn default() -> Self {
+        GpuConfig { every: 0, iterations: 100, confirm: 3 }
+    }
 }
 
 impl Default for OracleConfig {
     fn default() -> Self {
-        OracleConfig { explorer_vs_oracle: 8, oracle_limit: 20_000, tileir_weaker_than_ptx: 4, compiler_lowering: 200, reference: None }
+        OracleConfig {
+            explorer_vs_oracle: 8,
+            oracle_limit: 20_000,
+            tileir_weaker_than_ptx: 4,
+            compiler_lowering: 200,
+            reference: None,
+            gpu: GpuConfig::default(),
+        }
     }
 }
 

@@ -19,6 +19,7 @@ use crate::crash;
 use crate::finding::{Finding, Kind, Recheck, Side};
 use crate::oracles::differential::{self, Compiler};
 use crate::oracles::explorer_oracle::{self, Comparison, Settings, one_line};
+use crate::oracles::gpu::{self as gpu_oracle, GpuRunner, Skip};
 use crate::oracles::reference::{self, Reference};
 use crate::oracles::{Found, entry_kinds, list, pattern};
 use crate::planted::PlantedFault;
@@ -53,6 +54,8 @@ pub struct Hooks<'a> {
     pub cancel: Option<&'a Arc<AtomicBool>>,
     pub reference: Option<&'a dyn Reference>,
     pub compiler: Option<&'a dyn Compiler>,
+    /// This worker's GPU, for `gpu-forbidden-outcome`.
+    pub gpu: Option<&'a dyn GpuRunner>,
     /// Called with a program's index before it is checked (so that a crash of the whole process
     /// can be blamed on the program it was on, as syzkaller's executor does).
     pub on_program: Option<&'a (dyn Fn(u64) + Sync)>,
@@ -134,9 +137,19 @@ pub struct JobResult {
 /// The outcome of checking one program.
 enum Checked {
     Cancelled,
-    TooLarge { executions: u64 },
+    TooLarge {
+        executions: u64,
+    },
     Unsupported,
-    Done { executions: u64, verdicts: Vec<(ModelKind, Verdict)>, found: Vec<Found>, oracle_runs: u64, oracle_skipped: u64 },
+    Done {
+        executions: u64,
+        verdicts: Vec<(ModelKind, Verdict)>,
+        found: Vec<Found>,
+        oracle_runs: u64,
+        oracle_skipped: u64,
+        /// Coverage features of the GPU run.
+        gpu_features: Vec<String>,
+    },
 }
 
 /// Runs jobs under one configuration.
@@ -152,6 +165,7 @@ const EXPLORER_ORACLE: u64 = 0x0E0;
 const TILEIR: u64 = 0x711E;
 const COMPILER: u64 = 0xC0C0;
 const REFERENCE: u64 = 0x4EF;
+const GPU: u64 = 0x69B;
 
 impl Executor {
     pub fn new(config: FuzzConfig) -> Result<Executor, ConfigError> {
@@ -216,7 +230,7 @@ impl Executor {
         };
         let deadline = start + Duration::from_millis(self.config.budget.millis);
         let sample = |salt, every| Self::sampled(job.campaign_seed, index, salt, every);
-        let checked = crash::caught(|| self.check(&made, &sample, deadline, hooks));
+        let checked = crash::caught(|| self.check(&made, &sample, program_seed(job.campaign_seed ^ GPU, index), deadline, hooks));
         let mut executions = 0;
         match checked {
             Ok(Checked::Cancelled) => return false,
@@ -225,11 +239,12 @@ impl Executor {
                 executions = e;
             }
             Ok(Checked::Unsupported) => out.stats.unsupported += 1,
-            Ok(Checked::Done { executions: e, verdicts, found, oracle_runs, oracle_skipped }) => {
+            Ok(Checked::Done { executions: e, verdicts, found, oracle_runs, oracle_skipped, gpu_features }) => {
                 executions = e;
                 out.stats.oracle_runs += oracle_runs;
                 out.stats.oracle_skipped += oracle_skipped;
-                let features = crate::coverage::features(&made.program, &made.origin, &verdicts);
+                let mut features = crate::coverage::features(&made.program, &made.origin, &verdicts);
+                features.extend(gpu_features);
                 for f in &features {
                     *out.features.entry(f.clone()).or_insert(0) += 1;
                 }
@@ -302,7 +317,8 @@ impl Executor {
     }
 
     /// Checks `made` under its models and runs the oracles `sample(salt, every)` selects.
-    fn check(&self, made: &Generated, sample: &dyn Fn(u64, u32) -> bool, deadline: Instant, hooks: &Hooks<'_>) -> Checked {
+    /// `gpu_seed` fixes the GPU harness's choices.
+    fn check(&self, made: &Generated, sample: &dyn Fn(u64, u32) -> bool, gpu_seed: u64, deadline: Instant, hooks: &Hooks<'_>) -> Checked {
         let p = &made.program;
         let compiled = match CompiledProgram::compile(p) {
             Ok(c) => c,
@@ -385,7 +401,24 @@ impl Executor {
                 Err(_) => skipped += 1,
             }
         }
-        Checked::Done { executions, verdicts, found, oracle_runs: runs, oracle_skipped: skipped }
+        let mut gpu_features = Vec::new();
+        if let Some(gpu) = hooks.gpu
+            && sample(GPU, oracles.gpu.every)
+            && let Some((_, v)) = verdicts.iter().find(|(m, _)| *m == ModelKind::Ptx)
+            && gpu_oracle::judgeable(v)
+        {
+            runs += 1;
+            let model = gpu_oracle::model_of(v);
+            match gpu.run(p, &model, oracles.gpu.iterations, oracles.gpu.confirm, gpu_seed) {
+                Ok(o) => {
+                    let (f, features) = gpu_oracle::decide(p, &model, &o);
+                    found.extend(f);
+                    gpu_features = features;
+                }
+                Err(Skip::Unsupported(_) | Skip::Failed(_)) => skipped += 1,
+            }
+        }
+        Checked::Done { executions, verdicts, found, oracle_runs: runs, oracle_skipped: skipped, gpu_features }
     }
 
     /// The signature `recheck`'s kind of discrepancy has on `program`, if it has one: the
@@ -426,13 +459,15 @@ impl Executor {
                     (ours.condition.observation != theirs).then(|| reference::signature(program, ours.condition.observation, theirs))
                 }
                 Kind::CheckerCrash => None,
+                // Not minimized (Recheck::minimizable).
+                Kind::GpuForbiddenOutcome => None,
             }
         };
         if recheck.kind == Kind::CheckerCrash {
             // The crash is the property: run what the executor runs, and keep the panic.
             let made = Generated { program: program.clone(), origin: Origin::Coverage { seeds: Vec::new(), edits: Vec::new() } };
             let every_oracle = |_, every: u32| every > 0;
-            return match crash::caught(|| self.check(&made, &every_oracle, deadline, hooks)) {
+            return match crash::caught(|| self.check(&made, &every_oracle, 0, deadline, hooks)) {
                 Err(payload) => Some(crash_found(&crash::payload_message(payload.as_ref())).signature),
                 Ok(Checked::Done { found, .. }) => found.into_iter().find(|f| f.kind == Kind::CheckerCrash).map(|f| f.signature),
                 Ok(_) => None,
@@ -466,6 +501,7 @@ fn rejected(e: &CheckError) -> Checked {
         }],
         oracle_runs: 0,
         oracle_skipped: 0,
+        gpu_features: Vec::new(),
     }
 }
 

@@ -7,9 +7,10 @@ use std::fmt;
 use tcfuzz_checker::ModelKind;
 use tcfuzz_generator::pattern::Pattern;
 
-/// The kinds of discrepancy the executor finds without a GPU.
+/// The kinds of discrepancy the executor finds (`gpu-forbidden-outcome` only with a GPU).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Kind {
+    GpuForbiddenOutcome,
     TileirWeakerThanPtx,
     CompilerLowering,
     ExplorerVsOracle,
@@ -20,7 +21,8 @@ pub enum Kind {
 }
 
 impl Kind {
-    pub const ALL: [Kind; 7] = [
+    pub const ALL: [Kind; 8] = [
+        Kind::GpuForbiddenOutcome,
         Kind::TileirWeakerThanPtx,
         Kind::CompilerLowering,
         Kind::ExplorerVsOracle,
@@ -33,6 +35,7 @@ impl Kind {
     /// The name DESIGN §4 and the corpus use.
     pub fn name(self) -> &'static str {
         match self {
+            Kind::GpuForbiddenOutcome => "gpu-forbidden-outcome",
             Kind::TileirWeakerThanPtx => "tileir-weaker-than-ptx",
             Kind::CompilerLowering => "compiler-lowering",
             Kind::ExplorerVsOracle => "explorer-vs-oracle",
@@ -92,7 +95,9 @@ pub struct Recheck {
 impl Recheck {
     /// Whether a smaller program can show this discrepancy at all: a `sync-redundant` finding is
     /// the absence of a problem, which every smaller program has too — there is nothing to keep.
+    /// A `gpu-forbidden-outcome` is not minimized yet: "same signature" would need the GPU in
+    /// the minimizer's loop, and a GPU's weak behaviours are too rare for one run per candidate.
     pub fn minimizable(&self) -> bool {
-        self.kind != Kind::SyncRedundant
+        !matches!(self.kind, Kind::SyncRedundant | Kind::GpuForbiddenOutcome)
     }
 }

@@ -18,7 +18,8 @@
 //! finding and the job goes on ([`crash`]).
 //!
 //! - [`oracles`]: explorer-vs-oracle, tileir-weaker-than-ptx, compiler-lowering, pattern-broken,
-//!   sync-redundant, reference-disagrees, and their signatures;
+//!   sync-redundant, reference-disagrees, gpu-forbidden-outcome (through a [`GpuRunner`]), and
+//!   their signatures;
 //! - [`coverage`]: the coverage features of a checked program;
 //! - [`planted`]: deliberately wrong rules for testing the whole loop.
 
@@ -31,10 +32,11 @@ pub mod oracles;
 pub mod planted;
 mod tileiras;
 
-pub use config::{FuzzConfig, OracleConfig, ProgramBudget, ReferenceConfig};
+pub use config::{FuzzConfig, GpuConfig, OracleConfig, ProgramBudget, ReferenceConfig};
 pub use executor::{Candidate, ConfigError, Executor, FamilyStats, Hooks, Job, JobResult, Stats};
 pub use finding::{Finding, Kind, Recheck, Side};
 pub use oracles::differential::Compiler;
+pub use oracles::gpu::{GpuRunner, LocalGpu};
 pub use oracles::reference::{Reference, parse_observation};
 pub use planted::PlantedFault;
 pub use tileiras::Tileiras;

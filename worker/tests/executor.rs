@@ -182,3 +182,49 @@ fn without_a_planted_fault_the_same_programs_show_nothing() {
     assert!(r.findings.is_empty(), "{:?}", r.findings.iter().map(|f| (&f.kind, &f.signature, f.index)).collect::<Vec<_>>());
     assert!(r.stats.oracle_runs > 100, "{:?}", r.stats);
 }
+
+/// A GPU that shows, beside every allowed state, the first allowed state with its first value
+/// changed to 999 (a state no generated program allows): what a broken GPU or harness would do.
+struct Forbidding {
+    runs: std::sync::atomic::AtomicU64,
+}
+
+impl tcfuzz_worker::GpuRunner for Forbidding {
+    fn run(
+        &self,
+        _: &Program,
+        model: &tcfuzz_gpu::session::Model,
+        iterations: u64,
+        reruns: u32,
+        _: u64,
+    ) -> Result<tcfuzz_worker::oracles::gpu::Observed, tcfuzz_worker::oracles::gpu::Skip> {
+        self.runs.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let names: Vec<String> = model.states[0].0.iter().map(|(n, _)| n.clone()).collect();
+        let mut states: BTreeMap<Vec<i64>, u64> = model.states.iter().map(|(s, _)| (s.iter().map(|(_, v)| *v).collect(), 1)).collect();
+        let mut bad: Vec<i64> = model.states[0].0.iter().map(|(_, v)| *v).collect();
+        bad[0] = 999;
+        states.insert(bad, 1);
+        let h = tcfuzz_gpu::run::Histogram { names, states, instances: iterations, ..Default::default() };
+        Ok(tcfuzz_worker::oracles::gpu::Observed { first: h.clone(), again: Some(h), reruns })
+    }
+}
+
+#[test]
+fn the_gpu_oracle_reports_forbidden_states_of_race_free_programs_only() {
+    let mut config = random_only(&["ptx"]);
+    config.oracles.explorer_vs_oracle = 0;
+    config.oracles.gpu.every = 1;
+    let e = Executor::new(config).unwrap();
+    let gpu = Forbidding { runs: Default::default() };
+    let r = e.run(&job(3, 0, 40), &Hooks { gpu: Some(&gpu), ..Hooks::default() });
+    let runs = gpu.runs.load(std::sync::atomic::Ordering::Relaxed);
+    let found: Vec<&Finding> = r.findings.iter().filter(|f| f.kind == Kind::GpuForbiddenOutcome).collect();
+    // Every run showed a forbidden state; only race-free, exactly judged programs ran.
+    assert!(runs > 0 && runs < 40, "{runs} GPU runs of 40 programs");
+    assert_eq!(found.len() as u64, runs);
+    assert!(found.iter().all(|f| f.signature.contains(" threads [") && f.signature.contains(": state [")), "{found:?}");
+    assert!(r.features.contains_key("gpu:ran"));
+    // Without the hook nothing runs on a GPU, whatever the config says.
+    let r = e.run(&job(3, 0, 40), &Hooks::default());
+    assert!(r.findings.iter().all(|f| f.kind != Kind::GpuForbiddenOutcome));
+}

@@ -9,9 +9,11 @@
 //! | `sync-redundant` | the pattern, the step's role and the change: `tma-ring: consumer-waits-full weakened (acquire→relaxed)` |
 //! | `reference-disagrees` | both observations and the program's instruction kinds: `ptx Never, reference Sometimes [ld.acquire.gpu, st.release.gpu, ...]` |
 //! | `checker-crash` | where the panic happened and its message without numbers |
+//! | `gpu-forbidden-outcome` | the program's thread count and instruction kinds, and per forbidden state the kinds of the entries where it differs from the nearest allowed state: `2 threads [ld.acquire.gpu, st.release.gpu, ...]: state [ld]` |
 
 pub mod differential;
 pub mod explorer_oracle;
+pub mod gpu;
 pub mod pattern;
 pub mod reference;
 #[cfg(test)]

@@ -21,7 +21,7 @@ use serde_json::json;
 use tcfuzz_corpus::{Campaign, CampaignState, Corpus, Recorded, StatsSample};
 use tcfuzz_generator::generate::FamilyKind;
 use tcfuzz_generator::mutate::{PoolSeed, SeedPool};
-use tcfuzz_worker::{Candidate, Compiler, Executor, Finding, Hooks, Job, JobResult, Reference, Stats, Tileiras};
+use tcfuzz_worker::{Candidate, Compiler, Executor, Finding, GpuRunner, Hooks, Job, JobResult, LocalGpu, Reference, Stats, Tileiras};
 
 use super::minimizer::{self, Minimizer};
 use super::reference::CommandReference;
@@ -46,6 +46,8 @@ pub(super) struct Plan {
     pub minimize: Option<Duration>,
     pub json: bool,
     pub quiet: bool,
+    /// The GPU, with `--gpu`.
+    pub gpu: Option<Arc<LocalGpu>>,
 }
 
 fn now_ms() -> u64 {
@@ -201,7 +203,7 @@ pub(super) fn run(plan: Plan, executor: Executor) -> anyhow::Result<ExitCode> {
     let mut workers = Vec::new();
     for k in 0..plan.threads {
         let (jobs, results, executor, stop) = (job_rx.clone(), result_tx.clone(), executor.clone(), stop.clone());
-        let (reference, compiler) = (reference.clone(), compiler.clone());
+        let (reference, compiler, gpu) = (reference.clone(), compiler.clone(), plan.gpu.clone());
         let handle = std::thread::Builder::new()
             .name(format!("tcfuzz-fuzz-{k}"))
             .spawn(move || {
@@ -209,6 +211,7 @@ pub(super) fn run(plan: Plan, executor: Executor) -> anyhow::Result<ExitCode> {
                     cancel: Some(&stop),
                     reference: reference.as_deref().map(|r| r as &dyn Reference),
                     compiler: compiler.as_deref().map(|c| c as &dyn Compiler),
+                    gpu: gpu.as_deref().map(|g| g as &dyn GpuRunner),
                     on_program: None,
                 };
                 loop {

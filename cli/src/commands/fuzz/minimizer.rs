@@ -62,6 +62,7 @@ impl Minimizer {
                     cancel: Some(&stop),
                     reference: reference.as_deref().map(|r| r as &dyn Reference),
                     compiler: compiler.as_deref().map(|c| c as &dyn Compiler),
+                    gpu: None,
                     on_program: None,
                 };
                 let result = one(&executor, &hooks, &task, budget, &stop);

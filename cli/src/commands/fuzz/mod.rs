@@ -11,7 +11,7 @@ use std::process::ExitCode;
 use std::time::Duration;
 
 use anyhow::Context;
-use tcfuzz_worker::{Executor, FuzzConfig};
+use tcfuzz_worker::{Executor, FuzzConfig, LocalGpu};
 
 use crate::commands::minimize::parse_duration;
 use crate::exit;
@@ -25,7 +25,7 @@ JSON output (--json): one object per line. First one object for the campaign:
                the same programs)
 then one object per new discrepancy, once it is on disk:
   event        \"discrepancy\"
-  kind         explorer-vs-oracle, tileir-weaker-than-ptx, compiler-lowering, pattern-broken,
+  kind         gpu-forbidden-outcome, explorer-vs-oracle, tileir-weaker-than-ptx, compiler-lowering, pattern-broken,
                sync-redundant, reference-disagrees or checker-crash
   signature    what identifies it (`tcfuzz corpus show --corpus DIR KIND SIGNATURE`)
   index        the program's index in the campaign
@@ -68,7 +68,8 @@ and last the summary, exactly these keys:
 ///    "oracles": {"explorer_vs_oracle": 8, "oracle_limit": 20000, "tileir_weaker_than_ptx": 4,
 ///                "compiler_lowering": 200,
 ///                "reference": {"command": "herd7 -model ptx.cat {file}", "every": 50,
-///                              "timeout_ms": 10000}},
+///                              "timeout_ms": 10000},
+///                "gpu": {"every": 0, "iterations": 100, "confirm": 3}},
 ///    "pool_epoch": 1024}
 /// An oracle's `every: N` runs it on one program in N (0: never).
 ///
@@ -79,7 +80,7 @@ and last the summary, exactly these keys:
 ///
 /// Exit codes: 0 the run ended (whether or not it found discrepancies: see the summary or
 /// --json); 1 the corpus cannot be opened or written, or the config cannot be read; 2 usage
-/// error; 130 stopped by Ctrl-C (everything recorded is on disk).
+/// error; 6 --gpu and no GPU here; 130 stopped by Ctrl-C (everything recorded is on disk).
 #[derive(Debug, clap::Args)]
 #[command(after_long_help = JSON_SCHEMA)]
 pub struct Args {
@@ -118,6 +119,17 @@ pub struct Args {
     /// One JSON object per line instead of text (schema below, in --help).
     #[arg(long)]
     pub json: bool,
+
+    /// Also run programs on this machine's GPU (`gpu-forbidden-outcome`): every program the PTX
+    /// model judges race-free, hang-free and exactly (unless the config's `oracles.gpu.every`
+    /// says one in N), under the tuned stress harness; a state the model forbids is re-run
+    /// `oracles.gpu.confirm` times before it is recorded. Exits 6 if there is no GPU.
+    #[arg(long)]
+    pub gpu: bool,
+
+    /// Launches per program on the GPU [default: the config's `oracles.gpu.iterations`, 100].
+    #[arg(long, value_name = "N", requires = "gpu", value_parser = clap::value_parser!(u64).range(1..))]
+    pub gpu_iterations: Option<u64>,
 }
 
 /// The configuration and its canonical JSON (stored with the campaign).
@@ -134,12 +146,34 @@ fn read_config(path: Option<&PathBuf>) -> anyhow::Result<(FuzzConfig, String)> {
 }
 
 pub fn run(args: &Args, quiet: bool) -> anyhow::Result<ExitCode> {
-    let (config, canonical) = match read_config(args.config.as_ref()) {
+    let (mut config, mut canonical) = match read_config(args.config.as_ref()) {
         Ok(c) => c,
         Err(e) => {
             eprintln!("error: {e:#}");
             return Ok(ExitCode::from(exit::INPUT_ERRORS));
         }
+    };
+    let gpu = if args.gpu {
+        match LocalGpu::open() {
+            Ok(g) => {
+                if !quiet && !args.json {
+                    eprintln!("fuzz: running programs on {}", g.describe());
+                }
+                let o = &mut config.oracles.gpu;
+                o.every = o.every.max(1);
+                if let Some(n) = args.gpu_iterations {
+                    o.iterations = n;
+                }
+                canonical = serde_json::to_string(&config)?;
+                Some(std::sync::Arc::new(g))
+            }
+            Err(e) => {
+                eprintln!("tcfuzz fuzz: --gpu: {e}; run without --gpu to fuzz on the CPU only");
+                return Ok(ExitCode::from(exit::NO_GPU));
+            }
+        }
+    } else {
+        None
     };
     let executor = match Executor::new(config.clone()) {
         Ok(e) => e,
@@ -161,6 +195,7 @@ pub fn run(args: &Args, quiet: bool) -> anyhow::Result<ExitCode> {
         minimize: (!args.no_minimize).then_some(args.minimize_budget),
         json: args.json,
         quiet,
+        gpu,
     };
     campaign::run(plan, executor)
 }

@@ -6,8 +6,9 @@ use std::process::ExitCode;
 
 use serde_json::json;
 use tcfuzz_gpu::run::{Device, Rng};
+use tcfuzz_gpu::session::{PrepareError, Session, StressMode, judge, target_count};
 
-use super::session::{self, PrepareError, StressMode};
+use super::session;
 use crate::exit;
 
 /// The shapes, from `examples/` (their conditions name the weak outcome; the two controls name an
@@ -67,16 +68,17 @@ pub fn run(args: &Args, quiet: bool) -> anyhow::Result<ExitCode> {
         let program = session::parse_embedded(shape, src)?;
         let prepared = match session::prepare(shape, program) {
             Ok(p) => p,
-            Err(PrepareError::Input(m) | PrepareError::Unsupported(m)) => anyhow::bail!("[tcfuzz internal bug] bench shape {m}"),
+            Err(PrepareError::Internal(m) | PrepareError::Unsupported(m)) => anyhow::bail!("[tcfuzz internal bug] bench shape {m}"),
         };
-        let loaded = device.load(&prepared.kernel, prepared.cubin.as_deref())?;
+        let session = Session::new(&device, &prepared)?;
         for mode in [StressMode::Off, StressMode::On, StressMode::Tune] {
             let mut rng = Rng::new(args.seed);
-            let (h, params) = session::execute(&prepared, &loaded, mode, args.iterations, &mut rng)?;
-            let cmp = session::model_compare(&prepared, &h);
-            let forbidden: u64 = if prepared.verdict.races.is_empty() { cmp.forbidden().map(|r| r.gpu).sum() } else { 0 };
+            let observation = session.execute(mode, args.iterations, &mut rng)?;
+            let (h, params) = (&observation.histogram, &observation.params);
+            let judgement = judge(&prepared.model, h);
+            let forbidden: u64 = judgement.comparison.rows.iter().filter(|r| judgement.forbidden().contains(&r.state)).map(|r| r.gpu).sum();
             any_forbidden |= forbidden > 0;
-            let weak = session::target_count(&prepared.program, &h);
+            let weak = target_count(&prepared.program, h);
             let per_s = h.instances as f64 / h.seconds.max(1e-9);
             let weak_s = weak as f64 / h.seconds.max(1e-9);
             if args.json {

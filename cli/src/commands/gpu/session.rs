@@ -6,17 +6,18 @@ use std::process::ExitCode;
 
 use anyhow::bail;
 use serde_json::json;
-use tcfuzz_checker::{ModelKind, Options, Verdict};
-use tcfuzz_gpu::run::compare::{Comparison, compare};
-use tcfuzz_gpu::run::{Device, Histogram, Loaded, Rng, RunError, StressParams};
-use tcfuzz_gpu::{EmitError, Kernel, Target, Toolchain, emit_ptx};
-use tcfuzz_litmus::{Program, Prop, Quantifier, Term, Value};
+use tcfuzz_checker::{ModelKind, Options};
+use tcfuzz_gpu::run::compare::Comparison;
+use tcfuzz_gpu::run::{Device, Rng, RunError};
+use tcfuzz_gpu::session::{self, Model, PrepareError, Prepared, Session, is_target, judge, target_count};
+use tcfuzz_litmus::Program;
+use tcfuzz_worker::oracles::gpu::model_of;
 
 use crate::exit;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum, serde::Serialize)]
 #[serde(rename_all = "lowercase")]
-pub enum StressMode {
+pub enum StressArg {
     /// Instances side by side, nothing else running.
     Off,
     /// GPUHarbor's stress defaults: stressing CTAs, shuffled instances, spin barrier, spread and
@@ -25,6 +26,16 @@ pub enum StressMode {
     /// GPUHarbor's tuning: random configurations, each for a slice of the launches; the one with
     /// the highest rate of the condition's outcome runs the rest.
     Tune,
+}
+
+impl From<StressArg> for session::StressMode {
+    fn from(a: StressArg) -> Self {
+        match a {
+            StressArg::Off => session::StressMode::Off,
+            StressArg::On => session::StressMode::On,
+            StressArg::Tune => session::StressMode::Tune,
+        }
+    }
 }
 
 /// Run a litmus program on this machine's GPU, many instances per launch under a stress harness,
@@ -56,8 +67,8 @@ pub struct RunArgs {
     #[arg(long, default_value_t = 1000)]
     pub iterations: u64,
 
-    #[arg(long, value_enum, default_value_t = StressMode::Tune)]
-    pub stress: StressMode,
+    #[arg(long, value_enum, default_value_t = StressArg::Tune)]
+    pub stress: StressArg,
 
     /// Seed of every harness choice (layouts, shuffles, tuned parameters).
     #[arg(long, default_value_t = 1)]
@@ -80,140 +91,14 @@ pub struct RunArgs {
     pub json: bool,
 }
 
-/// A program ready to run: its kernel (and cubin), the model's verdict, the condition's outcome.
-pub struct Prepared {
-    pub program: Program,
-    pub kernel: Kernel,
-    pub cubin: Option<Vec<u8>>,
-    pub verdict: Verdict,
-}
-
-pub enum PrepareError {
-    Input(String),
-    Unsupported(String),
-}
-
-/// Checks, emits and (where ptxas is installed) assembles `program`.
+/// Checks `program` under the PTX model, then emits and assembles it.
 pub fn prepare(name: &str, program: Program) -> Result<Prepared, PrepareError> {
     if program.threads.iter().any(|t| t.kind() == tcfuzz_litmus::ThreadKind::TileBlock) {
-        return Err(PrepareError::Unsupported(format!(
-            "{name}: a Tile IR program: `tcfuzz gpu run` runs PTX programs (Tile IR programs go through `tcfuzz check --compiler`)"
-        )));
+        return session::prepare(name, program, Model::default());
     }
     let verdict = tcfuzz_checker::check(&program, ModelKind::Ptx, &Options::default())
         .map_err(|e| PrepareError::Unsupported(format!("{name}: the checker cannot judge it: {e}")))?;
-    if !verdict.hung_threads.is_empty() {
-        return Err(PrepareError::Unsupported(format!(
-            "{name}: the model says the program may hang ({}); a hung kernel would hold the GPU",
-            verdict.hung_threads.join(", ")
-        )));
-    }
-    let target = Target::for_program(&program);
-    let kernel = emit_ptx(&program, target)
-        .map_err(|EmitError::Unsupported { span, message }| PrepareError::Unsupported(format!("{name}:{span}: cannot emit: {message}")))?;
-    let tools = Toolchain::discover();
-    let cubin = match tools.ptxas {
-        Some(_) => Some(
-            tools
-                .assemble(&kernel.ptx, target.arch())
-                .map_err(|e| PrepareError::Input(format!("{name}: [tcfuzz internal bug] the emitted kernel does not assemble: {e}")))?,
-        ),
-        None => None,
-    };
-    Ok(Prepared { program, kernel, cubin, verdict })
-}
-
-/// The value of a condition term in a GPU state (`names` → `values`).
-fn term_value(program: &Program, names: &[String], values: &[i64], t: &Term) -> Option<i64> {
-    match t {
-        Term::Const(Value::Int(v)) => Some(*v),
-        Term::Const(Value::Tile(_)) => None,
-        Term::Reg { thread, reg } => {
-            let th = program.threads.iter().find(|p| &p.name == thread || p.name.trim_start_matches('P') == thread)?;
-            let key = format!("{}:{reg}", th.name);
-            names.iter().position(|n| *n == key).map(|i| values[i])
-        }
-        Term::Loc { name, element: None } => names.iter().position(|n| n == name).map(|i| values[i]),
-        Term::Loc { .. } => None,
-    }
-}
-
-fn prop_holds(program: &Program, names: &[String], values: &[i64], p: &Prop) -> Option<bool> {
-    Some(match p {
-        Prop::True => true,
-        Prop::Atom(c) => {
-            let (l, r) = (term_value(program, names, values, &c.lhs)?, term_value(program, names, values, &c.rhs)?);
-            (l == r) == c.eq
-        }
-        Prop::Not(a) => !prop_holds(program, names, values, a)?,
-        Prop::And(a, b) => prop_holds(program, names, values, a)? && prop_holds(program, names, values, b)?,
-        Prop::Or(a, b) => prop_holds(program, names, values, a)? || prop_holds(program, names, values, b)?,
-    })
-}
-
-/// Whether a GPU state shows the outcome the test looks for: the proposition of an `exists` or
-/// `~exists`, the negation of a `forall`'s.
-pub fn is_target(program: &Program, names: &[String], values: &[i64]) -> bool {
-    let holds = prop_holds(program, names, values, &program.condition.prop).unwrap_or(false);
-    match program.condition.quantifier {
-        Quantifier::Exists | Quantifier::NotExists => holds,
-        Quantifier::Forall => !holds,
-    }
-}
-
-pub fn target_count(program: &Program, h: &Histogram) -> u64 {
-    h.states.iter().filter(|(s, _)| is_target(program, &h.names, s)).map(|(_, n)| n).sum()
-}
-
-/// Runs `launches` launches in `mode`; returns the merged histogram and the parameters that ran
-/// the most launches (the tuned winner).
-pub fn execute(
-    p: &Prepared,
-    loaded: &Loaded,
-    mode: StressMode,
-    launches: u64,
-    rng: &mut Rng,
-) -> Result<(Histogram, StressParams), RunError> {
-    let max = loaded.max_groups;
-    match mode {
-        StressMode::Off => {
-            let params = StressParams::plain(max);
-            Ok((loaded.run(&params, launches, rng)?, params))
-        }
-        StressMode::On => {
-            let params = StressParams::stressed((max / 2).max(1), max - (max / 2).max(1));
-            Ok((loaded.run(&params, launches, rng)?, params))
-        }
-        StressMode::Tune => {
-            let configs = launches.clamp(1, 8);
-            let slice = (launches / (2 * configs)).max(1);
-            let mut total = Histogram::default();
-            let mut best: Option<(f64, StressParams)> = None;
-            for _ in 0..configs {
-                let params = StressParams::random(rng, max);
-                let h = loaded.run(&params, slice, rng)?;
-                let score = target_count(&p.program, &h) as f64 / h.seconds.max(1e-9);
-                tracing::debug!(score, ?params, "tuning");
-                if best.as_ref().is_none_or(|(b, _)| score > *b) {
-                    best = Some((score, params));
-                }
-                total.merge(&h);
-            }
-            let (_, params) = best.unwrap_or_else(|| (0.0, StressParams::plain(max)));
-            let rest = launches.saturating_sub(configs * slice);
-            if rest > 0 {
-                total.merge(&loaded.run(&params, rest, rng)?);
-            }
-            Ok((total, params))
-        }
-    }
-}
-
-/// The model's allowed states as `(name, value)` lists.
-pub fn model_compare(p: &Prepared, h: &Histogram) -> Comparison {
-    let states: Vec<Vec<(String, i64)>> =
-        p.verdict.states.iter().map(|s| s.values.iter().map(|(n, v)| (n.to_string(), *v)).collect()).collect();
-    compare(h, states.iter().zip(p.verdict.states.iter()).map(|(s, c)| (&s[..], c.executions)))
+    session::prepare(name, program, model_of(&verdict))
 }
 
 fn show(c: &Comparison, state: &[i64]) -> String {
@@ -298,7 +183,7 @@ fn run_file(path: &std::path::Path, args: &RunArgs, device: &mut Option<Device>,
     };
     let prepared = match prepare(&name, program) {
         Ok(p) => p,
-        Err(PrepareError::Input(m)) => {
+        Err(PrepareError::Internal(m)) => {
             eprintln!("{m}");
             return Ok(FileOutcome::Failed);
         }
@@ -311,41 +196,36 @@ fn run_file(path: &std::path::Path, args: &RunArgs, device: &mut Option<Device>,
         *device = Some(Device::open()?);
     }
     let Some(device) = device.as_ref() else { unreachable!("[tcfuzz internal bug] the device was just opened") };
-    let loaded = device.load(&prepared.kernel, prepared.cubin.as_deref())?;
+    let session = Session::new(device, &prepared)?;
     let mut rng = Rng::new(args.seed);
     let progress =
         (!quiet && !args.json).then(|| crate::outputs::spinner(&format!("{name}: {} launches on {}", args.iterations, device.info.name)));
-    let (h, params) = execute(&prepared, &loaded, args.stress, args.iterations, &mut rng)?;
-    let cmp = model_compare(&prepared, &h);
-    // Re-run the forbidden states before reporting them.
-    let mut confirmed: Vec<(Vec<i64>, u64)> = Vec::new();
-    let forbidden: Vec<Vec<i64>> = cmp.forbidden().map(|r| r.state.clone()).collect();
-    // A racy program's behaviour is undefined (PTX ISA §8.10): a state outside the model's set
-    // is then no discrepancy.
-    let racy = !prepared.verdict.races.is_empty();
-    if !forbidden.is_empty() && !racy {
-        let mut again = Histogram::default();
-        for _ in 0..args.confirm {
-            again.merge(&loaded.run(&params, args.iterations, &mut rng)?);
-        }
-        let recmp = model_compare(&prepared, &again);
-        for f in &forbidden {
-            confirmed.push((f.clone(), recmp.rows.iter().find(|r| &r.state == f).map_or(0, |r| r.gpu)));
-        }
-    }
+    let observation = session.execute(args.stress.into(), args.iterations, &mut rng)?;
+    let (h, params) = (&observation.histogram, &observation.params);
+    let judgement = judge(&prepared.model, h);
+    let cmp = &judgement.comparison;
+    // Re-run the forbidden states before reporting them. A racy program's behaviour is
+    // undefined (PTX ISA §8.10): a state outside the model's set is then no discrepancy.
+    let forbidden = &judgement.outside;
+    let racy = prepared.model.racy();
+    let confirmed = if judgement.forbidden().is_empty() {
+        Vec::new()
+    } else {
+        let again = session.confirm(&observation, args.confirm, args.iterations, &mut rng)?;
+        session::confirm_counts(&prepared.model, judgement.forbidden(), &again)
+    };
     if let Some(p) = progress {
         p.finish_and_clear();
     }
-    let seen = target_count(&prepared.program, &h);
+    let seen = target_count(&prepared.program, h);
     let cond = crate::commands::check::condition_text(&prepared.program);
     if args.json {
-        let states: Vec<_> =
-            cmp.rows.iter().map(|r| json!({"state": state_json(&cmp, &r.state), "gpu": r.gpu, "model": r.model})).collect();
+        let states: Vec<_> = cmp.rows.iter().map(|r| json!({"state": state_json(cmp, &r.state), "gpu": r.gpu, "model": r.model})).collect();
         let forb: Vec<_> = cmp
             .forbidden()
             .map(|r| {
                 let again = confirmed.iter().find(|(s, _)| *s == r.state).map_or(0, |(_, n)| *n);
-                json!({"state": state_json(&cmp, &r.state), "gpu": r.gpu, "confirmed": again})
+                json!({"state": state_json(cmp, &r.state), "gpu": r.gpu, "confirmed": again})
             })
             .collect();
         let line = json!({
@@ -372,7 +252,7 @@ fn run_file(path: &std::path::Path, args: &RunArgs, device: &mut Option<Device>,
         for r in cmp.rows.iter().take(args.max_states) {
             let model = r.model.map_or("FORBIDDEN".to_string(), |n| format!("{n} exec"));
             let mark = if is_target(&prepared.program, &cmp.names, &r.state) { "  <- condition" } else { "" };
-            println!("  {:>12}  {:>10}  {}{mark}", r.gpu, model, show(&cmp, &r.state));
+            println!("  {:>12}  {:>10}  {}{mark}", r.gpu, model, show(cmp, &r.state));
         }
         if cmp.rows.len() > args.max_states {
             println!("  … {} more states (--json lists them all)", cmp.rows.len() - args.max_states);
@@ -385,13 +265,13 @@ fn run_file(path: &std::path::Path, args: &RunArgs, device: &mut Option<Device>,
             h.assume_failed
         );
         for (s, again) in &confirmed {
-            println!("  gpu-forbidden-outcome: {} (seen again {again} times in {} re-runs)", show(&cmp, s), args.confirm);
+            println!("  gpu-forbidden-outcome: {} (seen again {again} times in {} re-runs)", show(cmp, s), args.confirm);
         }
         if racy && !forbidden.is_empty() {
             println!(
                 "  {} state(s) outside the model's set, but the program races ({} race(s)): its behaviour is undefined, so they are not discrepancies",
                 forbidden.len(),
-                prepared.verdict.races.len()
+                prepared.model.races
             );
         } else if confirmed.is_empty() {
             println!("  no state the model forbids");

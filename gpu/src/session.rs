@@ -1,0 +1,295 @@
+//! One litmus program on a GPU, as `tcfuzz gpu run`, `tcfuzz gpu bench` and the worker's GPU
+//! oracle use it (DESIGN §4 `gpu-forbidden-outcome`, §8):
+//!
+//! ```text
+//! prepare(name, program, Model) -> Prepared      emit and assemble; refuse what would hang
+//! Session::new(&device, &prepared)               load it
+//! session.execute(mode, launches, rng) -> Observation
+//! judge(&prepared.model, &observation.histogram) -> Judgement     the states the model forbids
+//! session.confirm(&observation, reruns, launches, rng)            re-run before reporting
+//! ```
+//!
+//! The model's verdict comes in as plain data ([`Model`]): this crate does not link the checker
+//! (the CLI and the worker do, and convert).
+
+use tcfuzz_litmus::{Program, Prop, Quantifier, Term, ThreadKind, Value};
+
+use crate::run::compare::{Comparison, compare};
+use crate::run::{Device, Histogram, Loaded, Rng, RunError, StressParams};
+use crate::{EmitError, Kernel, Target, Toolchain, emit_ptx};
+
+/// What the model says about a program, as far as a GPU run needs it.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Model {
+    /// The allowed final states, each as `(name, value)` pairs, with the number of executions
+    /// ending in it.
+    pub states: Vec<(Vec<(String, i64)>, u64)>,
+    /// Races the model found: a racy program's behaviour is undefined (PTX ISA §8.10, Tile IR
+    /// §7.4), so no state a GPU shows is a discrepancy.
+    pub races: usize,
+    /// Threads that may wait forever: such a kernel would hold the GPU.
+    pub hung_threads: Vec<String>,
+}
+
+impl Model {
+    pub fn racy(&self) -> bool {
+        self.races > 0
+    }
+}
+
+/// How a run stresses the GPU.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum StressMode {
+    /// Instances side by side, nothing else running.
+    Off,
+    /// GPUHarbor's stress defaults: stressing CTAs, shuffled instances, spin barrier, spread and
+    /// permuted locations.
+    On,
+    /// GPUHarbor's tuning: random configurations, each for a slice of the launches; the one with
+    /// the highest rate of the condition's outcome runs the rest.
+    Tune,
+}
+
+/// A program ready to run: its kernel (and cubin), and the model's verdict.
+pub struct Prepared {
+    pub program: Program,
+    pub kernel: Kernel,
+    /// `None` where `ptxas` is not installed (the driver then compiles the PTX).
+    pub cubin: Option<Vec<u8>>,
+    pub model: Model,
+}
+
+/// Why a program cannot run.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum PrepareError {
+    /// A bug of tcfuzz (the emitted kernel does not assemble).
+    #[error("{0}")]
+    Internal(String),
+    /// The program is outside what the harness runs (a Tile IR program, a possible hang, an
+    /// instruction the emitter does not handle).
+    #[error("{0}")]
+    Unsupported(String),
+}
+
+/// Emits and (where `ptxas` is installed) assembles `program`; `name` prefixes the messages.
+pub fn prepare(name: &str, program: Program, model: Model) -> Result<Prepared, PrepareError> {
+    if program.threads.iter().any(|t| t.kind() == ThreadKind::TileBlock) {
+        return Err(PrepareError::Unsupported(format!(
+            "{name}: a Tile IR program: `tcfuzz gpu run` runs PTX programs (Tile IR programs go through `tcfuzz check --compiler`)"
+        )));
+    }
+    if !model.hung_threads.is_empty() {
+        return Err(PrepareError::Unsupported(format!(
+            "{name}: the model says the program may hang ({}); a hung kernel would hold the GPU",
+            model.hung_threads.join(", ")
+        )));
+    }
+    let target = Target::for_program(&program);
+    let kernel = emit_ptx(&program, target)
+        .map_err(|EmitError::Unsupported { span, message }| PrepareError::Unsupported(format!("{name}:{span}: cannot emit: {message}")))?;
+    let tools = Toolchain::discover();
+    let cubin = match tools.ptxas {
+        Some(_) => Some(
+            tools
+                .assemble(&kernel.ptx, target.arch())
+                .map_err(|e| PrepareError::Internal(format!("{name}: [tcfuzz internal bug] the emitted kernel does not assemble: {e}")))?,
+        ),
+        None => None,
+    };
+    Ok(Prepared { program, kernel, cubin, model })
+}
+
+/// What one run showed: the merged histogram, and the parameters that ran the most launches
+/// (the tuned winner), which a confirmation re-run uses.
+#[derive(Clone, Debug)]
+pub struct Observation {
+    pub histogram: Histogram,
+    pub params: StressParams,
+}
+
+/// A prepared program loaded on a device.
+pub struct Session<'a> {
+    prepared: &'a Prepared,
+    loaded: Loaded<'a>,
+}
+
+impl<'a> Session<'a> {
+    pub fn new(device: &'a Device, prepared: &'a Prepared) -> Result<Session<'a>, RunError> {
+        Ok(Session { prepared, loaded: device.load(&prepared.kernel, prepared.cubin.as_deref())? })
+    }
+
+    /// Runs `launches` launches in `mode`.
+    pub fn execute(&self, mode: StressMode, launches: u64, rng: &mut Rng) -> Result<Observation, RunError> {
+        let loaded = &self.loaded;
+        let max = loaded.max_groups;
+        match mode {
+            StressMode::Off => {
+                let params = StressParams::plain(max);
+                Ok(Observation { histogram: loaded.run(&params, launches, rng)?, params })
+            }
+            StressMode::On => {
+                let params = StressParams::stressed((max / 2).max(1), max - (max / 2).max(1));
+                Ok(Observation { histogram: loaded.run(&params, launches, rng)?, params })
+            }
+            StressMode::Tune => {
+                let configs = launches.clamp(1, 8);
+                let slice = (launches / (2 * configs)).max(1);
+                let mut total = Histogram::default();
+                let mut best: Option<(f64, StressParams)> = None;
+                for _ in 0..configs {
+                    let params = StressParams::random(rng, max);
+                    let h = loaded.run(&params, slice, rng)?;
+                    let score = target_count(&self.prepared.program, &h) as f64 / h.seconds.max(1e-9);
+                    tracing::debug!(score, ?params, "tuning");
+                    if best.as_ref().is_none_or(|(b, _)| score > *b) {
+                        best = Some((score, params));
+                    }
+                    total.merge(&h);
+                }
+                let (_, params) = best.unwrap_or_else(|| (0.0, StressParams::plain(max)));
+                let rest = launches.saturating_sub(configs * slice);
+                if rest > 0 {
+                    total.merge(&loaded.run(&params, rest, rng)?);
+                }
+                Ok(Observation { histogram: total, params })
+            }
+        }
+    }
+
+    /// Re-runs `reruns` times `launches` launches with the parameters of `first`: the histogram
+    /// that [`confirm_counts`] reads the forbidden states' counts from.
+    pub fn confirm(&self, first: &Observation, reruns: u32, launches: u64, rng: &mut Rng) -> Result<Histogram, RunError> {
+        let mut again = Histogram::default();
+        for _ in 0..reruns {
+            again.merge(&self.loaded.run(&first.params, launches, rng)?);
+        }
+        Ok(again)
+    }
+}
+
+/// The GPU histogram beside the model's allowed states.
+pub fn model_compare(model: &Model, h: &Histogram) -> Comparison {
+    compare(h, model.states.iter().map(|(s, n)| (&s[..], *n)))
+}
+
+/// A GPU histogram judged against the model.
+#[derive(Clone, Debug)]
+pub struct Judgement {
+    pub comparison: Comparison,
+    /// States outside the model's set (in the comparison's names), most frequent first.
+    pub outside: Vec<Vec<i64>>,
+    /// Whether they are discrepancies: not when the program races (its behaviour is undefined).
+    pub discrepancies: bool,
+}
+
+impl Judgement {
+    /// The states to re-run and report: those outside the model's set, unless the program races.
+    pub fn forbidden(&self) -> &[Vec<i64>] {
+        if self.discrepancies { &self.outside } else { &[] }
+    }
+}
+
+pub fn judge(model: &Model, h: &Histogram) -> Judgement {
+    let comparison = model_compare(model, h);
+    let outside = comparison.forbidden().map(|r| r.state.clone()).collect();
+    Judgement { comparison, outside, discrepancies: !model.racy() }
+}
+
+/// How often each of `forbidden` (states in `model_compare`'s names) shows in `again`.
+pub fn confirm_counts(model: &Model, forbidden: &[Vec<i64>], again: &Histogram) -> Vec<(Vec<i64>, u64)> {
+    let recmp = model_compare(model, again);
+    forbidden.iter().map(|f| (f.clone(), recmp.rows.iter().find(|r| &r.state == f).map_or(0, |r| r.gpu))).collect()
+}
+
+/// The value of a condition term in a GPU state (`names` → `values`).
+fn term_value(program: &Program, names: &[String], values: &[i64], t: &Term) -> Option<i64> {
+    match t {
+        Term::Const(Value::Int(v)) => Some(*v),
+        Term::Const(Value::Tile(_)) => None,
+        Term::Reg { thread, reg } => {
+            let th = program.threads.iter().find(|p| &p.name == thread || p.name.trim_start_matches('P') == thread)?;
+            let key = format!("{}:{reg}", th.name);
+            names.iter().position(|n| *n == key).map(|i| values[i])
+        }
+        Term::Loc { name, element: None } => names.iter().position(|n| n == name).map(|i| values[i]),
+        Term::Loc { .. } => None,
+    }
+}
+
+fn prop_holds(program: &Program, names: &[String], values: &[i64], p: &Prop) -> Option<bool> {
+    Some(match p {
+        Prop::True => true,
+        Prop::Atom(c) => {
+            let (l, r) = (term_value(program, names, values, &c.lhs)?, term_value(program, names, values, &c.rhs)?);
+            (l == r) == c.eq
+        }
+        Prop::Not(a) => !prop_holds(program, names, values, a)?,
+        Prop::And(a, b) => prop_holds(program, names, values, a)? && prop_holds(program, names, values, b)?,
+        Prop::Or(a, b) => prop_holds(program, names, values, a)? || prop_holds(program, names, values, b)?,
+    })
+}
+
+/// Whether a GPU state shows the outcome the test looks for: the proposition of an `exists` or
+/// `~exists`, the negation of a `forall`'s.
+pub fn is_target(program: &Program, names: &[String], values: &[i64]) -> bool {
+    let holds = prop_holds(program, names, values, &program.condition.prop).unwrap_or(false);
+    match program.condition.quantifier {
+        Quantifier::Exists | Quantifier::NotExists => holds,
+        Quantifier::Forall => !holds,
+    }
+}
+
+/// Instances that ended in a state showing the condition's outcome.
+pub fn target_count(program: &Program, h: &Histogram) -> u64 {
+    h.states.iter().filter(|(s, _)| is_target(program, &h.names, s)).map(|(_, n)| n).sum()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn histogram(names: &[&str], states: &[(&[i64], u64)]) -> Histogram {
+        Histogram {
+            names: names.iter().map(|s| s.to_string()).collect(),
+            states: states.iter().map(|(s, n)| (s.to_vec(), *n)).collect(),
+            ..Histogram::default()
+        }
+    }
+
+    fn model(states: &[&[(&str, i64)]], races: usize) -> Model {
+        Model {
+            states: states.iter().map(|s| (s.iter().map(|(n, v)| (n.to_string(), *v)).collect(), 1)).collect(),
+            races,
+            hung_threads: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn a_state_outside_the_model_is_forbidden_unless_the_program_races() {
+        let h = histogram(&["P1:r0", "P1:r1"], &[(&[1, 0], 3), (&[1, 1], 50)]);
+        let allowed: &[&[(&str, i64)]] = &[&[("P1:r0", 1), ("P1:r1", 1)], &[("P1:r0", 0), ("P1:r1", 0)]];
+        let race_free = judge(&model(allowed, 0), &h);
+        assert_eq!(race_free.forbidden(), [vec![1, 0]]);
+        assert_eq!(race_free.comparison.allowed_unseen(), 1);
+        let racy = judge(&model(allowed, 2), &h);
+        assert_eq!(racy.outside, [vec![1, 0]]);
+        assert!(racy.forbidden().is_empty());
+    }
+
+    #[test]
+    fn confirm_counts_read_the_rerun_histogram() {
+        let m = model(&[&[("x", 1)]], 0);
+        let again = histogram(&["x"], &[(&[2], 4), (&[1], 10)]);
+        assert_eq!(confirm_counts(&m, &[vec![2], vec![3]], &again), [(vec![2], 4), (vec![3], 0)]);
+    }
+
+    #[test]
+    fn a_program_that_may_hang_is_refused_before_emission() {
+        let p = tcfuzz_litmus::parse("PTX T\n{ x = 0; }\n P0@cta 0,gpu 0 ;\n st.relaxed.gpu x, 1 ;\nexists (x == 1)\n")
+            .expect("the test program parses");
+        let m = Model { hung_threads: vec!["P0".into()], ..Model::default() };
+        let Err(PrepareError::Unsupported(why)) = prepare("t.litmus", p, m) else { panic!("a possible hang must be refused") };
+        assert_eq!(why, "t.litmus: the model says the program may hang (P0); a hung kernel would hold the GPU");
+    }
+}
