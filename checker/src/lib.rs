@@ -115,7 +115,9 @@ use tcfuzz_litmus::Program;
 pub struct Options {
     /// Backward jumps a thread may take in one execution before it counts as blocked.
     pub loop_bound: u32,
-    /// Hash every produced graph and count duplicates (slow; the explorer must report 0).
+    /// Hash every produced graph and count duplicates (the explorer must report 0). Slower, and
+    /// the one option under which memory grows with the number of executions (a 16-byte
+    /// fingerprint per graph): for testing the explorer (`tcfuzz selftest`, `check --duplicates`).
     pub detect_duplicates: bool,
     /// The explorer stops with [`CheckError::TooLarge`] after this many executions.
     pub max_executions: u64,
@@ -129,13 +131,23 @@ pub struct Options {
     /// Also makes the explorer use TruSt's `po ∪ rf` revisits only, so that both cover exactly
     /// the `po ∪ rf`-acyclic executions.
     pub exclude_porf_cycles: bool,
-    /// Keep one witness execution (text and DOT) per observed final state.
+    /// Keep one witness execution (text and DOT) per observed final state (the final state
+    /// restricted to what the condition mentions) and per kind of problem
+    /// ([`Verdict::explanations`]).
     pub witnesses: bool,
     /// Keep at most this many final states in [`Verdict::states`] (the smallest ones, with exact
     /// counts; the rest are counted in [`Verdict::omitted_states`] and judged against the
     /// condition), so that memory does not grow with the number of distinct final states. `None`
     /// keeps every state, as comparisons of state sets need.
     pub max_states: Option<usize>,
+    /// With [`Options::max_states`]: count the distinct final states left out (a 16-byte
+    /// fingerprint each), so that [`Verdict::omitted_states`] and the condition's
+    /// positive / negative counts are exact. Off, a check keeps nothing that grows with the number
+    /// of executions or of final states (but with [`Options::detect_duplicates`], or witnesses
+    /// of a condition that tells many states apart): the condition's observation and Ok / No stay
+    /// exact, its counts are lower bounds ([`Verdict::states_counted`]). Ignored without
+    /// `max_states`.
+    pub count_omitted_states: bool,
     /// Counts every execution recorded (complete, blocked, discarded by an `assume`) as it
     /// happens, for a caller showing progress from another thread.
     pub progress: Option<Arc<AtomicU64>>,
@@ -160,6 +172,7 @@ impl Default for Options {
             exclude_porf_cycles: false,
             witnesses: true,
             max_states: None,
+            count_omitted_states: true,
             progress: None,
             deadline: None,
             cancel: None,
@@ -197,7 +210,7 @@ fn explore_compiled(prog: &program::CompiledProgram, model: ModelKind, options: 
     let progs: Vec<&program::CompiledProgram> = if variants.is_empty() { vec![prog] } else { variants.iter().collect() };
     let mut out = verdict::Collector::new(prog, options.detect_duplicates, options.max_races, options.witnesses);
     out.set_loop_bound(options.loop_bound);
-    out.cap_states(options.max_states);
+    out.cap_states(options.max_states, options.count_omitted_states);
     out.count_into(options.progress.clone());
     let dependency = explore::trust::explores_porf_cycles(model) && !options.exclude_porf_cycles;
     let (mut max_depth, mut lost_revisit) = (0, false);
@@ -269,7 +282,7 @@ pub fn check_oracle_compiled(prog: &program::CompiledProgram, model: ModelKind, 
     let progs: Vec<&program::CompiledProgram> = if variants.is_empty() { vec![prog] } else { variants.iter().collect() };
     let mut out = verdict::Collector::new(prog, options.detect_duplicates, options.max_races, options.witnesses);
     out.set_loop_bound(options.loop_bound);
-    out.cap_states(options.max_states);
+    out.cap_states(options.max_states, options.count_omitted_states);
     out.count_into(options.progress.clone());
     let bound = bound::Bound::new(options);
     for p in progs {

@@ -25,7 +25,8 @@ pub enum Model {
 /// Families: the GenMC benchmark shapes (readers, n-writers, casrot, lastzero, ainc, binc, wcas,
 /// casw, coa, fib, indexer, szymanski) written as PTX litmus programs, plus sb, iriw, mp-chain and
 /// tc-pipeline; each runs its default sizes (`--list`) unless --n is given. Each run prints
-/// `family, n, model, complete, blocked, seconds, execs_per_s, peak_rss_kb`, and where GenMC 0.11's
+/// `family, n, model, complete, blocked, seconds, execs_per_s, ns_per_execution, peak_rss_kb`
+/// (the process's peak resident memory during the run), and where GenMC 0.11's
 /// results file is found (`--genmc`, default `../shared/bench/genmc-0.11-results.csv`) GenMC's
 /// complete executions and executions per second on the same shape (its `sc` run for `--model
 /// sc`, its `rc11` run for `--model ptx`) and our speedup: GenMC's wall time over ours, shown
@@ -85,6 +86,8 @@ struct Row {
     blocked: u64,
     seconds: f64,
     execs_per_s: f64,
+    /// Wall time per execution (complete or blocked), in nanoseconds.
+    ns_per_execution: f64,
     peak_rss_kb: Option<u64>,
     /// Set where the run stopped at `--deadline-ms` (its counts are then partial).
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -135,8 +138,19 @@ pub fn run(args: &Args, quiet: bool) -> Result<ExitCode> {
     let genmc = load_genmc(args.genmc.as_deref())?;
     if !args.json && !quiet {
         println!(
-            "{:<10} {:>3} {:<5} {:>10} {:>8} {:>9} {:>12} {:>11} {:>10} {:>12} {:>8}",
-            "family", "n", "model", "complete", "blocked", "seconds", "execs_per_s", "peak_rss_kb", "genmc", "genmc_exec/s", "speedup"
+            "{:<10} {:>3} {:<5} {:>10} {:>8} {:>9} {:>12} {:>8} {:>11} {:>10} {:>12} {:>8}",
+            "family",
+            "n",
+            "model",
+            "complete",
+            "blocked",
+            "seconds",
+            "execs_per_s",
+            "ns/exec",
+            "peak_rss_kb",
+            "genmc",
+            "genmc_exec/s",
+            "speedup"
         );
     }
     let mut failed = 0;
@@ -156,7 +170,7 @@ pub fn run(args: &Args, quiet: bool) -> Result<ExitCode> {
                 for _ in 0..args.repeat {
                     let start = Instant::now();
                     let deadline = args.deadline_ms.map(|ms| start + Duration::from_millis(ms));
-                    let options = Options { max_executions: args.max_executions, deadline, ..Options::default() };
+                    let options = Options { max_executions: args.max_executions, deadline, ..bench_options() };
                     let (stats, stopped) = match check(&program, kind, &options) {
                         Ok(v) => (v.stats, false),
                         Err(CheckError::Interrupted { partial, .. }) => (partial, true),
@@ -190,6 +204,7 @@ pub fn run(args: &Args, quiet: bool) -> Result<ExitCode> {
                     blocked,
                     seconds,
                     execs_per_s,
+                    ns_per_execution: seconds * 1e9 / execs.max(1) as f64,
                     peak_rss_kb: peak_rss_kb(),
                     stopped: stopped.then_some("deadline"),
                     genmc_complete: reference.map(|r| r.0),
@@ -204,6 +219,12 @@ pub fn run(args: &Args, quiet: bool) -> Result<ExitCode> {
     Ok(exit::from_failures(failed))
 }
 
+/// What a benchmark run keeps: the counts, and nothing that grows with the executions (no final
+/// states, no witnesses), as a campaign's worker would check; what it measures is the explorer.
+fn bench_options() -> Options {
+    Options { witnesses: false, max_states: Some(0), count_omitted_states: false, ..Options::default() }
+}
+
 fn print_row(r: &Row, json: bool) -> Result<()> {
     if json {
         println!("{}", serde_json::to_string(r)?);
@@ -211,7 +232,7 @@ fn print_row(r: &Row, json: bool) -> Result<()> {
     }
     let opt = |v: Option<String>| v.unwrap_or_else(|| "-".to_string());
     println!(
-        "{:<10} {:>3} {:<5} {:>10} {:>8} {:>9.3} {:>12.0} {:>11} {:>10} {:>12} {:>8}{}",
+        "{:<10} {:>3} {:<5} {:>10} {:>8} {:>9.3} {:>12.0} {:>8.0} {:>11} {:>10} {:>12} {:>8}{}",
         r.family,
         r.n,
         r.model,
@@ -219,6 +240,7 @@ fn print_row(r: &Row, json: bool) -> Result<()> {
         r.blocked,
         r.seconds,
         r.execs_per_s,
+        r.ns_per_execution,
         opt(r.peak_rss_kb.map(|v| v.to_string())),
         opt(r.genmc_complete.map(|v| v.to_string())),
         opt(r.genmc_execs_per_s.map(|v| format!("{v:.0}"))),

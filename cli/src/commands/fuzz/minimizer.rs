@@ -127,6 +127,9 @@ fn one(executor: &Executor, hooks: &Hooks<'_>, task: &Task, budget: Duration, st
     }
     let mut out = m.program.clone();
     let (from, to) = (Size::of(&program), Size::of(&m.program));
-    out.comments = vec![tcfuzz_litmus::Comment::header(format!(" minimized by tcfuzz fuzz ({from} → {to}), keeping {}: {}", task.kind, task.signature))];
+    out.comments = vec![tcfuzz_litmus::Comment::header(format!(
+        " minimized by tcfuzz fuzz ({from} → {to}), keeping {}: {}",
+        task.kind, task.signature
+    ))];
     Ok(Minimized { program: tcfuzz_litmus::print(&out), from, to, seconds: start.elapsed().as_secs_f64(), exhausted: m.exhausted })
 }
