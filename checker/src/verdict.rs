@@ -670,9 +670,15 @@ impl<'a> Collector<'a> {
                     location: self.prog.locations[ev.label.loc as usize].name.clone(),
                 }
             };
-            if self.races.len() < self.max_races {
-                let kind = self.race_kind(g, a, b);
-                self.races.insert(Race { kind, first: info(a), second: info(b), rule: repair_hint(g, model.kind(), kind, a, b) });
+            // The smallest `max_races` distinct races: which ones does not depend on the order of
+            // exploration, so the merged result of a parallel check is the single-thread one.
+            let kind = self.race_kind(g, a, b);
+            let race = Race { kind, first: info(a), second: info(b), rule: repair_hint(g, model.kind(), kind, a, b) };
+            if self.races.len() < self.max_races || self.races.last().is_some_and(|last| race < *last) {
+                self.races.insert(race);
+                if self.races.len() > self.max_races {
+                    self.races.pop_last();
+                }
             }
         }
         if !self.prog.tmem_allocators.is_empty() || self.prog.has_async_operations() {
@@ -803,6 +809,63 @@ impl<'a> Collector<'a> {
                     self.explain(g, rule.name().into(), headline, misuse_advice(rule), &[w]);
                 }
                 self.misuse.insert(Misuse { rule, thread, span: Span::default() });
+            }
+        }
+    }
+
+    /// Adds what `other` collected, over the same program and options, as if its executions had
+    /// been recorded here: the result is the one collector that recorded all of them would hold
+    /// (counts, states, the condition's counts, races, hangs, misuse, duplicates across both),
+    /// but for which execution stands as the witness of a state or the explanation of a kind of
+    /// problem where both have one (this collector's is kept).
+    pub fn merge(&mut self, other: Collector<'a>) {
+        for (state, n) in other.states {
+            *self.states.entry(state).or_insert(0) += n;
+        }
+        if let (Some(mine), Some(theirs)) = (&mut self.capped, other.capped) {
+            // A state among the `max` smallest of all is among the `max` smallest of each part:
+            // every part that saw it kept it, with its count, so the sums are exact.
+            while self.states.len() > mine.max {
+                self.states.pop_last();
+            }
+            if let (Some(a), Some(b)) = (&mut mine.distinct, theirs.distinct) {
+                for (set, more) in a.iter_mut().zip(b) {
+                    set.extend(more);
+                }
+            }
+            mine.seen = [mine.seen[0] || theirs.seen[0], mine.seen[1] || theirs.seen[1]];
+        }
+        if let (Some(a), Some(b)) = (&mut self.witnesses, other.witnesses) {
+            for (state, w) in b {
+                a.entry(state).or_insert(w);
+            }
+        }
+        self.races.extend(other.races);
+        while self.races.len() > self.max_races {
+            self.races.pop_last();
+        }
+        self.blocked_threads.extend(other.blocked_threads);
+        self.hung_threads.extend(other.hung_threads);
+        self.misuse.extend(other.misuse);
+        for x in other.explanations {
+            if !self.explanations.iter().any(|y| y.kind == x.kind) {
+                self.explanations.push(x);
+            }
+        }
+        let (s, o) = (&mut self.stats, &other.stats);
+        s.complete += o.complete;
+        s.blocked += o.blocked;
+        s.hangs += o.hangs;
+        s.assume_failed += o.assume_failed;
+        s.max_depth = s.max_depth.max(o.max_depth);
+        if let (Some(d), Some(od)) = (&mut s.duplicates, o.duplicates) {
+            *d += od;
+        }
+        if let (Some(a), Some(b)) = (&mut self.graphs, other.graphs) {
+            for g in b {
+                if !a.insert(g) {
+                    *self.stats.duplicates.as_mut().expect("[tcfuzz internal bug] duplicates counter") += 1;
+                }
             }
         }
     }
