@@ -364,6 +364,27 @@ exists (P1:r0 == 1 /\\ P1:r1 == 0)
         lines.into_iter().next().unwrap()
     }
 
+    /// `check -j N` explores on N threads: the verdict of one thread, states and counts alike.
+    #[test]
+    fn threads_give_the_one_thread_verdict() {
+        let dir = TempDir::new("check-threads");
+        let examples = Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples/ptx/IRIW+relaxed-gpu.litmus");
+        let file = examples.to_str().expect("path");
+        let strip = |mut v: Value| {
+            v.as_object_mut().expect("object").remove("time_ms");
+            v
+        };
+        let one = strip(check_json(&dir, &["--duplicates", file]));
+        for j in ["2", "3"] {
+            assert_eq!(strip(check_json(&dir, &["--duplicates", "-j", j, file])), one, "-j {j}");
+        }
+        assert_eq!(one["executions"]["duplicates"], 0, "{one}");
+        let out = tcfuzz(&["check", "-j", "0", file], dir.path());
+        assert_eq!(code(&out), 2, "a usage error: {}", stderr(&out));
+        let out = tcfuzz(&["check", "-j", "2", "--oracle", file], dir.path());
+        assert_eq!(code(&out), 2, "a usage error: {}", stderr(&out));
+    }
+
     #[test]
     fn message_passing_release_acquire_is_never_under_ptx() {
         let dir = TempDir::new("check-mp");
@@ -816,6 +837,20 @@ mod bench {
         assert_eq!(code(&out), 1);
         assert_eq!(stdout(&out).lines().count(), 1, "{}", stdout(&out));
         assert!(stderr(&out).contains("error: family readers n=3 under sc: too large to check"), "{}", stderr(&out));
+    }
+
+    /// `-j 2`: the same counts on two threads as on one, and the ratio of the rates.
+    #[test]
+    fn threads_report_the_same_counts_and_the_ratio_to_one_thread() {
+        let dir = TempDir::new("bench-threads");
+        let out = tcfuzz(&["bench", "--family", "n-writers", "--n", "3", "--model", "ptx", "-j", "2", "--json"], dir.path());
+        assert_eq!(code(&out), 0, "{}", stderr(&out));
+        let row: serde_json::Value = serde_json::from_str(stdout(&out).trim()).expect("JSON row");
+        // (N+2)! = 120 complete executions for N = 3.
+        assert_eq!((row["complete"].as_u64(), row["threads"].as_u64()), (Some(120), Some(2)), "{row}");
+        assert!(row["speedup_vs_one_thread"].as_f64().is_some_and(|r| r > 0.0), "{row}");
+        let text = stdout(&tcfuzz(&["bench", "--family", "n-writers", "--n", "3", "-j", "2"], dir.path()));
+        assert!(text.contains("on 2 threads: ") && text.contains("x the one-thread rate"), "{text}");
     }
 
     #[test]

@@ -207,27 +207,30 @@ pub fn check_parallel(
     let subtrees = on_explorer_stack(|| split_compiled(&prog, check, model, options, threads * PARTS_PER_THREAD))?;
     let variants = variants(&prog)?;
     let next = AtomicUsize::new(0);
-    let results: Mutex<BTreeMap<usize, Result<Explored<'_>, CheckError>>> = Mutex::default();
+    let results: Mutex<BTreeMap<usize, (Explored<'_>, Option<CheckError>)>> = Mutex::default();
     std::thread::scope(|s| {
         for t in 0..threads {
             let (variants, subtrees, next, results, prog) = (&variants, &subtrees, &next, &results, &prog);
             let work = move || {
                 let mut out = new_collector(prog, options);
                 let (mut max_depth, mut lost) = (0, false);
-                let result = loop {
+                let error = loop {
                     let i = next.fetch_add(1, Ordering::Relaxed);
-                    let Some(s) = subtrees.get(i) else { break Ok(()) };
+                    let Some(s) = subtrees.get(i) else { break None };
                     match explore_subtrees(variants, check, model, options, &mut out, std::slice::from_ref(s)) {
                         Ok((d, l)) => (max_depth, lost) = (max_depth.max(d), lost | l),
                         Err(e) => {
-                            // The others stop at their next part.
+                            // The others stop at their next part (or, at a deadline or a
+                            // cancellation, at their next graph: they poll the same bound).
                             next.store(subtrees.len(), Ordering::Relaxed);
-                            break Err(e);
+                            break Some(e);
                         }
                     }
                 };
                 let mut results = results.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
-                results.insert(t, result.map(|()| (out, max_depth, lost)));
+                // (The collector goes back with an error too: an interrupted check's partial
+                // counts are all the threads'.)
+                results.insert(t, ((out, max_depth, lost), error));
             };
             let builder = std::thread::Builder::new().name(format!("tcfuzz-explorer-{t}")).stack_size(crate::EXPLORER_STACK);
             if builder.spawn_scoped(s, work).is_err() {
@@ -238,8 +241,9 @@ pub fn check_parallel(
     });
     let results = results.into_inner().unwrap_or_else(std::sync::PoisonError::into_inner);
     let mut merged: Option<Explored<'_>> = None;
-    for (_, r) in results {
-        let (out, d, l) = r?;
+    let mut first_error = None;
+    for (_, ((out, d, l), error)) in results {
+        first_error = first_error.or(error);
         match &mut merged {
             None => merged = Some((out, d, l)),
             Some((all, max_depth, lost)) => {
@@ -250,6 +254,15 @@ pub fn check_parallel(
         }
     }
     let (out, max_depth, lost) = merged.ok_or_else(|| CheckError::TooLarge("[tcfuzz internal bug] no explorer thread ran".into()))?;
+    match first_error {
+        None => {}
+        Some(CheckError::Interrupted { cause, .. }) => {
+            let mut partial = out.stats().clone();
+            partial.max_depth = partial.max_depth.max(max_depth);
+            return Err(CheckError::Interrupted { cause, partial });
+        }
+        Some(e) => return Err(e),
+    }
     let explored = out.explored();
     if explored > options.max_executions {
         return Err(CheckError::TooLarge(format!("more than {} executions (raise Options::max_executions)", options.max_executions)));

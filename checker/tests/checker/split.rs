@@ -259,3 +259,18 @@ fn a_subtree_of_another_check_is_refused() {
         .expect("own subtree");
     assert!(v.stats.complete > 0);
 }
+
+/// The threads of a parallel check poll the check's bound: a cancelled check stops with the
+/// counts of all of them (here none: the flag is set before the first graph).
+#[test]
+fn a_cancelled_parallel_check_stops_with_its_partial_counts() {
+    let flag = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(true));
+    let opts = Options { cancel: Some(flag), ..Options::default() };
+    match check_parallel(&parse(SB), ModelKind::Ptx, &opts, 2) {
+        Err(CheckError::Interrupted { cause, partial }) => {
+            assert_eq!(cause, tcfuzz_checker::Interruption::Cancelled);
+            assert_eq!((partial.complete, partial.blocked), (0, 0));
+        }
+        other => panic!("not interrupted: {other:?}"),
+    }
+}
