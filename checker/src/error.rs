@@ -25,6 +25,10 @@ pub enum CheckError {
     /// states: a partial exploration says nothing about the states it did not reach).
     #[error("{cause} after {} executions ({} complete, {} blocked, {} assume failed)", partial.complete + partial.blocked + partial.assume_failed, partial.complete, partial.blocked, partial.assume_failed)]
     Interrupted { cause: Interruption, partial: Stats },
+    /// A [`crate::Subtree`] that is not one of this check's: made for another program, model or
+    /// options, or naming a graph the exploration does not reach.
+    #[error("not a subtree of this check: {0}")]
+    ForeignSubtree(String),
 }
 
 /// Why a check stopped before it finished ([`CheckError::Interrupted`]).

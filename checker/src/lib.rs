@@ -97,6 +97,7 @@ pub mod verdict;
 mod witness;
 
 pub use error::{CheckError, Interruption};
+pub use explore::split::{Subtree, check_key, check_parallel, check_subtrees, merge_verdicts, split};
 pub use model::{MemoryModel, ModelKind};
 pub use verdict::{
     ConditionResult, Explanation, Method, Misuse, Observation, ObservedWitness, Race, RaceEvent, RaceKind, StateCount, Stats, SyncObject,
@@ -115,7 +116,9 @@ use tcfuzz_litmus::Program;
 pub struct Options {
     /// Backward jumps a thread may take in one execution before it counts as blocked.
     pub loop_bound: u32,
-    /// Hash every produced graph and count duplicates (slow; the explorer must report 0).
+    /// Hash every produced graph and count duplicates (the explorer must report 0). Slower, and
+    /// the one option under which memory grows with the number of executions (a 16-byte
+    /// fingerprint per graph): for testing the explorer (`tcfuzz selftest`, `check --duplicates`).
     pub detect_duplicates: bool,
     /// The explorer stops with [`CheckError::TooLarge`] after this many executions.
     pub max_executions: u64,
@@ -129,13 +132,23 @@ pub struct Options {
     /// Also makes the explorer use TruSt's `po ∪ rf` revisits only, so that both cover exactly
     /// the `po ∪ rf`-acyclic executions.
     pub exclude_porf_cycles: bool,
-    /// Keep one witness execution (text and DOT) per observed final state.
+    /// Keep one witness execution (text and DOT) per observed final state (the final state
+    /// restricted to what the condition mentions) and per kind of problem
+    /// ([`Verdict::explanations`]).
     pub witnesses: bool,
     /// Keep at most this many final states in [`Verdict::states`] (the smallest ones, with exact
     /// counts; the rest are counted in [`Verdict::omitted_states`] and judged against the
     /// condition), so that memory does not grow with the number of distinct final states. `None`
     /// keeps every state, as comparisons of state sets need.
     pub max_states: Option<usize>,
+    /// With [`Options::max_states`]: count the distinct final states left out (a 16-byte
+    /// fingerprint each), so that [`Verdict::omitted_states`] and the condition's
+    /// positive / negative counts are exact. Off, a check keeps nothing that grows with the number
+    /// of executions or of final states (but with [`Options::detect_duplicates`], or witnesses
+    /// of a condition that tells many states apart): the condition's observation and Ok / No stay
+    /// exact, its counts are lower bounds ([`Verdict::states_counted`]). Ignored without
+    /// `max_states`.
+    pub count_omitted_states: bool,
     /// Counts every execution recorded (complete, blocked, discarded by an `assume`) as it
     /// happens, for a caller showing progress from another thread.
     pub progress: Option<Arc<AtomicU64>>,
@@ -160,6 +173,7 @@ impl Default for Options {
             exclude_porf_cycles: false,
             witnesses: true,
             max_states: None,
+            count_omitted_states: true,
             progress: None,
             deadline: None,
             cancel: None,
@@ -176,54 +190,100 @@ pub fn check(program: &Program, model: ModelKind, options: &Options) -> Result<V
 /// The stack of the thread the explorer runs on: its recursion goes one level deeper per event
 /// added (`Visit`), a few kilobytes each in a debug build, and a long program (hundreds of
 /// events) needs more than a default thread's 2 MiB. Only touched pages are backed by memory.
-const EXPLORER_STACK: usize = 512 << 20;
+pub(crate) const EXPLORER_STACK: usize = 512 << 20;
 
 /// Like [`check`], for a program already lowered.
 pub fn check_compiled(prog: &program::CompiledProgram, model: ModelKind, options: &Options) -> Result<Verdict, CheckError> {
+    on_explorer_stack(|| explore_compiled(prog, model, options))
+}
+
+/// Runs `explore` on a thread with an [`EXPLORER_STACK`].
+pub(crate) fn on_explorer_stack<T: Send>(explore: impl FnOnce() -> T + Send) -> T {
+    // (The closure goes to the thread only if one is had: `Option::take`.)
+    let explore = std::sync::Mutex::new(Some(explore));
     std::thread::scope(|s| {
         let explorer = std::thread::Builder::new().name("tcfuzz-explorer".into()).stack_size(EXPLORER_STACK);
-        match explorer.spawn_scoped(s, || explore_compiled(prog, model, options)) {
+        let run = || explore.lock().unwrap_or_else(std::sync::PoisonError::into_inner).take().map(|f| f());
+        let done = match explorer.spawn_scoped(s, run) {
             Ok(handle) => handle.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic)),
             // No thread to be had (resource limits): explore on this one.
-            Err(_) => explore_compiled(prog, model, options),
-        }
+            Err(_) => None,
+        };
+        done.unwrap_or_else(|| run().expect("[tcfuzz internal bug] the explorer ran twice"))
     })
 }
 
 fn explore_compiled(prog: &program::CompiledProgram, model: ModelKind, options: &Options) -> Result<Verdict, CheckError> {
     model_applies(prog, model)?;
-    let m = model::model_for(model, prog);
     let variants = prog.rendezvous_variants()?;
     let progs: Vec<&program::CompiledProgram> = if variants.is_empty() { vec![prog] } else { variants.iter().collect() };
-    let mut out = verdict::Collector::new(prog, options.detect_duplicates, options.max_races, options.witnesses);
-    out.set_loop_bound(options.loop_bound);
-    out.cap_states(options.max_states);
-    out.count_into(options.progress.clone());
-    let dependency = explore::trust::explores_porf_cycles(model) && !options.exclude_porf_cycles;
+    let mut out = new_collector(prog, options);
     let (mut max_depth, mut lost_revisit) = (0, false);
-    let bound = bound::Bound::new(options);
     for p in progs {
         out.set_program(p);
-        let mut explorer = explore::trust::Explorer {
-            prog: p,
-            model: &*m,
-            loop_bound: options.loop_bound,
-            out: &mut out,
-            max_executions: options.max_executions,
-            depth: 0,
-            max_depth: 0,
-            dependency_revisits: dependency,
-            lost_revisit: std::cell::Cell::new(false),
-            replays: Default::default(),
-            assumes: p.has_assume(),
-            compacted: Default::default(),
-            bound: &bound,
-        };
-        explorer.run()?;
-        max_depth = max_depth.max(explorer.max_depth);
-        lost_revisit |= explorer.lost_revisit.get();
+        let (_, depth, lost) = explore_part(p, model, options, &mut out, explore::trust::Part::All)?;
+        max_depth = max_depth.max(depth);
+        lost_revisit |= lost;
     }
+    finish_explorer(prog, model, options, out, max_depth, lost_revisit)
+}
+
+/// A collector for a check of `prog` with `options`.
+fn new_collector<'p>(prog: &'p program::CompiledProgram, options: &Options) -> verdict::Collector<'p> {
+    let mut out = verdict::Collector::new(prog, options.detect_duplicates, options.max_races, options.witnesses);
+    out.set_loop_bound(options.loop_bound);
+    out.cap_states(options.max_states, options.count_omitted_states);
+    out.count_into(options.progress.clone());
+    out
+}
+
+/// Explores `part` of the exploration of `p` (one program variant) into `out`; gives the part
+/// back (with what it found: [`explore::trust::Part`]), the deepest recursion, and whether a
+/// revisit was lost.
+fn explore_part<'p>(
+    p: &'p program::CompiledProgram,
+    model: ModelKind,
+    options: &Options,
+    out: &mut verdict::Collector<'p>,
+    part: explore::trust::Part,
+) -> Result<(explore::trust::Part, usize, bool), CheckError> {
+    model_applies(p, model)?;
+    let m = model::model_for(model, p);
+    let bound = bound::Bound::new(options);
+    let mut explorer = explore::trust::Explorer {
+        prog: p,
+        model: &*m,
+        loop_bound: options.loop_bound,
+        out,
+        max_executions: options.max_executions,
+        depth: 0,
+        max_depth: 0,
+        dependency_revisits: explore::trust::explores_porf_cycles(model) && !options.exclude_porf_cycles,
+        lost_revisit: std::cell::Cell::new(false),
+        replays: Default::default(),
+        assumes: p.has_assume(),
+        compacted: Default::default(),
+        bound: &bound,
+        part,
+        path: Vec::new(),
+        children: Vec::new(),
+    };
+    explorer.run()?;
+    Ok((explorer.part, explorer.max_depth, explorer.lost_revisit.get()))
+}
+
+/// The explorer's verdict from what it collected.
+fn finish_explorer(
+    prog: &program::CompiledProgram,
+    model: ModelKind,
+    options: &Options,
+    mut out: verdict::Collector<'_>,
+    max_depth: usize,
+    lost_revisit: bool,
+) -> Result<Verdict, CheckError> {
     out.set_max_depth(max_depth);
+    let m = model::model_for(model, prog);
+    let dependency = explore::trust::explores_porf_cycles(model) && !options.exclude_porf_cycles;
     let mut caveats = explore::trust::caveats(prog, model, m.allows_porf_cycles(), dependency);
     if lost_revisit {
         caveats.push(explore::trust::lost_revisit_caveat(model));
@@ -267,10 +327,7 @@ pub fn check_oracle_compiled(prog: &program::CompiledProgram, model: ModelKind, 
     let m = model::model_for(model, prog);
     let variants = prog.rendezvous_variants()?;
     let progs: Vec<&program::CompiledProgram> = if variants.is_empty() { vec![prog] } else { variants.iter().collect() };
-    let mut out = verdict::Collector::new(prog, options.detect_duplicates, options.max_races, options.witnesses);
-    out.set_loop_bound(options.loop_bound);
-    out.cap_states(options.max_states);
-    out.count_into(options.progress.clone());
+    let mut out = new_collector(prog, options);
     let bound = bound::Bound::new(options);
     for p in progs {
         out.set_program(p);

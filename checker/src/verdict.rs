@@ -204,6 +204,12 @@ pub struct Verdict {
     /// Distinct final states left out of `states` by [`crate::Options::max_states`] (0 when it
     /// is unset); the condition's counts include them.
     pub omitted_states: u64,
+    /// Whether `omitted_states` and the condition's `positive` / `negative` are exact counts:
+    /// false only with [`crate::Options::max_states`] and without
+    /// [`crate::Options::count_omitted_states`], where `omitted_states` is 0 and the condition
+    /// counts are lower bounds (the kept states, at least one for a side seen beyond them) while
+    /// its observation and `validated` stay exact.
+    pub states_counted: bool,
     /// Names of the state entries the condition mentions (what herd7 prints).
     pub observed: Vec<String>,
     pub condition: ConditionResult,
@@ -381,26 +387,44 @@ enum Stop {
     AssumeFailed,
 }
 
-/// The distinct final states a capped collector has seen beyond those it keeps.
+/// A capped collector's account of the final states beyond those it keeps ([`Collector::cap_states`]).
 struct CappedStates {
     max: usize,
-    /// A fingerprint of every distinct state seen (16 bytes each instead of the state).
-    seen: HashSet<u128>,
-    /// Distinct states satisfying / falsifying the condition.
-    positive: u64,
-    negative: u64,
+    /// With [`crate::Options::count_omitted_states`]: a fingerprint of every distinct state seen
+    /// (16 bytes each instead of the state), by the condition's value on it (`[false, true]`).
+    /// Without, nothing that grows with the states or the executions.
+    distinct: Option<[HashSet<u128>; 2]>,
+    /// Whether some final state falsifies / satisfies the condition (`[false, true]`): the
+    /// condition's observation, exact with or without `distinct`.
+    seen: [bool; 2],
 }
 
-/// A 128-bit hash of a final state: two SipHash-1-3 runs with fixed, different keys, so equal
-/// fingerprints of different states (about 2^-128 per pair) do not matter at any scale we run.
-fn fingerprint(state: &[i64]) -> u128 {
+/// A 128-bit hash: two SipHash-1-3 runs with fixed, different keys, so equal fingerprints of
+/// different values (about 2^-128 per pair) do not matter at any scale we run.
+fn fingerprint<T: Hash + ?Sized>(value: &T) -> u128 {
     let half = |salt: u64| {
         let mut h = DefaultHasher::new();
         salt.hash(&mut h);
-        state.hash(&mut h);
+        value.hash(&mut h);
         h.finish()
     };
     (u128::from(half(0)) << 64) | u128::from(half(0x9e37_79b9_7f4a_7c15))
+}
+
+/// The condition's result over final states of which `pos` satisfy and `neg` falsify it
+/// (herd7: the observation and `Ok` follow from whether each is 0).
+pub(crate) fn judge(prog: &CompiledProgram, pos: u64, neg: u64) -> ConditionResult {
+    let observation = match (pos, neg) {
+        (0, _) => Observation::Never,
+        (_, 0) => Observation::Always,
+        _ => Observation::Sometimes,
+    };
+    let validated = match prog.quantifier {
+        Quantifier::Exists => pos > 0,
+        Quantifier::NotExists => pos == 0,
+        Quantifier::Forall => neg == 0,
+    };
+    ConditionResult { quantifier: prog.quantifier, observation, validated, positive: pos, negative: neg }
 }
 
 /// Whether execution `g`, in which the threads `stops` stopped and some failed an `assume`, is
@@ -469,7 +493,10 @@ pub(crate) struct Collector<'a> {
     misuse: BTreeSet<Misuse>,
     explanations: Vec<Explanation>,
     stats: Stats,
-    seen: Option<HashSet<String>>,
+    /// With duplicate detection on ([`crate::Options::detect_duplicates`]): a 128-bit
+    /// fingerprint of every graph recorded — 16 bytes per execution, the one part of a
+    /// collector that grows with the execution count, so it is there only when asked for.
+    graphs: Option<HashSet<u128>>,
     max_races: usize,
     /// The loop bound the threads run under (to tell a failed blocking wait from the loop bound).
     loop_bound: u32,
@@ -489,7 +516,7 @@ impl<'a> Collector<'a> {
             misuse: BTreeSet::new(),
             explanations: Vec::new(),
             stats: Stats { duplicates: detect_duplicates.then_some(0), ..Stats::default() },
-            seen: detect_duplicates.then(HashSet::new),
+            graphs: detect_duplicates.then(HashSet::new),
             max_races,
             loop_bound: u32::MAX,
         }
@@ -502,10 +529,13 @@ impl<'a> Collector<'a> {
     }
 
     /// Keep only the `max` smallest final states (with their exact execution counts), so that
-    /// memory does not grow with the number of distinct states; the others are counted by a
-    /// 128-bit fingerprint each, and judged against the condition when first seen.
-    pub fn cap_states(&mut self, max: Option<usize>) {
-        self.capped = max.map(|max| CappedStates { max, seen: HashSet::new(), positive: 0, negative: 0 });
+    /// memory does not grow with the number of distinct states. With `count_omitted`, the others
+    /// are counted by a 128-bit fingerprint each (memory then grows by 16 bytes per distinct
+    /// state) and judged against the condition when first seen; without, only whether some
+    /// state satisfies or falsifies the condition is kept, and memory is independent of the
+    /// number of executions and of states.
+    pub fn cap_states(&mut self, max: Option<usize>, count_omitted: bool) {
+        self.capped = max.map(|max| CappedStates { max, distinct: count_omitted.then(Default::default), seen: [false; 2] });
     }
 
     /// Count every recorded execution in `counter` as well, for a caller that shows progress.
@@ -529,16 +559,22 @@ impl<'a> Collector<'a> {
             *n += 1;
             return;
         }
-        if !capped.seen.insert(fingerprint(&state)) {
-            return;
-        }
-        if self.prog.condition.eval(&state) {
-            capped.positive += 1;
-        } else {
-            capped.negative += 1;
+        match &mut capped.distinct {
+            Some(sets) => {
+                let fp = fingerprint(&state);
+                if sets.iter().any(|set| set.contains(&fp)) {
+                    return;
+                }
+                let holds = self.prog.condition.eval(&state);
+                sets[usize::from(holds)].insert(fp);
+                capped.seen[usize::from(holds)] = true;
+            }
+            None => capped.seen[usize::from(self.prog.condition.eval(&state))] = true,
         }
         // The kept states are the smallest seen: one that leaves never comes back (every later
-        // one kept is smaller), so the kept counts are exact.
+        // one kept is smaller), so the kept counts are exact. For the same reason a state that
+        // is not kept and would be now is new: seen before, it would have been kept then (the
+        // largest kept state only decreases once `max` are kept) and never left.
         let largest = self.states.last_key_value().map(|(s, _)| s);
         if self.states.len() < capped.max || largest.is_some_and(|l| state < *l) {
             self.states.insert(state, 1);
@@ -587,8 +623,8 @@ impl<'a> Collector<'a> {
 
     /// With duplicate detection on: counts `g` as a duplicate if it was recorded before.
     fn count_if_duplicate(&mut self, g: &ExecutionGraph) {
-        if let Some(seen) = &mut self.seen {
-            if !seen.insert(g.canonical()) {
+        if let Some(graphs) = &mut self.graphs {
+            if !graphs.insert(fingerprint(&g.canonical())) {
                 *self.stats.duplicates.as_mut().expect("[tcfuzz internal bug] duplicates counter") += 1;
             }
         }
@@ -634,9 +670,15 @@ impl<'a> Collector<'a> {
                     location: self.prog.locations[ev.label.loc as usize].name.clone(),
                 }
             };
-            if self.races.len() < self.max_races {
-                let kind = self.race_kind(g, a, b);
-                self.races.insert(Race { kind, first: info(a), second: info(b), rule: repair_hint(g, model.kind(), kind, a, b) });
+            // The smallest `max_races` distinct races: which ones does not depend on the order of
+            // exploration, so the merged result of a parallel check is the single-thread one.
+            let kind = self.race_kind(g, a, b);
+            let race = Race { kind, first: info(a), second: info(b), rule: repair_hint(g, model.kind(), kind, a, b) };
+            if self.races.len() < self.max_races || self.races.last().is_some_and(|last| race < *last) {
+                self.races.insert(race);
+                if self.races.len() > self.max_races {
+                    self.races.pop_last();
+                }
             }
         }
         if !self.prog.tmem_allocators.is_empty() || self.prog.has_async_operations() {
@@ -771,6 +813,63 @@ impl<'a> Collector<'a> {
         }
     }
 
+    /// Adds what `other` collected, over the same program and options, as if its executions had
+    /// been recorded here: the result is the one collector that recorded all of them would hold
+    /// (counts, states, the condition's counts, races, hangs, misuse, duplicates across both),
+    /// but for which execution stands as the witness of a state or the explanation of a kind of
+    /// problem where both have one (this collector's is kept).
+    pub fn merge(&mut self, other: Collector<'a>) {
+        for (state, n) in other.states {
+            *self.states.entry(state).or_insert(0) += n;
+        }
+        if let (Some(mine), Some(theirs)) = (&mut self.capped, other.capped) {
+            // A state among the `max` smallest of all is among the `max` smallest of each part:
+            // every part that saw it kept it, with its count, so the sums are exact.
+            while self.states.len() > mine.max {
+                self.states.pop_last();
+            }
+            if let (Some(a), Some(b)) = (&mut mine.distinct, theirs.distinct) {
+                for (set, more) in a.iter_mut().zip(b) {
+                    set.extend(more);
+                }
+            }
+            mine.seen = [mine.seen[0] || theirs.seen[0], mine.seen[1] || theirs.seen[1]];
+        }
+        if let (Some(a), Some(b)) = (&mut self.witnesses, other.witnesses) {
+            for (state, w) in b {
+                a.entry(state).or_insert(w);
+            }
+        }
+        self.races.extend(other.races);
+        while self.races.len() > self.max_races {
+            self.races.pop_last();
+        }
+        self.blocked_threads.extend(other.blocked_threads);
+        self.hung_threads.extend(other.hung_threads);
+        self.misuse.extend(other.misuse);
+        for x in other.explanations {
+            if !self.explanations.iter().any(|y| y.kind == x.kind) {
+                self.explanations.push(x);
+            }
+        }
+        let (s, o) = (&mut self.stats, &other.stats);
+        s.complete += o.complete;
+        s.blocked += o.blocked;
+        s.hangs += o.hangs;
+        s.assume_failed += o.assume_failed;
+        s.max_depth = s.max_depth.max(o.max_depth);
+        if let (Some(d), Some(od)) = (&mut s.duplicates, o.duplicates) {
+            *d += od;
+        }
+        if let (Some(a), Some(b)) = (&mut self.graphs, other.graphs) {
+            for g in b {
+                if !a.insert(g) {
+                    *self.stats.duplicates.as_mut().expect("[tcfuzz internal bug] duplicates counter") += 1;
+                }
+            }
+        }
+    }
+
     pub fn set_max_depth(&mut self, d: usize) {
         self.stats.max_depth = d;
     }
@@ -785,7 +884,7 @@ impl<'a> Collector<'a> {
         self.stats.complete + self.stats.blocked + self.stats.assume_failed
     }
 
-    pub fn finish(self, model: ModelKind, method: Method, caveats: Vec<String>) -> Verdict {
+    pub fn finish(mut self, model: ModelKind, method: Method, caveats: Vec<String>) -> Verdict {
         let prog = self.prog;
         let (mut pos, mut neg) = (0, 0);
         for s in self.states.keys() {
@@ -795,25 +894,26 @@ impl<'a> Collector<'a> {
                 neg += 1;
             }
         }
-        let omitted_states = self.capped.as_ref().map_or(0, |c| c.seen.len() as u64 - self.states.len() as u64);
+        let mut omitted_states = 0;
+        let mut states_counted = true;
         if let Some(c) = &self.capped {
-            (pos, neg) = (c.positive, c.negative);
+            match &c.distinct {
+                Some([falsify, satisfy]) => {
+                    (pos, neg) = (satisfy.len() as u64, falsify.len() as u64);
+                    omitted_states = pos + neg - self.states.len() as u64;
+                }
+                // Lower bounds: the kept states, and one for a side seen only beyond them.
+                None => {
+                    (pos, neg) = (pos.max(u64::from(c.seen[1])), neg.max(u64::from(c.seen[0])));
+                    states_counted = false;
+                }
+            }
         }
-        let observation = match (pos, neg) {
-            (0, _) => Observation::Never,
-            (_, 0) => Observation::Always,
-            _ => Observation::Sometimes,
-        };
-        let validated = match prog.quantifier {
-            Quantifier::Exists => pos > 0,
-            Quantifier::NotExists => pos == 0,
-            Quantifier::Forall => neg == 0,
-        };
         let names: Vec<Arc<str>> = (0..prog.state_len()).map(|i| Arc::from(prog.slot_name(i))).collect();
-        let states = self
-            .states
-            .iter()
-            .map(|(s, &n)| StateCount { values: names.iter().cloned().zip(s.iter().copied()).collect(), executions: n })
+        // Drained, so that the table and the verdict's states are not both held in full.
+        let states = std::mem::take(&mut self.states)
+            .into_iter()
+            .map(|(s, n)| StateCount { values: names.iter().cloned().zip(s).collect(), executions: n })
             .collect();
         let nregs = prog.state_len() - prog.locations.len();
         let sync_objects =
@@ -825,8 +925,9 @@ impl<'a> Collector<'a> {
             method,
             states,
             omitted_states,
+            states_counted,
             observed: prog.observed.iter().map(|&s| prog.slot_name(s)).collect(),
-            condition: ConditionResult { quantifier: prog.quantifier, observation, validated, positive: pos, negative: neg },
+            condition: judge(prog, pos, neg),
             races: self.races.into_iter().collect(),
             witnesses: self
                 .witnesses

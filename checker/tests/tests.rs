@@ -18,6 +18,8 @@ mod genmc;
 mod property;
 #[path = "checker/ptx.rs"]
 mod ptx;
+#[path = "checker/split.rs"]
+mod split;
 #[path = "checker/states.rs"]
 mod states;
 #[path = "checker/sync.rs"]

@@ -364,6 +364,27 @@ exists (P1:r0 == 1 /\\ P1:r1 == 0)
         lines.into_iter().next().unwrap()
     }
 
+    /// `check -j N` explores on N threads: the verdict of one thread, states and counts alike.
+    #[test]
+    fn threads_give_the_one_thread_verdict() {
+        let dir = TempDir::new("check-threads");
+        let examples = Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples/ptx/IRIW+relaxed-gpu.litmus");
+        let file = examples.to_str().expect("path");
+        let strip = |mut v: Value| {
+            v.as_object_mut().expect("object").remove("time_ms");
+            v
+        };
+        let one = strip(check_json(&dir, &["--duplicates", file]));
+        for j in ["2", "3"] {
+            assert_eq!(strip(check_json(&dir, &["--duplicates", "-j", j, file])), one, "-j {j}");
+        }
+        assert_eq!(one["executions"]["duplicates"], 0, "{one}");
+        let out = tcfuzz(&["check", "-j", "0", file], dir.path());
+        assert_eq!(code(&out), 2, "a usage error: {}", stderr(&out));
+        let out = tcfuzz(&["check", "-j", "2", "--oracle", file], dir.path());
+        assert_eq!(code(&out), 2, "a usage error: {}", stderr(&out));
+    }
+
     #[test]
     fn message_passing_release_acquire_is_never_under_ptx() {
         let dir = TempDir::new("check-mp");
@@ -764,12 +785,36 @@ mod bench {
         let rows: Vec<serde_json::Value> = stdout(&out).lines().map(|l| serde_json::from_str(l).expect("JSON row")).collect();
         assert_eq!(rows.len(), 2);
         for row in &rows {
-            for key in ["family", "n", "model", "complete", "blocked", "seconds", "execs_per_s", "peak_rss_kb"] {
+            for key in ["family", "n", "model", "complete", "blocked", "seconds", "execs_per_s", "ns_per_execution", "peak_rss_kb"] {
                 assert!(row.get(key).is_some(), "missing {key} in {row}");
             }
             // (N+2)! = 24 complete executions for N = 2, under SC and under PTX alike.
             assert_eq!(row["complete"], 24, "{row}");
             assert_eq!(row["blocked"], 0, "{row}");
+        }
+    }
+
+    /// Issue 27 problem 2: a benchmark run kept every distinct final state (readers n has 2^n,
+    /// about 650 bytes each at the end), so its memory grew with the execution count.
+    #[test]
+    fn memory_does_not_grow_with_the_execution_count() {
+        let dir = TempDir::new("bench-rss");
+        let row = |n: &str| {
+            let out = tcfuzz(&["bench", "--family", "readers", "--n", n, "--json"], dir.path());
+            assert_eq!(code(&out), 0, "{}", stderr(&out));
+            let row: serde_json::Value = serde_json::from_str(stdout(&out).trim()).expect("JSON row");
+            let per = row["ns_per_execution"].as_f64().expect("ns_per_execution");
+            assert!(per > 0.0, "{row}");
+            (row["complete"].as_u64().expect("complete"), row["peak_rss_kb"].as_u64())
+        };
+        let (small, small_rss) = row("10");
+        let (large, large_rss) = row("14");
+        // 2^10 and 2^14 executions, each with a final state of its own.
+        assert_eq!((small, large), (1 << 10, 1 << 14));
+        // Where the OS reports peak RSS (Linux): 16x the executions, within 2 MiB of each other
+        // (it was about 10 MiB more for n = 14).
+        if let (Some(a), Some(b)) = (small_rss, large_rss) {
+            assert!(b < a + 2048, "peak RSS {a} KiB for {small} executions, {b} KiB for {large}");
         }
     }
 
@@ -792,6 +837,20 @@ mod bench {
         assert_eq!(code(&out), 1);
         assert_eq!(stdout(&out).lines().count(), 1, "{}", stdout(&out));
         assert!(stderr(&out).contains("error: family readers n=3 under sc: too large to check"), "{}", stderr(&out));
+    }
+
+    /// `-j 2`: the same counts on two threads as on one, and the ratio of the rates.
+    #[test]
+    fn threads_report_the_same_counts_and_the_ratio_to_one_thread() {
+        let dir = TempDir::new("bench-threads");
+        let out = tcfuzz(&["bench", "--family", "n-writers", "--n", "3", "--model", "ptx", "-j", "2", "--json"], dir.path());
+        assert_eq!(code(&out), 0, "{}", stderr(&out));
+        let row: serde_json::Value = serde_json::from_str(stdout(&out).trim()).expect("JSON row");
+        // (N+2)! = 120 complete executions for N = 3.
+        assert_eq!((row["complete"].as_u64(), row["threads"].as_u64()), (Some(120), Some(2)), "{row}");
+        assert!(row["speedup_vs_one_thread"].as_f64().is_some_and(|r| r > 0.0), "{row}");
+        let text = stdout(&tcfuzz(&["bench", "--family", "n-writers", "--n", "3", "-j", "2"], dir.path()));
+        assert!(text.contains("on 2 threads: ") && text.contains("x the one-thread rate"), "{text}");
     }
 
     #[test]

@@ -76,4 +76,5 @@
 
 mod holes;
 mod maximal;
+pub(crate) mod split;
 pub(crate) mod trust;

@@ -286,6 +286,28 @@ pub(crate) struct Explorer<'a, 'c> {
     pub compacted: std::cell::RefCell<super::holes::Compacted>,
     /// The deadline and cancellation flag, polled once per graph visited.
     pub bound: &'a crate::bound::Bound,
+    /// What part of the exploration tree to explore ([`Part`]).
+    pub part: Part,
+    /// The path from the root to the graph being visited: its index among its parent's children
+    /// at each level ([`super::split`]).
+    pub path: Vec<u32>,
+    /// Per level of the recursion, how many children of the graph there were visited so far.
+    pub children: Vec<u32>,
+}
+
+/// Which part of the exploration tree an [`Explorer`] explores. The tree: each graph visited
+/// past its consistency check (`visit_consistent`) is a node, its children the graphs it visits
+/// in turn; the exploration is a function of the program, so a node is named by its path
+/// (module docs of [`super::split`]).
+pub(crate) enum Part {
+    /// All of it.
+    All,
+    /// Nothing: the paths of the nodes at this depth (the root's is 0), and of the leaves above
+    /// it, go to `out` in the order of exploration — together they cover every execution once.
+    Split { depth: usize, out: Vec<Vec<u32>> },
+    /// The subtree at this path only (the nodes on the way are visited, their other children
+    /// skipped); `reached` is set when it is.
+    Subtree { path: Vec<u32>, reached: bool },
 }
 
 /// The values a thread's events read or wrote, and what [`replay`] gave for them.
@@ -310,6 +332,8 @@ impl Explorer<'_, '_> {
         let mut g = ExecutionGraph::new(init, self.prog.threads.len());
         g.barrier_members = self.prog.barrier_members.clone();
         g.barrier_dyn_members = self.prog.barrier_dyn_members.clone();
+        self.path.clear();
+        self.children = vec![0];
         self.visit(g)
     }
 
@@ -503,15 +527,56 @@ impl Explorer<'_, '_> {
             partial.max_depth = partial.max_depth.max(self.max_depth);
             return Err(CheckError::Interrupted { cause, partial });
         }
+        let index = self.children[self.depth];
+        self.children[self.depth] += 1;
+        match &mut self.part {
+            Part::All => {}
+            Part::Split { depth, out } if self.depth == *depth => {
+                out.push(self.path.iter().copied().chain([index]).collect());
+                return Ok(());
+            }
+            Part::Split { .. } => {}
+            Part::Subtree { path, reached } => match path.get(self.depth) {
+                Some(&i) if i != index => return Ok(()),
+                Some(_) => *reached |= self.depth + 1 == path.len(),
+                None => {}
+            },
+        }
+        self.path.push(index);
+        self.children.push(0);
         self.depth += 1;
+        let parts = if let Part::Split { out, .. } = &self.part { out.len() } else { 0 };
         let r = self.visit_inner(g);
         self.depth -= 1;
+        // A node above the split depth with no part below it (a leaf, or a graph whose children
+        // are all inconsistent) is a part of its own: what it does (its execution, a revisit it
+        // could not take) is in no other.
+        if let Part::Split { out, .. } = &mut self.part {
+            if out.len() == parts {
+                out.push(self.path.clone());
+            }
+        }
+        self.children.pop();
+        self.path.pop();
         r
+    }
+
+    /// Whether a leaf of the exploration tree at the current depth is an execution to record:
+    /// in the part explored ([`Part::Split`] records none).
+    fn records_leaf(&self) -> bool {
+        match &self.part {
+            Part::All => true,
+            Part::Split { .. } => false,
+            Part::Subtree { path, .. } => self.depth >= path.len(),
+        }
     }
 
     fn visit_inner(&mut self, g: ExecutionGraph) -> Result<(), CheckError> {
         match self.next(&g)? {
             Next::Finished { regs, blocked } => {
+                if !self.records_leaf() {
+                    return Ok(());
+                }
                 self.out.record(&g, &regs, &blocked, self.model);
                 let explored = self.out_count();
                 if explored > self.max_executions {

@@ -296,6 +296,9 @@ mod tests {
                 assumes: prog.has_assume(),
                 compacted: Default::default(),
                 bound: &crate::bound::Bound::new(&crate::Options::default()),
+                part: crate::explore::trust::Part::All,
+                path: Vec::new(),
+                children: Vec::new(),
             }
             .run();
             let mut out = Collector::new(&prog, false, 16, false);

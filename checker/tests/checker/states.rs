@@ -42,3 +42,33 @@ fn progress_counts_every_execution() {
     let v = check(&program, ModelKind::Ptx, &options).expect("checks");
     assert_eq!(counter.load(std::sync::atomic::Ordering::Relaxed), v.stats.complete + v.stats.blocked + v.stats.assume_failed);
 }
+
+/// Issue 27 problem 2: without counting the states it leaves out, a capped check keeps nothing
+/// that grows with the executions, and its condition's observation and Ok / No stay exact.
+#[test]
+fn capped_states_uncounted_keep_the_observation_exact() {
+    let program = tcfuzz_litmus::parse(IRIW).expect("valid");
+    let full = check(&program, ModelKind::Ptx, &Options::default()).expect("checks");
+    assert!(full.states_counted);
+    assert_eq!((full.condition.positive, full.condition.negative), (1, 15));
+    for max in [0, 1, 5, 16] {
+        let options = Options { max_states: Some(max), count_omitted_states: false, ..Options::default() };
+        for capped in [check(&program, ModelKind::Ptx, &options), check_oracle(&program, ModelKind::Ptx, &options)] {
+            let capped = capped.expect("checks");
+            assert!(!capped.states_counted, "max_states {max}");
+            assert_eq!(capped.states, full.states[..max], "max_states {max}");
+            assert_eq!(capped.omitted_states, 0, "max_states {max}");
+            assert_eq!(capped.condition.observation, full.condition.observation, "max_states {max}");
+            assert_eq!(capped.condition.validated, full.condition.validated, "max_states {max}");
+            // Lower bounds: the kept states, at least one for a side seen beyond them.
+            assert!(capped.condition.positive >= 1 && capped.condition.positive <= full.condition.positive, "max_states {max}");
+            assert!(capped.condition.negative >= 1 && capped.condition.negative <= full.condition.negative, "max_states {max}");
+            assert_eq!(capped.stats.complete, full.stats.complete, "max_states {max}");
+            match max {
+                0 => assert_eq!((capped.condition.positive, capped.condition.negative), (1, 1)),
+                16 => assert_eq!((capped.condition.positive, capped.condition.negative), (1, 15)),
+                _ => {}
+            }
+        }
+    }
+}

@@ -11,7 +11,7 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::{Duration, Instant};
-use tcfuzz_checker::{CheckError, ModelKind, Options, Stats, check};
+use tcfuzz_checker::{CheckError, ModelKind, Options, Stats, check_parallel};
 use tcfuzz_generator::families::{FAMILIES, Family, family};
 
 #[derive(Clone, Copy, Debug, ValueEnum)]
@@ -25,7 +25,8 @@ pub enum Model {
 /// Families: the GenMC benchmark shapes (readers, n-writers, casrot, lastzero, ainc, binc, wcas,
 /// casw, coa, fib, indexer, szymanski) written as PTX litmus programs, plus sb, iriw, mp-chain and
 /// tc-pipeline; each runs its default sizes (`--list`) unless --n is given. Each run prints
-/// `family, n, model, complete, blocked, seconds, execs_per_s, peak_rss_kb`, and where GenMC 0.11's
+/// `family, n, model, complete, blocked, seconds, execs_per_s, ns_per_execution, peak_rss_kb`
+/// (the process's peak resident memory during the run), and where GenMC 0.11's
 /// results file is found (`--genmc`, default `../shared/bench/genmc-0.11-results.csv`) GenMC's
 /// complete executions and executions per second on the same shape (its `sc` run for `--model
 /// sc`, its `rc11` run for `--model ptx`) and our speedup: GenMC's wall time over ours, shown
@@ -38,6 +39,11 @@ pub enum Model {
 /// `--deadline-ms MS` gives each run a deadline (`Options::deadline`): a run still exploring
 /// then stops and prints its partial counts and the seconds it took to stop, which is how the
 /// bound is measured (`--family readers --n 24 --deadline-ms 100`: 16.7 million executions).
+///
+/// `-j N` explores each program on N threads (`tcfuzz check -j N`: the exploration split into
+/// subtrees the threads take in turn) and runs it on one thread too, alternating, and prints the
+/// ratio of the two rates (`speedup_vs_one_thread`; where the counts are equal, as they must be).
+/// Measured on a 2-core machine: `--family wcas --n 14 -j 2 --repeat 3`.
 ///
 /// Absolute times are noisy on shared machines (±20 % from run to run here): `--repeat N` runs
 /// each size N times and reports the fastest; compare ratios measured in one invocation.
@@ -71,6 +77,9 @@ pub struct Args {
     /// Stop each run this many milliseconds after it starts and print its partial counts.
     #[arg(long, value_name = "MS")]
     deadline_ms: Option<u64>,
+    /// Explore on N threads, and on one too, and print the ratio of their rates.
+    #[arg(short = 'j', long, value_name = "N", default_value_t = 1, value_parser = clap::value_parser!(u16).range(1..=1024))]
+    threads: u16,
     /// List the families and exit.
     #[arg(long)]
     list: bool,
@@ -85,6 +94,8 @@ struct Row {
     blocked: u64,
     seconds: f64,
     execs_per_s: f64,
+    /// Wall time per execution (complete or blocked), in nanoseconds.
+    ns_per_execution: f64,
     peak_rss_kb: Option<u64>,
     /// Set where the run stopped at `--deadline-ms` (its counts are then partial).
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -92,6 +103,12 @@ struct Row {
     genmc_complete: Option<u64>,
     genmc_execs_per_s: Option<f64>,
     speedup_vs_genmc: Option<f64>,
+    /// Threads the run explored on (`-j`).
+    threads: u16,
+    /// With `-j N`: the one-thread run's wall time over the N-thread run's (set only where their
+    /// counts are equal).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    speedup_vs_one_thread: Option<f64>,
 }
 
 /// A GenMC run: (benchmark, n, model).
@@ -135,8 +152,19 @@ pub fn run(args: &Args, quiet: bool) -> Result<ExitCode> {
     let genmc = load_genmc(args.genmc.as_deref())?;
     if !args.json && !quiet {
         println!(
-            "{:<10} {:>3} {:<5} {:>10} {:>8} {:>9} {:>12} {:>11} {:>10} {:>12} {:>8}",
-            "family", "n", "model", "complete", "blocked", "seconds", "execs_per_s", "peak_rss_kb", "genmc", "genmc_exec/s", "speedup"
+            "{:<10} {:>3} {:<5} {:>10} {:>8} {:>9} {:>12} {:>8} {:>11} {:>10} {:>12} {:>8}",
+            "family",
+            "n",
+            "model",
+            "complete",
+            "blocked",
+            "seconds",
+            "execs_per_s",
+            "ns/exec",
+            "peak_rss_kb",
+            "genmc",
+            "genmc_exec/s",
+            "speedup"
         );
     }
     let mut failed = 0;
@@ -152,27 +180,31 @@ pub fn run(args: &Args, quiet: bool) -> Result<ExitCode> {
                     Model::Ptx => ModelKind::Ptx,
                 };
                 reset_peak_rss();
-                let mut fastest: Option<(Stats, f64, bool)> = None;
-                for _ in 0..args.repeat {
-                    let start = Instant::now();
-                    let deadline = args.deadline_ms.map(|ms| start + Duration::from_millis(ms));
-                    let options = Options { max_executions: args.max_executions, deadline, ..Options::default() };
-                    let (stats, stopped) = match check(&program, kind, &options) {
-                        Ok(v) => (v.stats, false),
-                        Err(CheckError::Interrupted { partial, .. }) => (partial, true),
-                        // One run beyond a limit does not stop the others; the exit code says it.
-                        Err(e) => {
-                            eprintln!("error: family {} n={n} under {}: {}", f.name, kind.name(), user_words(&e.to_string()));
-                            failed += 1;
-                            break;
+                // (With -j, the one-thread runs alternate with the N-thread ones.)
+                let threads: &[u16] = if args.threads > 1 { &[args.threads, 1] } else { &[1] };
+                let mut fastest: [Option<(Stats, f64, bool)>; 2] = [None, None];
+                'repeat: for _ in 0..args.repeat {
+                    for (i, &t) in threads.iter().enumerate() {
+                        match measure(&program, kind, args, t) {
+                            Ok(run) => {
+                                if fastest[i].as_ref().is_none_or(|(_, s, _)| run.1 < *s) {
+                                    fastest[i] = Some(run);
+                                }
+                            }
+                            // One run beyond a limit does not stop the others; the exit code says it.
+                            Err(e) => {
+                                eprintln!("error: family {} n={n} under {}: {}", f.name, kind.name(), user_words(&e.to_string()));
+                                failed += 1;
+                                fastest = [None, None];
+                                break 'repeat;
+                            }
                         }
-                    };
-                    let seconds = start.elapsed().as_secs_f64();
-                    if fastest.as_ref().is_none_or(|(_, s, _)| seconds < *s) {
-                        fastest = Some((stats, seconds, stopped));
                     }
                 }
-                let Some((stats, seconds, stopped)) = fastest else { continue };
+                let [Some((stats, seconds, stopped)), one_thread] = fastest else { continue };
+                let speedup_vs_one_thread = one_thread
+                    .filter(|(s1, _, stopped1)| !stopped && !stopped1 && (s1.complete, s1.blocked) == (stats.complete, stats.blocked))
+                    .map(|(_, s1, _)| s1 / seconds.max(1e-9));
                 // GenMC counts executions discarded by a failed assume as blocked: so do we here.
                 let blocked = stats.blocked + stats.assume_failed;
                 let execs = stats.complete + blocked;
@@ -190,18 +222,41 @@ pub fn run(args: &Args, quiet: bool) -> Result<ExitCode> {
                     blocked,
                     seconds,
                     execs_per_s,
+                    ns_per_execution: seconds * 1e9 / execs.max(1) as f64,
                     peak_rss_kb: peak_rss_kb(),
                     stopped: stopped.then_some("deadline"),
                     genmc_complete: reference.map(|r| r.0),
                     genmc_execs_per_s: genmc_rate,
                     // Only where the two explored the same complete executions.
                     speedup_vs_genmc: reference.filter(|r| !stopped && r.0 == stats.complete).map(|(_, _, s)| s / seconds.max(1e-9)),
+                    threads: args.threads,
+                    speedup_vs_one_thread,
                 };
                 print_row(&row, args.json)?;
             }
         }
     }
     Ok(exit::from_failures(failed))
+}
+
+/// One run of `program` on `threads` threads: its counts (partial where it stopped at the
+/// deadline), its wall seconds, and whether it stopped.
+fn measure(program: &tcfuzz_litmus::Program, kind: ModelKind, args: &Args, threads: u16) -> Result<(Stats, f64, bool), CheckError> {
+    let start = Instant::now();
+    let deadline = args.deadline_ms.map(|ms| start + Duration::from_millis(ms));
+    let options = Options { max_executions: args.max_executions, deadline, ..bench_options() };
+    let (stats, stopped) = match check_parallel(program, kind, &options, usize::from(threads)) {
+        Ok(v) => (v.stats, false),
+        Err(CheckError::Interrupted { partial, .. }) => (partial, true),
+        Err(e) => return Err(e),
+    };
+    Ok((stats, start.elapsed().as_secs_f64(), stopped))
+}
+
+/// What a benchmark run keeps: the counts, and nothing that grows with the executions (no final
+/// states, no witnesses), as a campaign's worker would check; what it measures is the explorer.
+fn bench_options() -> Options {
+    Options { witnesses: false, max_states: Some(0), count_omitted_states: false, ..Options::default() }
 }
 
 fn print_row(r: &Row, json: bool) -> Result<()> {
@@ -211,7 +266,7 @@ fn print_row(r: &Row, json: bool) -> Result<()> {
     }
     let opt = |v: Option<String>| v.unwrap_or_else(|| "-".to_string());
     println!(
-        "{:<10} {:>3} {:<5} {:>10} {:>8} {:>9.3} {:>12.0} {:>11} {:>10} {:>12} {:>8}{}",
+        "{:<10} {:>3} {:<5} {:>10} {:>8} {:>9.3} {:>12.0} {:>8.0} {:>11} {:>10} {:>12} {:>8}{}",
         r.family,
         r.n,
         r.model,
@@ -219,12 +274,17 @@ fn print_row(r: &Row, json: bool) -> Result<()> {
         r.blocked,
         r.seconds,
         r.execs_per_s,
+        r.ns_per_execution,
         opt(r.peak_rss_kb.map(|v| v.to_string())),
         opt(r.genmc_complete.map(|v| v.to_string())),
         opt(r.genmc_execs_per_s.map(|v| format!("{v:.0}"))),
         opt(r.speedup_vs_genmc.map(|v| format!("{v:.2}x"))),
         if r.stopped.is_some() { "  (stopped at the deadline: partial counts)" } else { "" },
     );
+    if r.threads > 1 {
+        let ratio = r.speedup_vs_one_thread.map_or_else(|| "- (counts differ or a run stopped)".to_string(), |v| format!("{v:.2}x"));
+        println!("{:<10} {:>3} {:<5} on {} threads: {ratio} the one-thread rate", "", "", "", r.threads);
+    }
     Ok(())
 }
 

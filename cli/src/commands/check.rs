@@ -173,6 +173,13 @@ pub struct Args {
     /// Exit with code 1 when a verdict differs from its file's `// expect` header lines.
     #[arg(long)]
     pub expect: bool,
+
+    /// Explore each program on N threads: its exploration split into subtrees that the threads
+    /// take in turn, their results merged. The verdict is the one-thread verdict (counts, states,
+    /// races), but for which execution stands as a witness where several could; --max-executions
+    /// then bounds each thread. For one large program: the split costs a few repeated graphs.
+    #[arg(short = 'j', long, value_name = "N", default_value_t = 1, value_parser = clap::value_parser!(u16).range(1..=1024), conflicts_with_all = ["oracle", "exact"])]
+    pub threads: u16,
 }
 
 /// The `--model` values.
@@ -393,6 +400,8 @@ fn check_file(
         tcfuzz_checker::check_oracle(&program, model, options)
     } else if args.exact {
         tcfuzz_checker::check_exact(&program, model, options)
+    } else if args.threads > 1 {
+        tcfuzz_checker::check_parallel(&program, model, options, usize::from(args.threads))
     } else {
         tcfuzz_checker::check(&program, model, options)
     };

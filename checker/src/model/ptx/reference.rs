@@ -503,6 +503,9 @@ mod tests {
                 assumes: p.has_assume(),
                 compacted: Default::default(),
                 bound: &crate::bound::Bound::new(&crate::Options::default()),
+                part: crate::explore::trust::Part::All,
+                path: Vec::new(),
+                children: Vec::new(),
             }
             .run();
             let mut out = Collector::new(p, false, 16, false);

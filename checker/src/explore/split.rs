@@ -1,0 +1,339 @@
+//! One exploration split into parts that can be explored apart — on other threads, or leased to
+//! other machines — and merged into exactly the result of the whole.
+//!
+//! The explorer is a function of the program: the graphs it visits form a tree (each graph
+//! visited past its consistency check a node, its children the graphs it then visits, in a fixed
+//! order), and the subtrees below a node are independent — the explorer is stateless, so what
+//! it does below one child depends on nothing done below another (TruSt, POPL'22 §5: every
+//! graph is reached from one parent only). A node is named by its *path*: its index among its
+//! parent's children at each level from the root. [`split`] cuts the tree at the first depth with
+//! enough nodes and returns those nodes, and the leaves (and childless graphs) above them, as
+//! [`Subtree`]s, which together cover every execution exactly once. [`check_subtrees`] explores
+//! some of them: it walks each path from the root again (visiting only the nodes on it: a few
+//! consistency checks per level) and explores the subtree below in full. Merged, the parts'
+//! counts, states, races, hangs and misuse are the single-thread ones; duplicates too, when
+//! counted across parts ([`check_parallel`] does; [`merge_verdicts`] cannot: a verdict keeps no
+//! graphs).
+//!
+//! (GenMC's `-nthreads` hands a copy of a graph to an idle thread when its own work queue runs
+//! short; a path instead of a graph is what lets a part leave the process as a few bytes.)
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::fmt;
+use std::hash::{DefaultHasher, Hash, Hasher};
+use std::str::FromStr;
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use crate::error::CheckError;
+use crate::explore::trust::Part;
+use crate::model::ModelKind;
+use crate::program::CompiledProgram;
+use crate::verdict::{Collector, Verdict};
+use crate::{Options, explore_part, finish_explorer, new_collector, on_explorer_stack};
+
+/// A part of one check's exploration: the subtree below one graph of its exploration tree (module
+/// docs). Plain data: its text form (`Display` / `FromStr`: `subtree 1f2e…:0:0.2.1`) travels.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Subtree {
+    /// [`check_key`] of the program, model and options it belongs to.
+    pub check: u64,
+    /// The program variant ([`CompiledProgram::rendezvous_variants`]; 0 for most programs).
+    pub variant: u32,
+    /// The graph's index among its parent's children at each level, from the root (whose own
+    /// index is 0).
+    pub path: Vec<u32>,
+}
+
+impl fmt::Display for Subtree {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let path: Vec<String> = self.path.iter().map(u32::to_string).collect();
+        write!(f, "subtree {:016x}:{}:{}", self.check, self.variant, path.join("."))
+    }
+}
+
+impl FromStr for Subtree {
+    type Err = String;
+    fn from_str(text: &str) -> Result<Self, String> {
+        let bad = || format!("`{text}` is not a subtree (expected `subtree HEX:VARIANT:I.J.K`)");
+        let rest = text.trim().strip_prefix("subtree ").ok_or_else(bad)?;
+        let mut fields = rest.split(':');
+        let (Some(check), Some(variant), Some(path), None) = (fields.next(), fields.next(), fields.next(), fields.next()) else {
+            return Err(bad());
+        };
+        let check = u64::from_str_radix(check, 16).map_err(|_| bad())?;
+        let variant = variant.parse().map_err(|_| bad())?;
+        let path = path.split('.').map(|i| i.parse().map_err(|_| bad())).collect::<Result<Vec<u32>, _>>()?;
+        Ok(Subtree { check, variant, path })
+    }
+}
+
+/// What a check's exploration tree depends on: the program (as `tcfuzz fmt` prints it), the
+/// model, and the options that change the tree (loop bound, `exclude_porf_cycles`). A hash, so
+/// that a subtree of another check is refused rather than explored; stable within one build of
+/// tcfuzz (`std`'s SipHash with fixed keys), which is what a campaign runs.
+pub fn check_key(program: &tcfuzz_litmus::Program, model: ModelKind, options: &Options) -> u64 {
+    let mut h = DefaultHasher::new();
+    tcfuzz_litmus::print(program).hash(&mut h);
+    model.name().hash(&mut h);
+    options.loop_bound.hash(&mut h);
+    options.exclude_porf_cycles.hash(&mut h);
+    h.finish()
+}
+
+/// Deepest split [`split`] tries: a tree that still has fewer nodes than asked for there is
+/// given as it is.
+const MAX_SPLIT_DEPTH: usize = 256;
+
+/// Splits the exploration of `program` under `model` into at least `at_least` subtrees where the
+/// tree has that many nodes at some depth (fewer otherwise): the nodes of the first such depth,
+/// and the leaves and childless graphs above it, in the order of exploration. Together they
+/// cover every execution once. Costs the exploration of the tree above that depth, again for
+/// each depth tried.
+pub fn split(program: &tcfuzz_litmus::Program, model: ModelKind, options: &Options, at_least: usize) -> Result<Vec<Subtree>, CheckError> {
+    let prog = CompiledProgram::compile(program)?;
+    on_explorer_stack(|| split_compiled(&prog, check_key(program, model, options), model, options, at_least))
+}
+
+fn split_compiled(
+    prog: &CompiledProgram,
+    check: u64,
+    model: ModelKind,
+    options: &Options,
+    at_least: usize,
+) -> Result<Vec<Subtree>, CheckError> {
+    let mut parts = Vec::new();
+    for depth in 0..=MAX_SPLIT_DEPTH {
+        parts.clear();
+        let mut out = new_collector(prog, options);
+        for (variant, p) in variants(prog)?.iter().enumerate() {
+            out.set_program(p);
+            let (part, _, _) = explore_part(p, model, options, &mut out, Part::Split { depth, out: Vec::new() })?;
+            let Part::Split { out: paths, .. } = part else { unreachable!("[tcfuzz internal bug] a split that is not one") };
+            parts.extend(paths.into_iter().map(|path| Subtree { check, variant: variant as u32, path }));
+        }
+        // Enough, or the tree is no deeper: every part a leaf above `depth` (a node at `depth`
+        // has a path of `depth + 1`). The count alone does not say so: a chain of graphs with one
+        // child each (the root and its first events, typically) keeps it the same from depth to
+        // depth.
+        if parts.len() >= at_least || parts.iter().all(|s| s.path.len() <= depth) {
+            break;
+        }
+    }
+    Ok(parts)
+}
+
+/// The program's variants, as the explorer runs them ([`CompiledProgram::rendezvous_variants`]).
+fn variants(prog: &CompiledProgram) -> Result<Vec<CompiledProgram>, CheckError> {
+    let variants = prog.rendezvous_variants()?;
+    Ok(if variants.is_empty() { vec![prog.clone()] } else { variants })
+}
+
+/// Explores `subtrees` of `program`'s check under `model` ([`split`]) and returns their verdict:
+/// the executions below them only. Merged with [`merge_verdicts`], the verdicts of subtrees that
+/// cover the tree give the verdict of [`crate::check`], counts, states and races alike. A subtree
+/// of another check is refused ([`CheckError::ForeignSubtree`]).
+pub fn check_subtrees(
+    program: &tcfuzz_litmus::Program,
+    model: ModelKind,
+    options: &Options,
+    subtrees: &[Subtree],
+) -> Result<Verdict, CheckError> {
+    let prog = CompiledProgram::compile(program)?;
+    let check = check_key(program, model, options);
+    let variants = variants(&prog)?;
+    on_explorer_stack(|| {
+        let mut out = new_collector(&prog, options);
+        let (max_depth, lost) = explore_subtrees(&variants, check, model, options, &mut out, subtrees)?;
+        finish_explorer(&prog, model, options, out, max_depth, lost)
+    })
+}
+
+/// Explores `subtrees` into `out`; the deepest recursion and whether a revisit was lost.
+fn explore_subtrees<'p>(
+    variants: &'p [CompiledProgram],
+    check: u64,
+    model: ModelKind,
+    options: &Options,
+    out: &mut Collector<'p>,
+    subtrees: &[Subtree],
+) -> Result<(usize, bool), CheckError> {
+    let (mut max_depth, mut lost) = (0, false);
+    for s in subtrees {
+        let foreign = |why: &str| CheckError::ForeignSubtree(format!("{s}: {why}"));
+        if s.check != check {
+            return Err(foreign("made for another program, model or options"));
+        }
+        let p = variants.get(s.variant as usize).ok_or_else(|| foreign("no such program variant"))?;
+        if s.path.is_empty() {
+            return Err(foreign("an empty path"));
+        }
+        out.set_program(p);
+        let (part, depth, lost_here) = explore_part(p, model, options, out, Part::Subtree { path: s.path.clone(), reached: false })?;
+        if !matches!(part, Part::Subtree { reached: true, .. }) {
+            return Err(foreign("the exploration has no graph at this path"));
+        }
+        max_depth = max_depth.max(depth);
+        lost |= lost_here;
+    }
+    Ok((max_depth, lost))
+}
+
+/// What one thread of [`check_parallel`] explored: its collector, the deepest recursion, and
+/// whether a revisit was lost.
+type Explored<'p> = (Collector<'p>, usize, bool);
+
+/// Parts per thread [`check_parallel`] asks [`split`] for: enough that a thread that drew small
+/// ones takes more while another explores a large one.
+const PARTS_PER_THREAD: usize = 16;
+
+/// [`crate::check`] on `threads` threads: the exploration split into subtrees ([`split`]), which
+/// the threads take in turn and explore, each into a collector of its own; the collectors are
+/// merged at the end (duplicates counted across them). The verdict equals [`crate::check`]'s —
+/// but for which execution is kept as a witness or an explanation, where several qualify, and
+/// [`crate::Options::max_executions`], which bounds each thread's executions. One thread:
+/// exactly [`crate::check`].
+pub fn check_parallel(
+    program: &tcfuzz_litmus::Program,
+    model: ModelKind,
+    options: &Options,
+    threads: usize,
+) -> Result<Verdict, CheckError> {
+    if threads <= 1 {
+        return crate::check(program, model, options);
+    }
+    let prog = CompiledProgram::compile(program)?;
+    let check = check_key(program, model, options);
+    let subtrees = on_explorer_stack(|| split_compiled(&prog, check, model, options, threads * PARTS_PER_THREAD))?;
+    let variants = variants(&prog)?;
+    let next = AtomicUsize::new(0);
+    let results: Mutex<BTreeMap<usize, (Explored<'_>, Option<CheckError>)>> = Mutex::default();
+    std::thread::scope(|s| {
+        for t in 0..threads {
+            let (variants, subtrees, next, results, prog) = (&variants, &subtrees, &next, &results, &prog);
+            let work = move || {
+                let mut out = new_collector(prog, options);
+                let (mut max_depth, mut lost) = (0, false);
+                let error = loop {
+                    let i = next.fetch_add(1, Ordering::Relaxed);
+                    let Some(s) = subtrees.get(i) else { break None };
+                    match explore_subtrees(variants, check, model, options, &mut out, std::slice::from_ref(s)) {
+                        Ok((d, l)) => (max_depth, lost) = (max_depth.max(d), lost | l),
+                        Err(e) => {
+                            // The others stop at their next part (or, at a deadline or a
+                            // cancellation, at their next graph: they poll the same bound).
+                            next.store(subtrees.len(), Ordering::Relaxed);
+                            break Some(e);
+                        }
+                    }
+                };
+                let mut results = results.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+                // (The collector goes back with an error too: an interrupted check's partial
+                // counts are all the threads'.)
+                results.insert(t, ((out, max_depth, lost), error));
+            };
+            let builder = std::thread::Builder::new().name(format!("tcfuzz-explorer-{t}")).stack_size(crate::EXPLORER_STACK);
+            if builder.spawn_scoped(s, work).is_err() {
+                // No thread to be had (resource limits): this part of the work here.
+                work();
+            }
+        }
+    });
+    let results = results.into_inner().unwrap_or_else(std::sync::PoisonError::into_inner);
+    let mut merged: Option<Explored<'_>> = None;
+    let mut first_error = None;
+    for (_, ((out, d, l), error)) in results {
+        first_error = first_error.or(error);
+        match &mut merged {
+            None => merged = Some((out, d, l)),
+            Some((all, max_depth, lost)) => {
+                all.merge(out);
+                *max_depth = (*max_depth).max(d);
+                *lost |= l;
+            }
+        }
+    }
+    let (out, max_depth, lost) = merged.ok_or_else(|| CheckError::TooLarge("[tcfuzz internal bug] no explorer thread ran".into()))?;
+    match first_error {
+        None => {}
+        Some(CheckError::Interrupted { cause, .. }) => {
+            let mut partial = out.stats().clone();
+            partial.max_depth = partial.max_depth.max(max_depth);
+            return Err(CheckError::Interrupted { cause, partial });
+        }
+        Some(e) => return Err(e),
+    }
+    let explored = out.explored();
+    if explored > options.max_executions {
+        return Err(CheckError::TooLarge(format!("more than {} executions (raise Options::max_executions)", options.max_executions)));
+    }
+    finish_explorer(&prog, model, options, out, max_depth, lost)
+}
+
+/// Merges the verdicts of parts of one check ([`check_subtrees`] on subtrees that together
+/// cover its tree, each once) into the check's verdict: counts added, final states with their
+/// counts, races (the smallest [`crate::Options::max_races`]), hangs, loop-bound threads and
+/// misuse joined, the condition judged again over the merged states. Exact where the parts keep
+/// every final state (`max_states: None`); the parts' witnesses and explanations are kept first
+/// come. Duplicates are the parts' own: a verdict keeps no graphs to compare across parts.
+/// `None` for no verdicts.
+pub fn merge_verdicts(program: &tcfuzz_litmus::Program, options: &Options, verdicts: Vec<Verdict>) -> Result<Option<Verdict>, CheckError> {
+    let prog = CompiledProgram::compile(program)?;
+    let mut verdicts = verdicts.into_iter();
+    let Some(mut all) = verdicts.next() else { return Ok(None) };
+    let mut states: BTreeMap<Vec<i64>, u64> = BTreeMap::new();
+    let mut names = Vec::new();
+    let mut add_states = |v: &Verdict, names: &mut Vec<std::sync::Arc<str>>| {
+        for s in &v.states {
+            if names.is_empty() {
+                *names = s.values.iter().map(|(n, _)| n.clone()).collect();
+            }
+            *states.entry(s.values.iter().map(|(_, x)| *x).collect()).or_insert(0) += s.executions;
+        }
+    };
+    add_states(&all, &mut names);
+    let mut races: BTreeSet<_> = std::mem::take(&mut all.races).into_iter().collect();
+    for v in verdicts {
+        add_states(&v, &mut names);
+        races.extend(v.races);
+        let join = |a: &mut Vec<String>, b: Vec<String>| {
+            let set: BTreeSet<String> = a.drain(..).chain(b).collect();
+            a.extend(set);
+        };
+        join(&mut all.blocked_threads, v.blocked_threads);
+        join(&mut all.hung_threads, v.hung_threads);
+        let misuse: BTreeSet<_> = all.misuse.drain(..).chain(v.misuse).collect();
+        all.misuse.extend(misuse);
+        for w in v.witnesses {
+            if !all.witnesses.iter().any(|x| x.state == w.state) {
+                all.witnesses.push(w);
+            }
+        }
+        for x in v.explanations {
+            if !all.explanations.iter().any(|y| y.kind == x.kind) {
+                all.explanations.push(x);
+            }
+        }
+        let (s, o) = (&mut all.stats, v.stats);
+        s.complete += o.complete;
+        s.blocked += o.blocked;
+        s.hangs += o.hangs;
+        s.assume_failed += o.assume_failed;
+        s.max_depth = s.max_depth.max(o.max_depth);
+        s.duplicates = s.duplicates.zip(o.duplicates).map(|(a, b)| a + b);
+        for c in v.caveats {
+            if !all.caveats.contains(&c) {
+                all.caveats.push(c);
+            }
+        }
+    }
+    all.races = races.into_iter().take(options.max_races).collect();
+    all.witnesses.sort_by(|a, b| a.state.cmp(&b.state));
+    let (pos, neg) = states.keys().fold((0, 0), |(p, n), s| if prog.condition.eval(s) { (p + 1, n) } else { (p, n + 1) });
+    all.condition = crate::verdict::judge(&prog, pos, neg);
+    all.states = states
+        .into_iter()
+        .map(|(s, executions)| crate::StateCount { values: names.iter().cloned().zip(s).collect(), executions })
+        .collect();
+    Ok(Some(all))
+}
