@@ -59,7 +59,8 @@
 //!   the read), where the revisiting write depends on a read of its thread:
 //!   `ld x; beq ...; bar.sync 0 | bar.sync 0; st y, 1 | ld y; st x, r` with the third thread
 //!   outside the barrier. (With `st x, 1` the prefix of the store holds no barrier, and the
-//!   explorer reaches the cycle: [`trust`]'s `barrier_cycle_possible`.)
+//!   explorer reaches the cycle: [`trust`]'s `barrier_cycle_possible`.) An `assume` on the
+//!   value is such a branch: the thread goes past it only where the value passes.
 //! - Load buffering through a `cas` that fails only because it reads a write later on the cycle,
 //!   while events after it in its thread (an access of its location, a release) need it to fail:
 //!   every graph a revisit could start from has it read an earlier write, and where those all

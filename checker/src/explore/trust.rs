@@ -114,7 +114,7 @@ pub(crate) fn caveats(prog: &CompiledProgram, model: ModelKind, allows_porf_cycl
     }
     if barrier_after_branch(prog) && barrier_cycle_possible(prog) {
         out.push(format!(
-            "the explorer does not explore load-buffering executions whose cycle goes through a barrier that a thread reaches after a branch on a value it read, which the {name} model allows; use the oracle for those"
+            "the explorer does not explore load-buffering executions whose cycle goes through a barrier that a thread reaches after a branch (or an assume) on a value it read, which the {name} model allows; use the oracle for those"
         ));
     }
     if cas_before_ordering(prog) && may_have_porf_cycles() {
@@ -139,7 +139,11 @@ pub(crate) fn lost_revisit_caveat(model: ModelKind) -> String {
 /// of every later event of its thread and of its partners ([`super::holes::dep_prefix`]), and
 /// needs the reads it control-depends on, so a load-buffering cycle
 /// `ld x; branch; bar.sync | bar.sync; st y | ld y; st x` (the last thread outside the barrier) is
-/// out of reach. A barrier that depends on no read is on no cycle of the prefix relation.
+/// out of reach. A barrier that depends on no read is on no cycle of the prefix relation. An
+/// `assume` counts as a branch: the thread goes on past it only where the value it tests holds,
+/// so the events after it control-depend on that value as after a branch
+/// (`ld y; assume.ge r0, 0; bar.sync 0 | bar.sync 0; st y, 0 | atom.add r0, y, 0`: the `atom`
+/// reading the store while the `ld` reads the `atom`'s write is out of reach).
 fn barrier_after_branch(prog: &CompiledProgram) -> bool {
     let reads_then_writes = prog.threads.iter().any(|t| {
         let read = t.code.iter().position(|l| matches!(l.op, Op::Load { .. } | Op::Rmw { .. }));
@@ -150,7 +154,7 @@ fn barrier_after_branch(prog: &CompiledProgram) -> bool {
         && prog.threads.iter().any(|t| {
             let barrier = |op: &Op| matches!(op, Op::Barrier { .. } | Op::DynBarrier { .. } | Op::TmemAlloc { rendezvous: Some(_), .. });
             // (Which barrier a `DynBarrier` is depends on a register: a branch of its own.)
-            let branch = t.code.iter().position(|l| matches!(l.op, Op::Branch { .. } | Op::DynBarrier { .. }));
+            let branch = t.code.iter().position(|l| matches!(l.op, Op::Branch { .. } | Op::DynBarrier { .. } | Op::Assume { .. }));
             let last_barrier = t.code.iter().rposition(|l| barrier(&l.op));
             branch.zip(last_barrier).is_some_and(|(b, i)| b <= i || looping(&t.code))
         })

@@ -190,6 +190,8 @@ fn difference_classes(lines: &[String]) -> String {
                 "complete count"
             } else if l.starts_with("blocked executions") {
                 "blocked count"
+            } else if l.starts_with("executions with a failed assume") {
+                "assume-failed count"
             } else if l.starts_with("executions that hang") || l.starts_with("hung threads") {
                 "hang"
             } else if l.starts_with("the explorer produced") {
@@ -341,5 +343,8 @@ mod tests {
             "final state P0:r0=0; x=1;: explorer 1 executions, oracle 2".to_string(),
         ];
         assert_eq!(difference_classes(&lines), "complete count, oracle-only state, state count");
+        // Kept as "other" before: a minimization kept any other difference instead.
+        let lines = vec!["executions with a failed assume: explorer 6, oracle 8".to_string()];
+        assert_eq!(difference_classes(&lines), "assume-failed count");
     }
 }

@@ -341,6 +341,9 @@ pub fn classes(explorer: &Verdict, oracle: &Verdict) -> BTreeSet<String> {
     if e.blocked != o.blocked {
         out.insert("blocked count".to_string());
     }
+    if e.assume_failed != o.assume_failed {
+        out.insert("assume-failed count".to_string());
+    }
     let race = |r: &tcfuzz_checker::Race| format!("{} {}-{}", r.kind.name(), r.first.access, r.second.access);
     for r in explorer.races.iter().filter(|r| !oracle.races.contains(r)) {
         out.insert(format!("explorer-only race {}", race(r)));
@@ -435,6 +438,26 @@ mod tests {
         let dup = Verdict { stats: Stats { duplicates: Some(2), ..ptx.stats.clone() }, ..ptx.clone() };
         assert_eq!(differences(&dup, &ptx), ["the explorer produced 2 duplicate executions"]);
         assert_eq!(classes(&dup, &ptx), BTreeSet::from(["duplicates".to_string()]));
+    }
+
+    /// A difference in the failed-assume count alone had no class: its signature read `ptx: `.
+    #[test]
+    fn an_assume_failed_count_difference_has_a_class() {
+        let v = verdict(SB, ModelKind::Ptx);
+        let fewer = Verdict { stats: Stats { assume_failed: v.stats.assume_failed + 2, ..v.stats.clone() }, ..v.clone() };
+        assert_eq!(
+            differences(&v, &fewer),
+            [format!("executions with a failed assume: explorer {}, oracle {}", v.stats.assume_failed, v.stats.assume_failed + 2)]
+        );
+        assert_eq!(classes(&v, &fewer), BTreeSet::from(["assume-failed count".to_string()]));
+        let p = tcfuzz_litmus::parse(SB).expect("valid program");
+        let d = Disagreement {
+            differences: differences(&v, &fewer),
+            oracle: Coverage::All.describe(),
+            classes: classes(&v, &fewer),
+            entries: BTreeSet::new(),
+        };
+        assert_eq!(crate::executor::explorer_oracle_signature(&p, ModelKind::Ptx, &d), "ptx: assume-failed count");
     }
 
     #[test]
