@@ -78,6 +78,8 @@ struct CampaignRun {
     recent: VecDeque<(u64, u64)>,
     last_result_ms: u64,
     dirty: bool,
+    /// Why a job could not run (then the campaign was stopped).
+    error: Option<String>,
 }
 
 impl CampaignRun {
@@ -126,6 +128,7 @@ impl CampaignRun {
             minimized: self.minimized,
             programs_per_s: rate,
             elapsed_ms,
+            error: self.error.clone().unwrap_or_default(),
         }
     }
 }
@@ -193,6 +196,7 @@ impl State {
                 minimized: 0,
                 recent: VecDeque::new(),
                 dirty: false,
+                error: None,
             };
             campaigns.insert(run.record.id, run);
         }
@@ -394,6 +398,15 @@ impl State {
     }
 
     fn record(&mut self, u: &mut Update<'_>, job: &Job, r: JobResult, now: u64) -> Result<(), ServiceError> {
+        if let Some(error) = r.error {
+            // The same job would fail on every worker: stop the campaign, say why.
+            tracing::error!(job = job.id, campaign = job.campaign, "a job could not run: {error}");
+            if let Some(run) = self.campaigns.get_mut(&job.campaign) {
+                run.error.get_or_insert(format!("job {} could not run: {error}", job.id));
+                self.stop_campaign(u, job.campaign, now)?;
+            }
+            return Ok(());
+        }
         let Some(run) = self.campaigns.get_mut(&job.campaign) else { return Ok(()) };
         run.dirty = true;
         run.last_result_ms = now;
@@ -497,6 +510,7 @@ impl State {
             recent: VecDeque::new(),
             last_result_ms: now,
             dirty: false,
+            error: None,
         };
         self.campaigns.insert(id, run);
         Ok(v1::CreateCampaignResponse { campaign: id })

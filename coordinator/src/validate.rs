@@ -31,6 +31,7 @@ pub const MAX_SEEDS_PER_JOB: usize = 100;
 pub const MAX_FEATURES_PER_SEED: usize = 256;
 pub const MAX_JOB_PROGRAMS: u64 = 1_000_000;
 pub const MAX_LIST: u32 = 1000;
+pub const MAX_ERROR: usize = 4 << 10;
 
 /// A finding of a report, checked.
 #[derive(Clone, Debug, PartialEq)]
@@ -61,6 +62,8 @@ pub struct JobResult {
     pub coverage: Vec<(String, u64)>,
     pub seeds: Vec<SeedCandidate>,
     pub minimized: Option<String>,
+    /// The job could not run (then nothing else is set).
+    pub error: Option<String>,
 }
 
 /// A report, checked.
@@ -194,6 +197,28 @@ pub fn report(r: v1::ReportResultsRequest) -> Result<Report, ServiceError> {
 }
 
 fn job_result(r: v1::JobResult, at: &str) -> Result<JobResult, ServiceError> {
+    if !r.error.is_empty() {
+        text(&r.error, &format!("{at}.error"), 1, MAX_ERROR)?;
+        let empty = r.stats.unwrap_or_default() == v1::Stats::default()
+            && r.findings.is_empty()
+            && r.coverage.is_empty()
+            && r.seeds.is_empty()
+            && r.minimized.is_empty();
+        if !empty {
+            return Err(invalid!("{at}: a result with `error` set has nothing else"));
+        }
+        return Ok(JobResult {
+            job_id: r.job_id,
+            programs: 0,
+            executions: 0,
+            too_large: 0,
+            findings: Vec::new(),
+            coverage: Vec::new(),
+            seeds: Vec::new(),
+            minimized: None,
+            error: Some(r.error),
+        });
+    }
     let stats = r.stats.unwrap_or_default();
     if stats.too_large > stats.programs {
         return Err(invalid!("{at}.stats: too_large {} is more than programs {}", stats.too_large, stats.programs));
@@ -263,12 +288,16 @@ fn job_result(r: v1::JobResult, at: &str) -> Result<JobResult, ServiceError> {
         coverage,
         seeds,
         minimized,
+        error: None,
     })
 }
 
 /// Checks that a result fits its job: a generation job reports every program of its range and
 /// findings and seeds inside it; a minimization job reports no programs, findings or seeds.
 pub fn matches_job(r: &JobResult, work: &Work, at: &str) -> Result<(), ServiceError> {
+    if r.error.is_some() {
+        return Ok(());
+    }
     match work {
         Work::Generate { first_index, count } => {
             let range = *first_index..first_index.saturating_add(*count);

@@ -3,7 +3,10 @@
 //! The generated code lives in `OUT_DIR` and is never committed.
 //!
 //! The `.proto` file is the documentation of every message and field; this crate adds only the
-//! limits both sides enforce and the name of the metadata key that carries the token.
+//! limits both sides enforce, the metadata key that carries the token, and [`connect`]: how a
+//! client (a worker, the CLI) reaches a coordinator.
+
+pub mod connect;
 
 #[allow(clippy::all, clippy::pedantic, missing_docs)]
 pub mod v1 {
