@@ -58,15 +58,10 @@ enum Command {
     Parse(commands::parse::Args),
     Fmt(commands::fmt::Args),
     Check(commands::check::Args),
-    /// Run a local fuzzing campaign: a coordinator and one worker per core in this process (not
-    /// implemented yet).
-    Campaign(Pending),
-    /// Run the gRPC coordinator service that hands out jobs and records results (not implemented
-    /// yet).
-    Coordinator(Pending),
-    /// Run a worker that leases jobs from a coordinator, checks programs and reports (not
-    /// implemented yet).
-    Worker(Pending),
+    Campaign(commands::services::campaign::Args),
+    Coordinator(commands::services::coordinator::Args),
+    Worker(commands::services::worker::Args),
+    Status(commands::services::status::Args),
     Minimize(commands::minimize::Args),
     /// Render a discrepancy report from a corpus (not implemented yet).
     Report(Pending),
@@ -87,9 +82,10 @@ fn main() -> ExitCode {
         Command::Parse(args) => commands::parse::run(&args, quiet),
         Command::Fmt(args) => commands::fmt::run(&args, quiet),
         Command::Check(args) => commands::check::run(&args, quiet),
-        Command::Campaign(args) => pending::run("campaign", &args),
-        Command::Coordinator(args) => pending::run("coordinator", &args),
-        Command::Worker(args) => pending::run("worker", &args),
+        Command::Campaign(args) => commands::services::campaign::run(&args, quiet),
+        Command::Coordinator(args) => commands::services::coordinator::run(&args),
+        Command::Worker(args) => commands::services::worker::run(&args, quiet),
+        Command::Status(args) => commands::services::status::run(&args),
         Command::Minimize(args) => commands::minimize::run(&args, quiet),
         Command::Report(args) => pending::run("report", &args),
         Command::Corpus(args) => commands::corpus::run(&args, quiet),

@@ -583,6 +583,12 @@ impl State {
             self.unlease(id);
             if let Some(run) = self.campaigns.get_mut(&job.campaign) {
                 run.leased.remove(&id);
+                if !run.running() {
+                    // Its campaign was stopped meanwhile: not handed out again.
+                    u.cancel_job(id, now)?;
+                    run.done += 1;
+                    continue;
+                }
                 run.queued.insert(id);
             }
             if job.attempts < 2 {

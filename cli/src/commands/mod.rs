@@ -17,3 +17,4 @@ pub mod parse;
 pub mod pending;
 pub mod progress;
 pub mod selftest;
+pub mod services;
