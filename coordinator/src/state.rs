@@ -38,6 +38,9 @@ impl Default for Settings {
     }
 }
 
+/// Leases a job gets at most when its workers keep getting lost before it names a program.
+const MAX_ATTEMPTS: u32 = 5;
+
 /// The signature of a `checker-crash` found by losing a job's worker twice: the process died, so
 /// nothing more is known about the fault (two faults that kill workers share it).
 pub const WORKER_LOST_SIGNATURE: &str = "worker-lost-twice";
@@ -591,8 +594,10 @@ impl State {
                 }
                 run.queued.insert(id);
             }
-            if job.attempts < 2 {
-                tracing::warn!(job = id, worker = %worker, "lease expired; the job goes back to the queue");
+            // A careful job that named no program never started: whatever killed its worker was
+            // another job's (a worker holds several); it goes back, up to a bound.
+            if job.attempts < 2 || (checking.is_none() && job.attempts < MAX_ATTEMPTS) {
+                tracing::warn!(job = id, worker = %worker, attempts = job.attempts, "lease expired; the job goes back to the queue");
                 continue;
             }
             self.blame(u, &job, checking, now)?;
@@ -615,13 +620,14 @@ impl State {
         Ok(())
     }
 
-    /// A job lost twice: its careful worker's last announced program is a `checker-crash`, and
-    /// the rest of its range is queued again as new jobs; a job that named no program is dropped.
+    /// A job lost twice, the second time while checking a program it named: that program is a
+    /// `checker-crash`, and the rest of its range is queued again as new jobs. A job lost
+    /// [`MAX_ATTEMPTS`] times without naming a program is dropped.
     fn blame(&mut self, u: &mut Update<'_>, job: &Job, checking: Option<(u64, String)>, now: u64) -> Result<(), ServiceError> {
         u.complete_job(job.id, now)?;
         self.job_done(job.id, job.campaign);
         let (Work::Generate { first_index, count }, Some((index, program))) = (&job.work, checking) else {
-            tracing::error!(job = job.id, work = ?job.work, "job lost its worker twice without naming a program; dropped");
+            tracing::error!(job = job.id, work = ?job.work, attempts = job.attempts, "job lost its worker too often without naming a program; dropped");
             return Ok(());
         };
         tracing::error!(job = job.id, index, "job lost its worker twice; blaming program {index}");

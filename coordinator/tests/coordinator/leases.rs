@@ -156,3 +156,37 @@ async fn a_restarted_coordinator_keeps_leases_results_and_the_campaign() {
     assert_eq!((c.stats.unwrap().programs, c.jobs_done), (400, 4));
     server.stop().await;
 }
+
+/// Regression: a worker holds two leases; when it dies of one job, the other (careful on its
+/// retry, but never started, so never named) was dropped as if it had killed two workers.
+#[tokio::test]
+async fn a_careful_job_that_named_no_program_is_queued_again_not_blamed() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = Server::start(dir.path(), 200).await;
+    let (mut w, mut a) = (server.worker(), server.admin());
+    let id = create(&mut a, 10, 10).await;
+    let mut holder = None;
+    for attempt in 1..=3 {
+        let me = register(&mut w, 1).await.worker_id;
+        let mut got = Vec::new();
+        for _ in 0..40 {
+            got = lease(&mut w, &me, 1).await;
+            if !got.is_empty() {
+                break;
+            }
+            tokio::time::sleep(Duration::from_millis(25)).await;
+        }
+        assert_eq!(got.len(), 1, "attempt {attempt}: the job is handed out again");
+        assert_eq!(got[0].careful, attempt >= 2);
+        holder = Some((me, got.remove(0)));
+        if attempt < 3 {
+            // Dies without naming a program.
+            tokio::time::sleep(Duration::from_millis(350)).await;
+        }
+    }
+    let (me, job) = holder.unwrap();
+    assert_eq!(report(&mut w, &me, vec![result(&job)]).await, vec![v1::Recording::Recorded]);
+    let c = wait_for(&mut a, id, "finish", |c| c.state == v1::CampaignState::Finished as i32).await;
+    assert_eq!((c.stats.unwrap().programs, c.discrepancies_total), (10, 0));
+    server.stop().await;
+}

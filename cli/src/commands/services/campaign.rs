@@ -254,6 +254,9 @@ async fn embedded(args: &Args, request: v1::CreateCampaignRequest, progress: boo
     ended
 }
 
+/// How long `follow` waits for a coordinator that went away (a restart) before giving up.
+const UNREACHABLE_FOR: Duration = Duration::from_secs(60);
+
 /// Creates the campaign, shows its progress until it ends (stopping it on Ctrl-C), and builds
 /// the report.
 async fn follow(target: &Target, request: v1::CreateCampaignRequest, progress: bool) -> anyhow::Result<Ended> {
@@ -267,15 +270,22 @@ async fn follow(target: &Target, request: v1::CreateCampaignRequest, progress: b
     });
     let mut stop = std::pin::pin!(super::stop_signal());
     let mut stopping = false;
+    let mut unreachable_since: Option<std::time::Instant> = None;
     let info = loop {
-        let info = admin
-            .campaign_status(v1::CampaignStatusRequest { campaign: id })
-            .await
-            .map_err(status_error)?
-            .into_inner()
-            .campaigns
-            .pop()
-            .context("[tcfuzz internal bug] the coordinator answered without the campaign")?;
+        let info = match admin.campaign_status(v1::CampaignStatusRequest { campaign: id }).await {
+            Ok(r) => {
+                unreachable_since = None;
+                r.into_inner().campaigns.pop().context("[tcfuzz internal bug] the coordinator answered without the campaign")?
+            }
+            // A coordinator restarting: keep following for a while, as workers do.
+            Err(s) if s.code() == Code::Unavailable && unreachable_since.is_none_or(|t| t.elapsed() < UNREACHABLE_FOR) => {
+                let since = *unreachable_since.get_or_insert_with(std::time::Instant::now);
+                tracing::warn!("coordinator unreachable for {:.0} s: {}", since.elapsed().as_secs_f64(), s.message());
+                tokio::time::sleep(Duration::from_millis(500)).await;
+                continue;
+            }
+            Err(s) => return Err(status_error(s)),
+        };
         if let Some(bar) = &bar {
             let s = info.stats.unwrap_or_default();
             bar.set_message(format!(
