@@ -159,6 +159,27 @@ pub fn read(path: &Path) -> Result<String, String> {
     })
 }
 
+/// Reads and parses one program. On failure the errors are printed (`FILE: error: WHY`, or the
+/// parser's `FILE:L:C: error:` lines) and `None` is returned: the caller exits with
+/// [`crate::exit::INPUT_ERRORS`].
+pub fn load(path: &Path) -> Option<tcfuzz_litmus::Program> {
+    let name = path.display().to_string();
+    let src = match read(path) {
+        Ok(src) => src,
+        Err(why) => {
+            eprintln!("{name}: error: {why}");
+            return None;
+        }
+    };
+    match tcfuzz_litmus::parse(&src) {
+        Ok(p) => Some(p),
+        Err(diagnostics) => {
+            eprint!("{}", diagnostics.render(&name));
+            None
+        }
+    }
+}
+
 /// `N file` or `N files`.
 pub fn files(n: usize) -> String {
     if n == 1 { "1 file".to_string() } else { format!("{n} files") }

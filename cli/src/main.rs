@@ -10,8 +10,6 @@ use clap::{ArgAction, Parser, Subcommand};
 use std::process::ExitCode;
 use tracing_subscriber::EnvFilter;
 
-use commands::pending::{self, Pending};
-
 // The explorer copies and drops many small graphs (one per branch of the search): mimalloc's
 // per-thread free lists make that 10–20 % faster than the system allocator (`tcfuzz bench`).
 #[global_allocator]
@@ -30,13 +28,14 @@ Exit codes:
   1  input errors: a file that does not parse or validate, cannot be read, or (fmt --check) is not
      canonically formatted, or (check) is too large to check
   2  usage errors: unknown command or option, missing argument, options that do not go together
-  3  not supported yet: the command is not implemented, or (check) a program uses an instruction
-     the checker does not model yet
+  3  not supported yet: (check) a program uses an instruction the checker does not model yet,
+     (emit) a program a kernel cannot express
   4  (check --differential) a lowered Tile IR program allows a state or race its Tile IR program
      does not
   5  (selftest) the DPOR explorer and the exhaustive oracle disagree on some generated program
   6  (gpu) no GPU or no CUDA driver on this machine, or a GPU that cannot run the program
   7  (gpu run, gpu bench) the GPU showed a final state the model forbids
+  130  (fuzz) stopped by Ctrl-C; everything recorded so far is in the corpus
 
 The litmus format is documented in litmus/FORMAT.md."
 )]
@@ -62,9 +61,9 @@ enum Command {
     Coordinator(commands::services::coordinator::Args),
     Worker(commands::services::worker::Args),
     Status(commands::services::status::Args),
+    Fuzz(commands::fuzz::Args),
     Minimize(commands::minimize::Args),
-    /// Render a discrepancy report from a corpus (not implemented yet).
-    Report(Pending),
+    Report(commands::report::Args),
     Corpus(commands::corpus::Args),
     Emit(commands::emit::Args),
     Gpu(commands::gpu::Args),
@@ -86,8 +85,9 @@ fn main() -> ExitCode {
         Command::Coordinator(args) => commands::services::coordinator::run(&args),
         Command::Worker(args) => commands::services::worker::run(&args, quiet),
         Command::Status(args) => commands::services::status::run(&args),
+        Command::Fuzz(args) => commands::fuzz::run(&args, quiet),
         Command::Minimize(args) => commands::minimize::run(&args, quiet),
-        Command::Report(args) => pending::run("report", &args),
+        Command::Report(args) => commands::report::run(&args, quiet),
         Command::Corpus(args) => commands::corpus::run(&args, quiet),
         Command::Emit(args) => commands::emit::run(&args, quiet),
         Command::Gpu(args) => commands::gpu::run(&args, quiet),

@@ -717,22 +717,8 @@ mod differential {
     }
 }
 
-mod placeholders {
+mod commands {
     use super::*;
-
-    const COMMANDS: [&str; 1] = ["report"];
-
-    #[test]
-    fn exit_3_with_message() {
-        let dir = TempDir::new("placeholders");
-        for command in COMMANDS {
-            let out = tcfuzz(&[command, "some-arg", "--some-flag", "x"], dir.path());
-            assert_eq!(code(&out), 3, "{command}: {}", stderr(&out));
-            assert_eq!(stderr(&out), format!("error: `tcfuzz {command}` is not implemented yet\n"));
-        }
-        let out = tcfuzz(&["report"], dir.path());
-        assert_eq!(stderr(&out).trim_end(), "error: `tcfuzz report` is not implemented yet");
-    }
 
     #[test]
     fn listed_in_help() {
@@ -740,18 +726,22 @@ mod placeholders {
         let out = tcfuzz(&["--help"], dir.path());
         assert_eq!(code(&out), 0);
         let help = stdout(&out);
-        for command in COMMANDS.iter().chain(&[
+        for command in [
             "parse",
             "fmt",
             "check",
             "selftest",
             "minimize",
             "corpus",
+            "report",
+            "emit",
+            "gpu",
+            "fuzz",
             "campaign",
             "coordinator",
             "worker",
             "status",
-        ]) {
+        ] {
             assert!(help.contains(&format!("  {command} ")), "{command} missing from:\n{help}");
         }
         assert!(help.contains("Exit codes"), "{help}");
@@ -930,11 +920,26 @@ mod selftest {
         assert_eq!((&last["programs"], &last["seed"], &last["disagree"]), (&6.into(), &2.into(), &0.into()), "{last}");
         let counted = last["agree"].as_u64().unwrap() + last["skipped"].as_u64().unwrap();
         assert_eq!(counted, 6, "{last}");
-        assert_eq!(last["families"], serde_json::json!(["ptx", "sync", "tileir", "tcgen05", "assume"]));
+        assert_eq!(last["families"], serde_json::json!(["ptx", "sync", "tileir", "tcgen05", "assume", "fenced"]));
         for model in ["sc", "ptx", "tileir"] {
             assert!(last["models"][model]["agree"].is_u64(), "{model} in {last}");
         }
         assert!(last["seconds"].as_f64().is_some_and(|s| s >= 0.0), "{last}");
+    }
+
+    /// Issue 26 item 8: the `fenced` family (relaxed flags with `fence.sc` between them) is a
+    /// selftest family of its own, checked under sc and ptx.
+    #[test]
+    fn the_fenced_family_runs_under_sc_and_ptx() {
+        let dir = TempDir::new("selftest-fenced");
+        let out = tcfuzz(&["selftest", "--programs", "20", "--seed", "3", "--family", "fenced", "--json"], dir.path());
+        assert_eq!(code(&out), 0, "stdout: {}\nstderr: {}", stdout(&out), stderr(&out));
+        let text = stdout(&out);
+        let last: Value = serde_json::from_str(text.lines().last().unwrap_or_default()).unwrap_or_else(|e| panic!("{e}: {text}"));
+        assert_eq!((&last["families"], &last["disagree"]), (&serde_json::json!(["fenced"]), &0.into()), "{last}");
+        for model in ["sc", "ptx"] {
+            assert!(last["models"][model]["agree"].as_u64().is_some_and(|n| n >= 15), "{model} in {last}");
+        }
     }
 
     #[test]
@@ -1146,6 +1151,21 @@ mod gpu {
     }
 
     #[test]
+    fn emit_writes_tile_ir_for_tile_ir_programs() {
+        let dir = TempDir::new("emit-tileir");
+        dir.write(
+            "mp.litmus",
+            "TileIR mp\n{ x = [0, 0]; f = [0]; }\nP0@tlb 0, dev 0 {\n  <t1> = st.relaxed.device x, [1, 2];\n  st.release.device f, [1], <t1>;\n}\nexists (f == [1])\n",
+        );
+        let out = tcfuzz(&["emit", "--no-assemble", "mp.litmus"], dir.path());
+        assert_eq!(code(&out), 0, "{}", stderr(&out));
+        assert!(stdout(&out).starts_with("cuda_tile.module @tcfuzz_litmus {\n  entry @tb0("), "{}", stdout(&out));
+        assert!(stdout(&out).contains("store_ptr_tko release device %12, %13 token=%8"), "{}", stdout(&out));
+        let out = tcfuzz(&["emit", "--target", "sm_70", "mp.litmus"], dir.path());
+        assert_eq!(code(&out), 2);
+    }
+
+    #[test]
     fn emit_refuses_what_a_kernel_cannot_express_with_exit_3() {
         let dir = TempDir::new("emit-refuse");
         dir.write("two-gpus.litmus", &MP.replace("P1@cta 1,gpu 0", "P1@cta 1,gpu 1").replace(".gpu", ".sys"));
@@ -1308,7 +1328,7 @@ mod corpus {
 
         let out = tcfuzz(&["corpus", "check", "--corpus", "c"], dir.path());
         assert_eq!(code(&out), 0, "{}", stderr(&out));
-        assert_eq!(stdout(&out), "checked 4 records in 10 trees of c: ok\n");
+        assert_eq!(stdout(&out), "checked 4 records in 11 trees of c: ok\n");
 
         let out = tcfuzz(&["corpus", "export", "--corpus", "c", "out"], dir.path());
         assert_eq!(code(&out), 0, "{}", stderr(&out));

@@ -427,9 +427,14 @@ impl State {
             }
         }
         run.totals.coverage_features += new_features.len() as u64;
-        for s in &r.seeds {
-            if s.features.iter().any(|f| new_features.contains(f.as_str())) {
-                u.add_seed(job.campaign, now, &s.features, &s.program)?;
+        // As `tcfuzz fuzz` does: in index order, a candidate becomes a seed with the features no
+        // earlier program reached.
+        let mut seeds: Vec<&validate::SeedCandidate> = r.seeds.iter().collect();
+        seeds.sort_by_key(|s| s.index);
+        for s in seeds {
+            let new: Vec<String> = s.features.iter().filter(|f| new_features.remove(f.as_str())).cloned().collect();
+            if !new.is_empty() {
+                u.add_seed(job.campaign, now, &new, &s.program)?;
             }
         }
         if let (Work::Minimize { kind, signature }, Some(program)) = (&job.work, &r.minimized) {

@@ -27,7 +27,7 @@ pub const MAX_SIDE_NAME: usize = 64;
 pub const MAX_FEATURE: usize = 256;
 pub const MAX_FINDINGS_PER_JOB: usize = 1000;
 pub const MAX_COVERAGE_PER_JOB: usize = 10_000;
-pub const MAX_SEEDS_PER_JOB: usize = 100;
+pub const MAX_SEEDS_PER_JOB: usize = 1000;
 pub const MAX_FEATURES_PER_SEED: usize = 256;
 pub const MAX_JOB_PROGRAMS: u64 = 1_000_000;
 pub const MAX_LIST: u32 = 1000;
@@ -240,8 +240,10 @@ fn job_result(r: v1::JobResult, at: &str) -> Result<JobResult, ServiceError> {
             text(&s.name, &format!("{at}.sides[{j}].name"), 1, MAX_SIDE_NAME)?;
             text(&s.verdict, &format!("{at}.sides[{j}].verdict"), 0, MAX_VERDICT)?;
         }
-        if !seen.insert((f.index, kind)) {
-            return Err(invalid!("{at}: a second `{kind}` finding for program {}", f.index));
+        // One program may show a kind twice (explorer-vs-oracle under two models), never twice
+        // the same discrepancy.
+        if !seen.insert((f.index, kind, f.signature.clone())) {
+            return Err(invalid!("{at}: a second `{kind}` finding `{}` for program {}", f.signature, f.index));
         }
         let mut sides = f.sides.into_iter().map(|s| Side { name: s.name, verdict: s.verdict });
         let sides = [sides.next().unwrap_or_else(|| unreachable!()), sides.next().unwrap_or_else(|| unreachable!())];
@@ -407,8 +409,12 @@ mod tests {
         assert_eq!(job_result(result(vec![f]), "r").unwrap_err().to_string(), "r.findings[0].sides: 1 sides, a discrepancy has exactly 2");
         assert_eq!(
             job_result(result(vec![finding(1), finding(1)]), "r").unwrap_err().to_string(),
-            "r.findings[1]: a second `pattern-broken` finding for program 1"
+            "r.findings[1]: a second `pattern-broken` finding `sig` for program 1"
         );
+        // The same kind with another signature is another discrepancy (a kind under two models).
+        let mut other = finding(1);
+        other.signature = "sig 2".into();
+        assert_eq!(job_result(result(vec![finding(1), other]), "r").map(|r| r.findings.len()).ok(), Some(2));
         let r = v1::ReportResultsRequest { worker_id: "w".into(), results: vec![result(vec![])], returned_job_ids: vec![5] };
         assert_eq!(report(r).unwrap_err().to_string(), "results and returned_job_ids: job 5 appears twice");
         assert_eq!(worker_id("w 1", "worker_id").unwrap_err().to_string(), "worker_id: `w 1` is not printable ASCII without spaces");

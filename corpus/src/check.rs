@@ -9,7 +9,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use crate::Corpus;
 use crate::corpus::{decode, valid_program};
 use crate::error::{CorpusError, Result};
-use crate::records::{Campaign, Discrepancy, FeatureCount, Job, JobState, Marker, MetaU64, Seed, SeedRef, StatsSample, keys};
+use crate::records::{Campaign, Discrepancy, FeatureCount, Job, JobState, Marker, MetaU64, ReportRecord, Seed, SeedRef, StatsSample, keys};
 use crate::store::Tree;
 
 /// Most problems listed one by one (the count is always exact).
@@ -167,6 +167,12 @@ impl Corpus {
             Tree::JobQueue | Tree::LeaseDeadlines => {
                 decode::<Marker>(tree, k, v)?;
                 indexed.push((tree, k.to_vec(), v.to_vec()));
+            }
+            Tree::Reports => {
+                let r: ReportRecord = decode(tree, k, v)?;
+                if keys::id(r.at_ms) != k {
+                    return Err(mismatch(tree, k, format!("holds a report at {} ms", r.at_ms)));
+                }
             }
         }
         Ok(())

@@ -9,7 +9,9 @@ use std::sync::{Mutex, MutexGuard};
 use crate::acked::{self, AckFile};
 use crate::codec::DecodeError;
 use crate::error::{CorpusError, Result};
-use crate::records::{Campaign, Discrepancy, FeatureCount, Finding, Job, Kind, MetaU64, Record, Seed, SeedRef, StatsSample, keys};
+use crate::records::{
+    Campaign, Discrepancy, FeatureCount, Finding, Job, Kind, MetaU64, Record, ReportRecord, Seed, SeedRef, StatsSample, keys,
+};
 use crate::store::{MemoryStore, SledStore, Store, Tree, Write, prefix_end};
 
 /// The schema version of the corpus as a whole: the set of trees and their key layouts. Stored in
@@ -198,6 +200,11 @@ impl Corpus {
 
     pub fn seeds(&self) -> impl Iterator<Item = Result<Seed>> + '_ {
         self.scan(Tree::Seeds, &[], None).map(|r| r.map(|(_, s)| s))
+    }
+
+    /// The reports rendered so far, oldest first.
+    pub fn reports(&self) -> Result<Vec<ReportRecord>> {
+        self.scan(Tree::Reports, &[], None).map(|r| r.map(|(_, c)| c)).collect()
     }
 
     pub fn campaigns(&self) -> Result<Vec<Campaign>> {
@@ -412,6 +419,11 @@ impl<'a> Update<'a> {
         let id = if campaign.id == 0 { self.next_id(Tree::Campaigns)? } else { campaign.id };
         self.put(&keys::id(id), &Campaign { id, ..campaign.clone() });
         Ok(id)
+    }
+
+    /// Records what a rendered report listed (a report at the same ms replaces it).
+    pub fn put_report(&mut self, report: &ReportRecord) {
+        self.put(&keys::id(report.at_ms), report);
     }
 
     /// Appends a stats sample to a campaign's time series (a sample at the same ms replaces it).

@@ -31,7 +31,8 @@
 //! waits for an fsync.
 //!
 //! # Not yet
-//! Reports (DESIGN §6 lists a tree for them) are not stored yet; import only fills an empty
+//! Reports are stored as what they listed (the next report's baseline), not as rendered files,
+//! and are not exported; import only fills an empty
 //! corpus (no merging of two corpora); migrations of older value versions do not exist because
 //! there is only version 1.
 
@@ -51,5 +52,6 @@ pub use error::{CorpusError, Result};
 pub use export::Moved;
 pub use jobs::Completion;
 pub use records::{
-    Campaign, CampaignState, Discrepancy, FeatureCount, Finding, Job, JobState, Kind, Seed, Side, StatsSample, UnknownKind, Work,
+    Campaign, CampaignState, Discrepancy, FeatureCount, Finding, Job, JobState, Kind, ReportRecord, Seed, Side, StatsSample, UnknownKind,
+    Work,
 };

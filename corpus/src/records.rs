@@ -157,6 +157,14 @@ pub struct StatsSample {
     pub coverage_features: u64,
 }
 
+/// What one rendered report listed (`tcfuzz report`): the next report diffs against it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ReportRecord {
+    pub at_ms: u64,
+    /// The discrepancies it listed, as `kind/signature`.
+    pub listed: Vec<String>,
+}
+
 /// How often a coverage feature was reached.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct FeatureCount {
@@ -437,11 +445,23 @@ pub(crate) mod keys {
             Tree::Seeds | Tree::SeedIndex | Tree::Campaigns | Tree::Jobs | Tree::JobQueue => parse_id(key).map(|i| i.to_string()),
             Tree::CampaignStats => parse_pair(key).map(|(c, t)| format!("campaign {c} at {t} ms")),
             Tree::LeaseDeadlines => parse_pair(key).map(|(d, j)| format!("job {j} deadline {d} ms")),
+            Tree::Reports => parse_id(key).map(|t| format!("report at {t} ms")),
         };
         shown.unwrap_or_else(|| {
             let hex: String = key.iter().map(|b| format!("{b:02x}")).collect();
             format!("0x{hex} (not a valid `{tree}` key)")
         })
+    }
+}
+
+impl Record for ReportRecord {
+    const TREE: Tree = Tree::Reports;
+    const VERSION: u8 = 1;
+    fn encode(&self, e: &mut Encoder) {
+        e.u64(self.at_ms).strs(&self.listed);
+    }
+    fn decode(d: &mut Decoder<'_>) -> Result<Self, DecodeError> {
+        Ok(ReportRecord { at_ms: d.u64("at_ms")?, listed: d.strs("listed")? })
     }
 }
 

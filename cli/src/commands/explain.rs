@@ -3,7 +3,6 @@
 
 use crate::commands::check::{Model, Outcome, has_tile_threads, report_error};
 use crate::exit;
-use crate::inputs;
 use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -33,19 +32,8 @@ pub struct Args {
 
 pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
     let file = args.file.display().to_string();
-    let src = match inputs::read(&args.file) {
-        Ok(src) => src,
-        Err(why) => {
-            eprintln!("{file}: error: {why}");
-            return Ok(ExitCode::from(exit::INPUT_ERRORS));
-        }
-    };
-    let program = match tcfuzz_litmus::parse(&src) {
-        Ok(p) => p,
-        Err(diagnostics) => {
-            eprint!("{}", diagnostics.render(&file));
-            return Ok(ExitCode::from(exit::INPUT_ERRORS));
-        }
+    let Some(program) = crate::inputs::load(&args.file) else {
+        return Ok(ExitCode::from(exit::INPUT_ERRORS));
     };
     if args.model == Some(Model::TileIr) && !has_tile_threads(&program) {
         eprintln!("{file}: error: --model tileir judges Tile IR programs, and this one has no Tile IR threads (use --model ptx or sc)");

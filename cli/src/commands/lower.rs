@@ -2,7 +2,6 @@
 
 use crate::commands::check::has_tile_threads;
 use crate::exit;
-use crate::inputs;
 use anyhow::Result;
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -29,19 +28,8 @@ pub struct Args {
 
 pub fn run(args: &Args) -> Result<ExitCode> {
     let name = args.file.display().to_string();
-    let src = match inputs::read(&args.file) {
-        Ok(src) => src,
-        Err(why) => {
-            eprintln!("{name}: error: {why}");
-            return Ok(ExitCode::from(exit::INPUT_ERRORS));
-        }
-    };
-    let program = match tcfuzz_litmus::parse(&src) {
-        Ok(p) => p,
-        Err(diagnostics) => {
-            eprint!("{}", diagnostics.render(&name));
-            return Ok(ExitCode::from(exit::INPUT_ERRORS));
-        }
+    let Some(program) = crate::inputs::load(&args.file) else {
+        return Ok(ExitCode::from(exit::INPUT_ERRORS));
     };
     if !has_tile_threads(&program) {
         eprintln!(

@@ -92,7 +92,7 @@ impl KeepKind {
     }
 }
 
-/// `60s`, `500ms`, `2m`, `1h`, or a number of seconds.
+/// `60s`, `500ms`, `2m`, `1h`, `7d`, or a number of seconds.
 pub fn parse_duration(s: &str) -> Result<Duration, String> {
     let s = s.trim();
     let (number, unit) = match s.find(|c: char| !c.is_ascii_digit() && c != '.') {
@@ -105,7 +105,8 @@ pub fn parse_duration(s: &str) -> Result<Duration, String> {
         "s" => n,
         "m" => n * 60.0,
         "h" => n * 3600.0,
-        _ => return Err(format!("`{s}`: unknown unit `{unit}` (ms, s, m, h)")),
+        "d" => n * 86_400.0,
+        _ => return Err(format!("`{s}`: unknown unit `{unit}` (ms, s, m, h, d)")),
     };
     Duration::try_from_secs_f64(secs).map_err(|_| format!("`{s}` is not a duration (60s, 500ms, 2m)"))
 }
@@ -235,19 +236,8 @@ struct Report<'a> {
 
 pub fn run(args: &Args, quiet: bool) -> anyhow::Result<ExitCode> {
     let file = args.file.display().to_string();
-    let src = match crate::inputs::read(&args.file) {
-        Ok(src) => src,
-        Err(why) => {
-            eprintln!("{file}: error: {why}");
-            return Ok(ExitCode::from(exit::INPUT_ERRORS));
-        }
-    };
-    let program = match tcfuzz_litmus::parse(&src) {
-        Ok(p) => p,
-        Err(diagnostics) => {
-            eprint!("{}", diagnostics.render(&file));
-            return Ok(ExitCode::from(exit::INPUT_ERRORS));
-        }
+    let Some(program) = crate::inputs::load(&args.file) else {
+        return Ok(ExitCode::from(exit::INPUT_ERRORS));
     };
     let model = match args.model {
         Some(m) => m.kind(),
@@ -338,7 +328,8 @@ mod tests {
         assert_eq!(parse_duration("500ms"), Ok(Duration::from_millis(500)));
         assert_eq!(parse_duration("2m"), Ok(Duration::from_secs(120)));
         assert_eq!(parse_duration("1.5"), Ok(Duration::from_millis(1500)));
-        assert_eq!(parse_duration("5 parsecs"), Err("`5 parsecs`: unknown unit ` parsecs` (ms, s, m, h)".into()));
+        assert_eq!(parse_duration("1d"), Ok(Duration::from_secs(86_400)));
+        assert_eq!(parse_duration("5 parsecs"), Err("`5 parsecs`: unknown unit ` parsecs` (ms, s, m, h, d)".into()));
         assert!(parse_duration("fast").is_err());
     }
 

@@ -21,6 +21,16 @@ use super::*;
 
 const TOKEN: &str = "e2e-token";
 
+/// The fault tests' campaigns: random programs only and no oracles, so that the only
+/// discrepancies are the ones a test makes and a job takes little time.
+const QUIET_CONFIG: &str = r#"{"generator": {"families": {"random": 1, "pattern": 0, "mutant": 0, "coverage": 0}},
+  "oracles": {"explorer_vs_oracle": 0, "tileir_weaker_than_ptx": 0, "compiler_lowering": 0}}"#;
+
+/// Random PTX programs, explorer-vs-oracle on each, the oracle planted with a fault (as
+/// `tcfuzz fuzz`'s test of the whole loop).
+const PLANTED_CONFIG: &str = r#"{"generator": {"families": {"random": 1, "pattern": 0, "mutant": 0, "coverage": 0}, "random": {"ptx": 1}},
+  "oracles": {"explorer_vs_oracle": 1}, "planted_fault": "oracle-without-load-buffering"}"#;
+
 /// A child process, killed (SIGKILL) if the test ends without stopping it.
 struct Proc(Option<Child>);
 
@@ -133,8 +143,11 @@ impl Coordinator {
         let token = dir.path().join("token");
         let (programs, job) = (programs.to_string(), job_programs.to_string());
         let report = dir.path().join("report.md");
+        let config = dir.write("quiet.json", QUIET_CONFIG);
         let args = [
             "campaign",
+            "--config",
+            config.to_str().unwrap(),
             "--coordinator",
             &self.url,
             "--token-file",
@@ -373,4 +386,34 @@ fn a_worker_cut_off_longer_than_its_lease_loses_its_jobs_and_its_late_report_is_
     assert!(cut_late >= 1, "the cut worker's late results were acknowledged as already recorded");
     assert_eq!(cut_recorded + other_recorded, 20, "each job recorded once");
     c.stop();
+}
+
+#[test]
+fn an_embedded_campaign_finds_and_minimizes_a_planted_fault_and_its_corpus_reports_like_a_fuzz_corpus() {
+    let dir = TempDir::new("embedded");
+    let config = dir.write("planted.json", PLANTED_CONFIG);
+    let args = ["campaign", "--corpus", "c", "--config", config.to_str().unwrap(), "--programs", "200", "--seed", "11"];
+    let out = tcfuzz(&[&args[..], &["--workers", "2", "--job-programs", "25", "--json"]].concat(), dir.path());
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    let summary: Value = serde_json::from_str(stdout(&out).trim()).unwrap();
+    assert_eq!((summary["programs"].as_u64(), summary["state"].as_str()), (Some(200), Some("finished")), "{summary}");
+    assert!(summary["discrepancies_new"].as_u64() >= Some(1), "{summary}");
+    assert!(summary["coverage_features"].as_u64() > Some(0), "{summary}");
+    // The corpus reads as `tcfuzz fuzz`'s: the discrepancy, minimized by a worker.
+    let ls = tcfuzz(&["corpus", "ls", "--corpus", "c", "--json"], dir.path());
+    assert_eq!(code(&ls), 0, "{}", stderr(&ls));
+    let found: Vec<Value> = stdout(&ls).lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    let planted = found.iter().find(|d| d["kind"] == "explorer-vs-oracle").unwrap_or_else(|| panic!("{found:?}"));
+    let signature = planted["signature"].as_str().unwrap();
+    assert!(signature.starts_with("ptx: "), "{signature}");
+    let show = tcfuzz(&["corpus", "show", "--corpus", "c", "explorer-vs-oracle", signature], dir.path());
+    assert_eq!(code(&show), 0, "{}", stderr(&show));
+    assert!(stdout(&show).contains("minimized by a tcfuzz worker"), "{}", stdout(&show));
+    let report = tcfuzz(&["report", "--corpus", "c", "--out", "r"], dir.path());
+    assert_eq!(code(&report), 0, "{}", stderr(&report));
+    let md = std::fs::read_to_string(dir.path().join("r/report.md")).unwrap();
+    assert!(md.contains(signature), "{md}");
+    let json: Value = serde_json::from_str(&std::fs::read_to_string(dir.path().join("r/report.json")).unwrap()).unwrap();
+    assert!(json.to_string().contains(signature), "{json}");
+    assert!(dir.path().join("r/report.html").is_file());
 }

@@ -41,10 +41,13 @@ pub enum Tree {
     /// Lease deadline in ms (u64 BE) ++ job id (u64 BE) of every leased job: expired leases are
     /// a prefix scan.
     LeaseDeadlines,
+    /// Time in ms (u64 BE) → what a rendered report listed: the baseline of the next report's
+    /// diff (new / gone / still open).
+    Reports,
 }
 
 impl Tree {
-    pub const ALL: [Tree; 10] = [
+    pub const ALL: [Tree; 11] = [
         Tree::Meta,
         Tree::Discrepancies,
         Tree::Seeds,
@@ -55,6 +58,7 @@ impl Tree {
         Tree::Jobs,
         Tree::JobQueue,
         Tree::LeaseDeadlines,
+        Tree::Reports,
     ];
 
     /// The tree's name in the store and in error messages.
@@ -70,6 +74,7 @@ impl Tree {
             Tree::Jobs => "jobs",
             Tree::JobQueue => "job_queue",
             Tree::LeaseDeadlines => "lease_deadlines",
+            Tree::Reports => "reports",
         }
     }
 }

@@ -332,6 +332,15 @@ impl<'a> KernelWriter<'a> {
         }
     }
 
+    /// Jumps past what follows unless this CTA is at position `within` of its instance; returns the
+    /// label to place after it.
+    fn skip_unless_cta(&mut self, within: u32, what: &str) -> String {
+        let skip = self.fresh(what);
+        self.line(format!("setp.ne.u32 %p1, %xwithin, {within};"));
+        self.line(format!("@%p1 bra {skip};"));
+        skip
+    }
+
     /// Loads a kernel parameter as a global address.
     fn param(&mut self, reg: &str, name: &str) {
         self.line(format!("ld.param.u64 {reg}, [{name}];"));
@@ -387,41 +396,35 @@ impl<'a> KernelWriter<'a> {
         }
         // Per CTA position: initial shared values, mbarriers, TMEM regions (warp 0, lane 0 for
         // memory; the lane-quarter warps for TMEM).
-        for unit in 0..plan.units.len() as u32 {
-            for rank in 0..plan.cluster_size {
-                let within = unit * plan.cluster_size + rank;
-                let here: Vec<usize> =
-                    (0..plan.shared.len()).filter(|&i| plan.shared[i].unit == unit && plan.shared[i].rank == rank).collect();
-                let tmem = plan.tmem.iter().any(|r| r.unit == unit && r.rank == rank);
-                if here.is_empty() && !tmem {
-                    continue;
-                }
-                let skip = self.fresh("init");
-                self.line(format!("setp.ne.u32 %p1, %xwithin, {within};"));
-                self.line(format!("@%p1 bra {skip};"));
-                self.line("setp.ne.u32 %p2, %xwarp, 0;");
-                let skip_warp = self.fresh("init_warp");
-                self.line(format!("@%p2 bra {skip_warp};"));
-                for i in here {
-                    let s = &plan.shared[i];
-                    match s.mbarrier {
-                        Some(Some(count)) => self.line(format!("@%lane0 mbarrier.init.shared::cta.b64 [sh{i}], {count};")),
-                        Some(None) => {}
-                        None => {
-                            let ty = if s.wide { "b64" } else { "b32" };
-                            self.line(format!("@%lane0 st.shared::cta.{ty} [sh{i}], {};", imm(s.init, s.wide)));
-                        }
+        for (unit, rank, within) in plan.positions() {
+            let here: Vec<usize> = (0..plan.shared.len()).filter(|&i| plan.shared[i].unit == unit && plan.shared[i].rank == rank).collect();
+            let tmem = plan.tmem.iter().any(|r| r.unit == unit && r.rank == rank);
+            if here.is_empty() && !tmem {
+                continue;
+            }
+            let skip = self.skip_unless_cta(within, "init");
+            self.line("setp.ne.u32 %p2, %xwarp, 0;");
+            let skip_warp = self.fresh("init_warp");
+            self.line(format!("@%p2 bra {skip_warp};"));
+            for i in here {
+                let s = &plan.shared[i];
+                match s.mbarrier {
+                    Some(Some(count)) => self.line(format!("@%lane0 mbarrier.init.shared::cta.b64 [sh{i}], {count};")),
+                    Some(None) => {}
+                    None => {
+                        let ty = if s.wide { "b64" } else { "b32" };
+                        self.line(format!("@%lane0 st.shared::cta.{ty} [sh{i}], {};", imm(s.init, s.wide)));
                     }
                 }
-                if tmem {
-                    tcgen05::prologue_alloc(self, unit, rank)?;
-                }
-                self.label(&skip_warp);
-                if tmem {
-                    tcgen05::prologue_init(self, unit, rank)?;
-                }
-                self.label(&skip);
             }
+            if tmem {
+                tcgen05::prologue_alloc(self, unit, rank)?;
+            }
+            self.label(&skip_warp);
+            if tmem {
+                tcgen05::prologue_init(self, unit, rank)?;
+            }
+            self.label(&skip);
         }
         if plan.shared.iter().any(|s| s.mbarrier.is_some()) && plan.cluster_size > 1 {
             self.line("fence.mbarrier_init.release.cluster;");
@@ -534,39 +537,35 @@ impl<'a> KernelWriter<'a> {
         }
         self.line(format!("mul.wide.u32 %d1, %xinst, {};", 8 * self.out_words));
         self.line("add.u64 %rec, %out, %d1;");
-        for unit in 0..plan.units.len() as u32 {
-            for rank in 0..plan.cluster_size {
-                let within = unit * plan.cluster_size + rank;
-                let dump: Vec<(usize, u32)> = plan
-                    .shared
-                    .iter()
-                    .enumerate()
-                    .filter(|(_, s)| s.unit == unit && s.rank == rank && s.mbarrier.is_none())
-                    .map(|(i, s)| (i, self.outputs.iter().find(|o| o.name == s.name).map_or(0, |o| o.word)))
-                    .collect();
-                let dealloc = tcgen05::epilogue_dealloc_needed(self, unit, rank);
-                if dump.is_empty() && !dealloc {
-                    continue;
-                }
-                let skip = self.fresh("dump");
-                self.line(format!("setp.ne.u32 %p1, %xwithin, {within};"));
-                self.line("setp.ne.or.u32 %p1, %xwarp, 0, %p1;");
-                self.line(format!("@%p1 bra {skip};"));
-                for (i, word) in dump {
-                    let s = &plan.shared[i];
-                    if s.wide {
-                        self.line(format!("ld.shared::cta.b64 %d2, [sh{i}];"));
-                    } else {
-                        self.line(format!("ld.shared::cta.b32 %w2, [sh{i}];"));
-                        self.line("cvt.s64.s32 %d2, %w2;");
-                    }
-                    self.line(format!("@%lane0 st.global.b64 [%rec+{}], %d2;", 8 * word));
-                }
-                if dealloc {
-                    tcgen05::epilogue_dealloc(self, unit, rank)?;
-                }
-                self.label(&skip);
+        for (unit, rank, within) in plan.positions() {
+            let dump: Vec<(usize, u32)> = plan
+                .shared
+                .iter()
+                .enumerate()
+                .filter(|(_, s)| s.unit == unit && s.rank == rank && s.mbarrier.is_none())
+                .map(|(i, s)| (i, self.outputs.iter().find(|o| o.name == s.name).map_or(0, |o| o.word)))
+                .collect();
+            let dealloc = tcgen05::epilogue_dealloc_needed(self, unit, rank);
+            if dump.is_empty() && !dealloc {
+                continue;
             }
+            let skip = self.skip_unless_cta(within, "dump");
+            self.line("setp.ne.u32 %p1, %xwarp, 0;");
+            self.line(format!("@%p1 bra {skip};"));
+            for (i, word) in dump {
+                let s = &plan.shared[i];
+                if s.wide {
+                    self.line(format!("ld.shared::cta.b64 %d2, [sh{i}];"));
+                } else {
+                    self.line(format!("ld.shared::cta.b32 %w2, [sh{i}];"));
+                    self.line("cvt.s64.s32 %d2, %w2;");
+                }
+                self.line(format!("@%lane0 st.global.b64 [%rec+{}], %d2;", 8 * word));
+            }
+            if dealloc {
+                tcgen05::epilogue_dealloc(self, unit, rank)?;
+            }
+            self.label(&skip);
         }
         self.line("ret;");
         Ok(())

@@ -112,6 +112,11 @@ impl Plan {
         self.units.len() as u32 * self.cluster_size
     }
 
+    /// Every CTA position of an instance: unit, cluster rank, and index within the instance.
+    pub fn positions(&self) -> impl Iterator<Item = (u32, u32, u32)> + '_ {
+        (0..self.units.len() as u32).flat_map(move |u| (0..self.cluster_size).map(move |r| (u, r, u * self.cluster_size + r)))
+    }
+
     pub fn global(&self, name: &str) -> Option<usize> {
         self.globals.iter().position(|g| g.name == name)
     }

@@ -24,6 +24,11 @@ pub enum TileError {
     Tool(#[from] ToolError),
 }
 
+/// The module of a Tile IR program, as MLIR text (for people; `tileiras` reads bytecode).
+pub fn mlir_text(p: &tcfuzz_litmus::Program) -> Result<String, TileError> {
+    Ok(module::module(p)?.ir.to_mlir_text())
+}
+
 /// The module of a Tile IR program and its bytecode, in the newest format `tileiras` reads.
 pub fn bytecode(p: &tcfuzz_litmus::Program, tools: &Toolchain) -> Result<(Module, Vec<u8>), TileError> {
     let m = module::module(p)?;

@@ -293,19 +293,8 @@ pub fn run(args: &RunArgs, quiet: bool) -> anyhow::Result<ExitCode> {
 
 fn run_file(path: &std::path::Path, args: &RunArgs, device: &mut Option<Device>, quiet: bool) -> anyhow::Result<FileOutcome> {
     let name = path.display().to_string();
-    let src = match crate::inputs::read(path) {
-        Ok(src) => src,
-        Err(why) => {
-            eprintln!("{name}: error: {why}");
-            return Ok(FileOutcome::Failed);
-        }
-    };
-    let program = match tcfuzz_litmus::parse(&src) {
-        Ok(p) => p,
-        Err(d) => {
-            eprint!("{}", d.render(&name));
-            return Ok(FileOutcome::Failed);
-        }
+    let Some(program) = crate::inputs::load(path) else {
+        return Ok(FileOutcome::Failed);
     };
     let prepared = match prepare(&name, program) {
         Ok(p) => p,

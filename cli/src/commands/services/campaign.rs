@@ -6,7 +6,6 @@
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
-use std::sync::Arc;
 use std::time::Duration;
 
 use anyhow::{Context, bail};
@@ -15,7 +14,6 @@ use tcfuzz_coordinator::{Config, Settings, serve};
 use tcfuzz_corpus::Corpus;
 use tcfuzz_proto::connect::Target;
 use tcfuzz_proto::v1;
-use tcfuzz_worker::InterimExecutor;
 use tonic::Code;
 
 use super::connection::Connection;
@@ -43,8 +41,10 @@ use crate::exit::UsageError;
 /// "executions", "too_large", "discrepancies_new", "discrepancies_total", "coverage_features",
 /// "seconds", "programs_per_s", "executions_per_s") and "campaign", "state", "report".
 ///
-/// Until the fuzzing core's executor is merged, workers run the selftest generators and the
-/// explorer: the only findings are checker crashes, and --config must be empty.
+/// Workers run the executor of `tcfuzz fuzz`: --config is its configuration (see `tcfuzz fuzz
+/// --help`), and every new discrepancy is minimized by a worker (within --minimize-budget), the
+/// minimized program stored beside it. The corpus reads like a `tcfuzz fuzz` corpus: `tcfuzz
+/// corpus ls --corpus DIR`, `tcfuzz report --corpus DIR`.
 #[derive(Debug, clap::Args)]
 pub struct Args {
     #[command(flatten)]
@@ -83,9 +83,14 @@ pub struct Args {
     #[arg(long, value_name = "N", default_value_t = 100)]
     pub job_programs: u64,
 
-    /// A program whose check takes longer is counted as too large.
-    #[arg(long, value_name = "DURATION", default_value = "10s", value_parser = parse_duration)]
-    pub program_budget: Duration,
+    /// A program whose check takes longer is counted as too large [default: the config's
+    /// `budget.millis`, 10s].
+    #[arg(long, value_name = "DURATION", value_parser = parse_duration)]
+    pub program_budget: Option<Duration>,
+
+    /// Time each new discrepancy may be minimized for.
+    #[arg(long, value_name = "DURATION", default_value = "30s", value_parser = parse_duration)]
+    pub minimize_budget: Duration,
 
     /// Where to write the Markdown report.
     #[arg(long, value_name = "FILE")]
@@ -131,9 +136,17 @@ pub fn run(args: &Args, quiet: bool) -> anyhow::Result<ExitCode> {
     if args.programs == Some(0) {
         bail!(UsageError("--programs 0: give at least one program".into()));
     }
-    let config = match &args.config {
-        Some(p) => std::fs::read_to_string(p).with_context(|| format!("--config {}: cannot read it", p.display()))?,
-        None => String::new(),
+    let (config, budget) = match &args.config {
+        Some(p) => {
+            let text = std::fs::read_to_string(p).with_context(|| format!("--config {}: cannot read it", p.display()))?;
+            // Checked here, as `tcfuzz fuzz` does, rather than by the first worker to run a job.
+            let parsed: tcfuzz_worker::FuzzConfig =
+                serde_json::from_str(&text).map_err(|e| anyhow::anyhow!("{}:{}:{}: error: {e}", p.display(), e.line(), e.column()))?;
+            let budget = parsed.budget.millis;
+            tcfuzz_worker::Executor::new(parsed).map_err(|e| anyhow::anyhow!("{}: error: {e}", p.display()))?;
+            (text, budget)
+        }
+        None => (String::new(), tcfuzz_worker::ProgramBudget::default().millis),
     };
     // Neither bound: until Ctrl-C (ten years is the coordinator's "no bound" here).
     let duration_ms = match (args.programs, args.duration) {
@@ -147,8 +160,8 @@ pub fn run(args: &Args, quiet: bool) -> anyhow::Result<ExitCode> {
         programs: args.programs.unwrap_or(0),
         duration_ms,
         job_programs: args.job_programs,
-        program_budget_ms: args.program_budget.as_millis().max(1) as u64,
-        minimize_budget_ms: 0,
+        program_budget_ms: args.program_budget.map_or(budget, |b| b.as_millis().max(1) as u64),
+        minimize_budget_ms: args.minimize_budget.as_millis().max(1) as u64,
     };
     let progress = !quiet && !args.json && std::io::stderr().is_terminal();
     let rt = super::runtime()?;
@@ -222,18 +235,18 @@ async fn embedded(args: &Args, request: v1::CreateCampaignRequest, progress: boo
         let _ = server_stopped.await;
     }));
     let target = Target { url: format!("http://{addr}"), token: Some(token), timeout: Some(Duration::from_secs(30)), ..Target::default() };
-    let executor: Arc<dyn tcfuzz_worker::Executor> = Arc::new(InterimExecutor);
+    let runner = super::runner();
     let mut workers = Vec::new();
     for i in 0..args.workers.unwrap_or_else(super::worker::cores) {
         let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
-        let config = tcfuzz_worker::Config {
+        let config = tcfuzz_worker::service::Config {
             target: target.clone(),
             cores: 1,
             name: format!("embedded-{i}"),
             gpu_arch: String::new(),
             grace: Duration::from_secs(5),
         };
-        let task = tokio::spawn(tcfuzz_worker::run(config, executor.clone(), async {
+        let task = tokio::spawn(tcfuzz_worker::service::run(config, runner.clone(), async {
             let _ = stopped.await;
         }));
         workers.push((stop, task));

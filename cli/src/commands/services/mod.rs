@@ -9,7 +9,29 @@ mod report;
 pub mod status;
 pub mod worker;
 
-use std::future::Future;
+use std::sync::Arc;
+use std::time::Duration;
+
+use tcfuzz_worker::service::{FuzzRunner, JobRunner};
+use tcfuzz_worker::{Compiler, Reference, Tileiras};
+
+use crate::commands::fuzz::CommandReference;
+
+/// What workers run jobs with: the fuzzing core's executor (as `tcfuzz fuzz`), NVIDIA's
+/// `tileiras` for `compiler-lowering` where it is found, and the reference command a campaign's
+/// configuration names for `reference-disagrees`.
+fn runner() -> Arc<dyn JobRunner> {
+    let compiler = Tileiras::discover().map(|t| Arc::new(t) as Arc<dyn Compiler + Send>);
+    if compiler.is_none() {
+        tracing::info!("compiler-lowering is skipped: tileiras or ptxas not found (`bash .ci/setup-nvidia` installs them)");
+    }
+    let reference = Box::new(|r: &tcfuzz_worker::ReferenceConfig| {
+        CommandReference::new(&r.command, Duration::from_millis(r.timeout_ms))
+            .map(|c| Arc::new(c) as Arc<dyn Reference + Send>)
+            .map_err(|e| format!("cannot make a directory for its files: {e}"))
+    });
+    Arc::new(FuzzRunner::new(compiler, Some(reference)))
+}
 
 /// A tokio runtime for a command: two threads carry the network; checking has its own threads.
 fn runtime() -> anyhow::Result<tokio::runtime::Runtime> {
@@ -18,26 +40,24 @@ fn runtime() -> anyhow::Result<tokio::runtime::Runtime> {
 }
 
 /// Completes on SIGTERM or Ctrl-C (SIGINT).
-fn stop_signal() -> impl Future<Output = ()> {
-    async {
-        #[cfg(unix)]
-        {
-            use tokio::signal::unix::{SignalKind, signal};
-            match signal(SignalKind::terminate()) {
-                Ok(mut term) => {
-                    tokio::select! {
-                        _ = term.recv() => {}
-                        _ = tokio::signal::ctrl_c() => {}
-                    }
-                }
-                Err(_) => {
-                    let _ = tokio::signal::ctrl_c().await;
+async fn stop_signal() {
+    #[cfg(unix)]
+    {
+        use tokio::signal::unix::{SignalKind, signal};
+        match signal(SignalKind::terminate()) {
+            Ok(mut term) => {
+                tokio::select! {
+                    _ = term.recv() => {}
+                    _ = tokio::signal::ctrl_c() => {}
                 }
             }
+            Err(_) => {
+                let _ = tokio::signal::ctrl_c().await;
+            }
         }
-        #[cfg(not(unix))]
-        {
-            let _ = tokio::signal::ctrl_c().await;
-        }
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = tokio::signal::ctrl_c().await;
     }
 }

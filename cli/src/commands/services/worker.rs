@@ -1,11 +1,10 @@
 //! `tcfuzz worker`: lease jobs from a coordinator and run them until SIGTERM or Ctrl-C.
 
 use std::process::ExitCode;
-use std::sync::Arc;
 use std::time::Duration;
 
 use anyhow::Context;
-use tcfuzz_worker::{Config, InterimExecutor};
+use tcfuzz_worker::service::Config;
 
 use super::connection::Connection;
 use crate::commands::minimize::parse_duration;
@@ -20,8 +19,10 @@ use crate::exit::UsageError;
 /// back too), report, exit 0. Exit 1 if the coordinator refuses it (wrong token, another tcfuzz
 /// version).
 ///
-/// Until the fuzzing core's executor is merged, jobs run the selftest generators and the explorer
-/// (findings: checker crashes only).
+/// Jobs run as in `tcfuzz fuzz` (the campaign's --config says what is generated, the models, the
+/// per-program budget and the oracles): compiler-lowering where `tileiras` is found, and
+/// reference-disagrees where the config names a reference command. Minimization jobs shrink a new
+/// discrepancy's program while it keeps its kind and signature.
 #[derive(Debug, clap::Args)]
 pub struct Args {
     #[command(flatten)]
@@ -64,7 +65,7 @@ pub fn run(args: &Args, quiet: bool) -> anyhow::Result<ExitCode> {
             gpu_arch: String::new(),
             grace: args.grace,
         };
-        tcfuzz_worker::run(config, Arc::new(InterimExecutor), super::stop_signal()).await.context("worker")
+        tcfuzz_worker::service::run(config, super::runner(), super::stop_signal()).await.context("worker")
     })?;
     if !quiet {
         eprintln!(

@@ -1,27 +1,26 @@
-//! The seam between the network loop and the fuzzing core: what the loop needs of an executor,
-//! defined here by its consumer (STYLE lesson 3). The executor (issue 22) implements [`Executor`];
-//! tests implement it with a few lines.
+//! The seam between the network loop and the fuzzing core: what the loop needs of whatever runs
+//! its jobs, defined here by its consumer (STYLE lesson 3). [`crate::service::FuzzRunner`] runs
+//! them with the crate's [`crate::Executor`]; tests implement [`JobRunner`] in a few lines.
 
 use std::ops::Range;
 use std::time::Duration;
 
 use tcfuzz_proto::v1::DiscrepancyKind;
 
-/// What a generation job is about: program `i` of the campaign is a function of
-/// `(seed, i, config)`.
+/// What a job is about: program `i` of the campaign is a function of `(seed, i, config)`.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Campaign {
     pub id: u64,
     pub seed: u64,
-    /// The generator configuration (JSON, empty for the defaults).
+    /// The fuzzing configuration (JSON, `tcfuzz fuzz --config`'s format; empty for the defaults).
     pub config: String,
     /// A program whose check takes longer is counted as too large.
     pub program_budget: Duration,
 }
 
-/// One discrepancy on one program.
+/// One discrepancy on one program, as the coordinator records it.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Finding {
+pub struct Discrepancy {
     pub kind: DiscrepancyKind,
     pub signature: String,
     pub index: u64,
@@ -44,7 +43,7 @@ pub struct Output {
     pub programs: u64,
     pub executions: u64,
     pub too_large: u64,
-    pub findings: Vec<Finding>,
+    pub findings: Vec<Discrepancy>,
     /// Feature → programs that reached it.
     pub coverage: Vec<(String, u64)>,
     pub seeds: Vec<SeedCandidate>,
@@ -75,7 +74,7 @@ pub struct JobError(pub String);
 
 /// The fuzzing core, as the worker loop sees it. Called on the worker's thread pool, never on the
 /// async runtime; each call may take seconds.
-pub trait Executor: Send + Sync + 'static {
+pub trait JobRunner: Send + Sync + 'static {
     /// Program `index` of the campaign, as litmus text: what a careful worker names before it
     /// checks the program.
     fn program(&self, campaign: &Campaign, index: u64) -> Result<String, JobError>;
@@ -85,7 +84,15 @@ pub trait Executor: Send + Sync + 'static {
     /// a failure of the range.
     fn run(&self, campaign: &Campaign, range: Range<u64>) -> Result<Output, JobError>;
 
-    /// Minimizes `program` while it keeps showing discrepancy `(kind, signature)`, within
-    /// `budget`; `None` if it does not show it.
-    fn minimize(&self, kind: DiscrepancyKind, signature: &str, program: &str, budget: Duration) -> Result<Option<String>, JobError>;
+    /// Minimizes `program` while it keeps showing discrepancy `(kind, signature)` under the
+    /// campaign's configuration, within `budget`; `None` if it does not show it or cannot be
+    /// minimized.
+    fn minimize(
+        &self,
+        campaign: &Campaign,
+        kind: DiscrepancyKind,
+        signature: &str,
+        program: &str,
+        budget: Duration,
+    ) -> Result<Option<String>, JobError>;
 }

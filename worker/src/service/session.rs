@@ -15,8 +15,8 @@ use tokio::sync::{mpsc, oneshot};
 use tokio::time::{Instant, sleep_until};
 use tonic::{Code, Status};
 
-use crate::pool::Pool;
-use crate::work::{Campaign, Executor, JobError, Output};
+use super::pool::Pool;
+use super::work::{Campaign, JobError, JobRunner, Output};
 
 /// How a worker runs.
 #[derive(Clone, Debug)]
@@ -70,7 +70,7 @@ enum FromPool {
         program: String,
         reply: oneshot::Sender<bool>,
     },
-    /// The executor panicked outside a program's check (or the job was dropped mid-way): no
+    /// The runner panicked outside a program's check (or the job was dropped mid-way): no
     /// result; the lease runs out and the coordinator retries the job carefully.
     Abandoned(u64),
 }
@@ -91,7 +91,7 @@ fn ms(d: u64) -> Duration {
 }
 
 /// Runs one job on a pool thread.
-fn run_job(executor: &dyn Executor, job: v1::Job, to_loop: &mpsc::UnboundedSender<FromPool>) -> Option<v1::JobResult> {
+fn run_job(runner: &dyn JobRunner, job: v1::Job, to_loop: &mpsc::UnboundedSender<FromPool>) -> Option<v1::JobResult> {
     let id = job.id;
     let campaign = Campaign { id: job.campaign, seed: job.seed, config: job.config, program_budget: ms(job.program_budget_ms) };
     let ran = catch_unwind(AssertUnwindSafe(|| -> Result<Option<v1::JobResult>, JobError> {
@@ -101,25 +101,25 @@ fn run_job(executor: &dyn Executor, job: v1::Job, to_loop: &mpsc::UnboundedSende
                 let output = if job.careful {
                     let mut output = Output::default();
                     for index in range {
-                        let program = executor.program(&campaign, index)?;
+                        let program = runner.program(&campaign, index)?;
                         let (reply, named) = oneshot::channel();
                         let _ = to_loop.send(FromPool::Naming { job_id: id, index, program, reply });
                         if named.blocking_recv() != Ok(true) {
                             return Ok(None);
                         }
                         abort_if_test_crash(index);
-                        output.merge(executor.run(&campaign, index..index + 1)?);
+                        output.merge(runner.run(&campaign, index..index + 1)?);
                     }
                     output
                 } else {
                     range.clone().for_each(abort_if_test_crash);
-                    executor.run(&campaign, range)?
+                    runner.run(&campaign, range)?
                 };
                 Ok(Some(to_result(id, output)))
             }
             Some(Work::Minimize(m)) => {
                 let kind = v1::DiscrepancyKind::try_from(m.kind).unwrap_or(v1::DiscrepancyKind::Unspecified);
-                let minimized = executor.minimize(kind, &m.signature, &m.program, ms(m.budget_ms))?;
+                let minimized = runner.minimize(&campaign, kind, &m.signature, &m.program, ms(m.budget_ms))?;
                 Ok(Some(v1::JobResult { job_id: id, minimized: minimized.unwrap_or_default(), ..Default::default() }))
             }
             None => Err(JobError("a job without work (a newer coordinator?)".into())),
@@ -129,7 +129,7 @@ fn run_job(executor: &dyn Executor, job: v1::Job, to_loop: &mpsc::UnboundedSende
         Ok(Ok(result)) => result,
         Ok(Err(e)) => Some(v1::JobResult { job_id: id, error: e.0, ..Default::default() }),
         Err(_) => {
-            tracing::error!(job = id, "the executor panicked outside a program's check; the job is abandoned to its lease");
+            tracing::error!(job = id, "the job runner panicked outside a program's check; the job is abandoned to its lease");
             let _ = to_loop.send(FromPool::Abandoned(id));
             None
         }
@@ -337,13 +337,13 @@ impl Session {
 
 /// Runs a worker until `shutdown` completes, then hands back unstarted jobs, lets running ones
 /// finish for `config.grace` (handing back those that do not), reports, and returns.
-pub async fn run(config: Config, executor: Arc<dyn Executor>, shutdown: impl Future<Output = ()>) -> Result<Summary, WorkerError> {
+pub async fn run(config: Config, runner: Arc<dyn JobRunner>, shutdown: impl Future<Output = ()>) -> Result<Summary, WorkerError> {
     let client = config.target.coordinator()?;
     let (to_loop, mut from_pool) = mpsc::unbounded_channel();
     let pool = {
         let to_loop = to_loop.clone();
         Pool::start(config.cores, "tcfuzz-check", move |job: v1::Job| {
-            if let Some(result) = run_job(&*executor, job, &to_loop) {
+            if let Some(result) = run_job(&*runner, job, &to_loop) {
                 let _ = to_loop.send(FromPool::Done(result));
             }
         })
