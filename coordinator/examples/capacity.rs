@@ -105,7 +105,7 @@ fn main() {
         let corpus = Corpus::open(dir.path()).expect("corpus");
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("listen");
         let addr = listener.local_addr().expect("address");
-        let config = Config { token: Some(TOKEN.into()), tls: None, settings: Settings { lease_ms: 60_000, ..Settings::default() } };
+        let config = Config { token: Some(TOKEN.into()), tls: None, settings: Settings { lease_ms: 60_000, ..Settings::default() }, reports: None };
         let (stop_server, stopped) = tokio::sync::oneshot::channel::<()>();
         let server = tokio::spawn(serve(corpus, listener, config, async {
             let _ = stopped.await;

@@ -13,7 +13,7 @@
 use std::sync::Arc;
 use std::thread::JoinHandle;
 
-use tcfuzz_corpus::{Corpus, Kind};
+use tcfuzz_corpus::{Corpus, Kind, ReportRecord};
 use tcfuzz_proto::v1;
 use tokio::sync::{mpsc, oneshot, watch};
 
@@ -38,6 +38,8 @@ pub enum Op {
     StopCampaign(u64, Reply<v1::StopCampaignResponse>),
     Status(u64, Reply<v1::CampaignStatusResponse>),
     Minimize(Kind, String, Reply<v1::MinimizeResponse>),
+    /// Keep a rendered report's list as the next report's baseline.
+    RecordReport(ReportRecord, Reply<()>),
     /// Expire leases, top up queues, end campaigns (sent by a timer).
     Tick,
 }
@@ -172,6 +174,10 @@ fn apply(state: &mut State, corpus: &Corpus, ops: impl Iterator<Item = Op>) -> R
             Op::StopCampaign(id, reply) => settle(reply, state.stop_campaign(&mut u, id, now), f),
             Op::Status(id, reply) => settle(reply, state.status(id, now), f),
             Op::Minimize(kind, signature, reply) => settle(reply, state.minimize(&mut u, corpus, kind, signature), f),
+            Op::RecordReport(record, reply) => {
+                u.put_report(&record);
+                settle(reply, Ok(()), f)
+            }
             Op::Tick => {
                 if let Err(e) = state.tick(&mut u, corpus, now) {
                     *f = Some(e);
@@ -221,6 +227,7 @@ fn fail_op(op: Op) -> Pending {
         Op::StopCampaign(_, r) => pending(r, e()),
         Op::Status(_, r) => pending(r, e()),
         Op::Minimize(_, _, r) => pending(r, e()),
+        Op::RecordReport(_, r) => pending(r, e()),
         Op::Tick => Box::new(|_| {}),
     }
 }

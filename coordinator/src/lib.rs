@@ -9,6 +9,7 @@
 //!   ledger.rs    the one writer thread: batches ops into one corpus update (group commit) and
 //!                answers only after the flush
 //!   state.rs     campaigns, workers, leases, blame; mirrored from the corpus, which holds the truth
+//!   reports.rs   the discrepancy report, on request and on a schedule
 //!   ids.rs       job ids as a function of (campaign, class, number)
 //!   error.rs     ServiceError and its one mapping to gRPC Status
 //! ```
@@ -20,12 +21,14 @@
 mod error;
 mod ids;
 mod ledger;
+mod reports;
 mod server;
 mod service;
 mod state;
 mod validate;
 
 pub use error::ServiceError;
+pub use reports::ReportSchedule;
 pub use server::{Config, ServeError, TlsIdentity, serve};
 pub use state::{Settings, WORKER_LOST_SIGNATURE};
 pub use validate::{MAX_PROGRAM, kind_to_proto};

@@ -15,6 +15,7 @@ use tonic::{Request, Status};
 
 use crate::error::ServiceError;
 use crate::ledger::Ledger;
+use crate::reports::{ReportSchedule, run_schedule};
 use crate::service::{AdminService, CoordinatorService};
 use crate::state::Settings;
 
@@ -34,6 +35,8 @@ pub struct Config {
     /// Serve TLS with this identity.
     pub tls: Option<TlsIdentity>,
     pub settings: Settings,
+    /// Write the discrepancy report on this schedule.
+    pub reports: Option<ReportSchedule>,
 }
 
 /// Why the coordinator could not start or stopped on its own.
@@ -104,6 +107,7 @@ pub async fn serve(
             }
         })
     };
+    let reporter = config.reports.clone().map(|schedule| tokio::spawn(run_schedule(schedule, corpus.clone(), ledger.clone())));
     let (health, health_service) = tonic_health::server::health_reporter();
     health.set_serving::<CoordinatorServer<CoordinatorService>>().await;
     health.set_serving::<AdminServer<AdminService>>().await;
@@ -137,6 +141,10 @@ pub async fn serve(
     // The services (and their ledger handles) are gone: the ledger answers what it has and ends.
     ticker.abort();
     let _ = ticker.await;
+    if let Some(r) = reporter {
+        r.abort();
+        let _ = r.await;
+    }
     let store_failed = *thread.failed.borrow();
     let ended = tokio::task::spawn_blocking(move || thread.join())
         .await

@@ -9,6 +9,7 @@ use tonic::{Request, Response, Status};
 
 use crate::error::{ServiceError, invalid};
 use crate::ledger::{Ledger, Op};
+use crate::state::now_ms;
 use crate::validate;
 
 /// The worker protocol.
@@ -162,6 +163,21 @@ impl Admin for AdminService {
         let r = request.into_inner();
         let (kind, signature) = validate::discrepancy_key(r.kind, &r.signature)?;
         Ok(Response::new(self.ledger.call(|reply| Op::Minimize(kind, signature, reply)).await?))
+    }
+
+    async fn render_report(&self, request: Request<v1::RenderReportRequest>) -> Answer<v1::RenderReportResponse> {
+        let r = request.into_inner();
+        let corpus = self.corpus.clone();
+        let since = (r.since_ms > 0).then_some(r.since_ms);
+        let rendered = blocking(move || {
+            let now = now_ms();
+            crate::reports::render(&corpus, now, since.map(|s| now.saturating_sub(s)))
+        })
+        .await?;
+        if !r.no_record {
+            crate::reports::record(&self.ledger, rendered.record).await?;
+        }
+        Ok(Response::new(rendered.answer))
     }
 
     async fn explore_program(&self, _: Request<v1::ExploreProgramRequest>) -> Answer<v1::ExploreProgramResponse> {

@@ -105,6 +105,10 @@ struct Coordinator {
 
 impl Coordinator {
     fn start(dir: &TempDir, listen: &str, lease: &str) -> Coordinator {
+        Coordinator::start_with(dir, listen, lease, &[])
+    }
+
+    fn start_with(dir: &TempDir, listen: &str, lease: &str, extra: &[&str]) -> Coordinator {
         let token = dir.write("token", &format!("{TOKEN}\n"));
         let corpus = dir.path().join("corpus");
         let args = [
@@ -118,7 +122,7 @@ impl Coordinator {
             "--lease",
             lease,
         ];
-        let mut proc = Proc::spawn(&args, dir.path(), &[], None);
+        let mut proc = Proc::spawn(&[&args[..], extra].concat(), dir.path(), &[], None);
         let stdout = proc.0.as_mut().unwrap().stdout.take().unwrap();
         let (tx, rx) = mpsc::channel();
         std::thread::spawn(move || {
@@ -416,4 +420,45 @@ fn an_embedded_campaign_finds_and_minimizes_a_planted_fault_and_its_corpus_repor
     let json: Value = serde_json::from_str(&std::fs::read_to_string(dir.path().join("r/report.json")).unwrap()).unwrap();
     assert!(json.to_string().contains(signature), "{json}");
     assert!(dir.path().join("r/report.html").is_file());
+}
+
+#[test]
+fn a_coordinator_writes_its_report_on_schedule_and_renders_one_on_request() {
+    let dir = TempDir::new("reports");
+    let c = Coordinator::start_with(&dir, "127.0.0.1:0", "5s", &["--report-every", "1s", "--report-dir", "reports"]);
+    let w = c.worker(&dir, "w", &[], None);
+    let result = campaign_result(c.campaign(&dir, 20, 10));
+    assert_eq!(result["programs"].as_u64(), Some(20));
+    // The periodic report: within a few periods, all three files under their dated names.
+    let start = Instant::now();
+    let dated = |ext: &str| {
+        std::fs::read_dir(dir.path().join("reports")).ok().and_then(|entries| {
+            entries.filter_map(Result::ok).map(|e| e.path()).find(|p| {
+                let name = p.file_name().unwrap().to_string_lossy().into_owned();
+                name.starts_with("report-20") && name.ends_with(ext)
+            })
+        })
+    };
+    while ["html", "md", "json"].iter().any(|ext| dated(&format!(".{ext}")).is_none()) {
+        assert!(start.elapsed() < Duration::from_secs(30), "no periodic report within 30 s");
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    let json: Value = serde_json::from_str(&std::fs::read_to_string(dated(".json").unwrap()).unwrap()).unwrap();
+    assert!(json["totals"].is_object(), "{json}");
+    // On request, through the Admin service: the same files, written here.
+    let token = dir.path().join("token");
+    let out = tcfuzz(&["report", "--coordinator", &c.url, "--token-file", token.to_str().unwrap(), "--out", "remote"], dir.path());
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    for f in ["report.html", "report.md", "report.json"] {
+        assert!(dir.path().join("remote").join(f).is_file(), "{f}: {}", stderr(&out));
+    }
+    let md = std::fs::read_to_string(dir.path().join("remote/report.md")).unwrap();
+    assert!(md.contains("20"), "{md}");
+    // Without the token: refused, nothing written.
+    let out = tcfuzz(&["report", "--coordinator", &c.url, "--out", "refused"], dir.path());
+    assert_eq!(code(&out), 1, "{}", stderr(&out));
+    assert!(stderr(&out).contains("Unauthenticated"), "{}", stderr(&out));
+    assert!(!dir.path().join("refused/report.html").exists());
+    stop_worker(w);
+    c.stop();
 }

@@ -230,7 +230,8 @@ async fn embedded(args: &Args, request: v1::CreateCampaignRequest, progress: boo
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.context("cannot listen on a loopback port")?;
     let addr = listener.local_addr().context("the loopback address")?;
     let (stop_server, server_stopped) = tokio::sync::oneshot::channel::<()>();
-    let config = Config { token: Some(token.clone()), tls: None, settings: Settings { lease_ms: 10_000, ..Settings::default() } };
+    let config =
+        Config { token: Some(token.clone()), tls: None, settings: Settings { lease_ms: 10_000, ..Settings::default() }, reports: None };
     let server = tokio::spawn(serve(corpus, listener, config, async {
         let _ = server_stopped.await;
     }));

@@ -6,7 +6,7 @@ use std::process::ExitCode;
 use std::time::Duration;
 
 use anyhow::{Context, bail};
-use tcfuzz_coordinator::{Config, Settings, TlsIdentity, serve};
+use tcfuzz_coordinator::{Config, ReportSchedule, Settings, TlsIdentity, serve};
 use tcfuzz_corpus::Corpus;
 
 use super::connection::read_token;
@@ -52,6 +52,16 @@ pub struct Args {
     /// How long a lease lasts without a heartbeat (30s, 2m).
     #[arg(long, value_name = "DURATION", default_value = "30s", value_parser = parse_duration)]
     pub lease: Duration,
+
+    /// Render the discrepancy report (as `tcfuzz report`) this often (24h), into --report-dir as
+    /// report-DATE.{html,md,json} (DATE the UTC day; written atomically) with programs/*.litmus;
+    /// each report is kept in the corpus as the next one's baseline.
+    #[arg(long, value_name = "DURATION", value_parser = parse_duration, requires = "report_dir")]
+    pub report_every: Option<Duration>,
+
+    /// Where the periodic reports go (created if missing); needs --report-every.
+    #[arg(long, value_name = "DIR", requires = "report_every")]
+    pub report_dir: Option<PathBuf>,
 }
 
 pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
@@ -74,7 +84,16 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
     };
     let corpus = Corpus::open(&args.corpus).with_context(|| format!("--corpus {}", args.corpus.display()))?;
     let scheme = if tls.is_some() { "https" } else { "http" };
-    let config = Config { token, tls, settings: Settings { lease_ms: args.lease.as_millis() as u64, ..Settings::default() } };
+    let reports = match (args.report_every, &args.report_dir) {
+        (Some(every), Some(dir)) => {
+            if every < Duration::from_secs(1) {
+                bail!(UsageError(format!("--report-every {every:?}: at least 1s")));
+            }
+            Some(ReportSchedule { every, dir: dir.clone() })
+        }
+        _ => None,
+    };
+    let config = Config { token, tls, settings: Settings { lease_ms: args.lease.as_millis() as u64, ..Settings::default() }, reports };
     super::runtime()?.block_on(async {
         let listener =
             tokio::net::TcpListener::bind(args.listen).await.with_context(|| format!("--listen {}: cannot listen", args.listen))?;

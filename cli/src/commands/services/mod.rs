@@ -3,7 +3,7 @@
 //! coordinator). Each builds a tokio runtime of its own; checking runs on the workers' threads.
 
 pub mod campaign;
-mod connection;
+pub(crate) mod connection;
 pub mod coordinator;
 mod report;
 pub mod status;
@@ -34,7 +34,7 @@ fn runner() -> Arc<dyn JobRunner> {
 }
 
 /// A tokio runtime for a command: two threads carry the network; checking has its own threads.
-fn runtime() -> anyhow::Result<tokio::runtime::Runtime> {
+pub(crate) fn runtime() -> anyhow::Result<tokio::runtime::Runtime> {
     use anyhow::Context;
     tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().context("cannot start the async runtime")
 }
