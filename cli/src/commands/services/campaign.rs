@@ -29,13 +29,14 @@ use crate::exit::UsageError;
 /// --coordinator URL (and --token-file): the campaign is created on that coordinator, run by its
 /// workers, and followed from here until it ends.
 ///
-/// The campaign ends after --programs programs or --duration, whichever comes first (with
-/// neither, at Ctrl-C). Ctrl-C or SIGTERM stops it early: jobs not started are dropped, running
-/// ones are recorded. A progress line on stderr (a terminal only; not with --json or -q) shows
-/// programs, programs/s, executions, discrepancies new/total and coverage features. At the end:
-/// a summary line on stderr and a Markdown report (discrepancies found, minimized programs,
-/// throughput) written to --report FILE (default: DIR/reports/campaign-ID.md embedded,
-/// ./campaign-ID.md with --coordinator).
+/// The campaign ends after --programs programs or --duration, whichever comes first; with
+/// neither, after a minute (`tcfuzz campaign` alone is a short demo into ./tcfuzz-corpus; give
+/// `--duration 30d` for a long one). Ctrl-C or SIGTERM stops it early: jobs not started are
+/// dropped, running ones are recorded. A progress line on stderr (a terminal only; not with
+/// --json or -q) shows programs, programs/s, executions, discrepancies new/total and coverage
+/// features. At the end: a summary line on stderr and a Markdown report (discrepancies found,
+/// minimized programs, throughput) written to --report FILE (default:
+/// DIR/reports/campaign-ID.md embedded, ./campaign-ID.md with --coordinator).
 ///
 /// --json: one object on stdout at the end, with the keys of `tcfuzz fuzz --json` ("programs",
 /// "executions", "too_large", "discrepancies_new", "discrepancies_total", "coverage_features",
@@ -58,7 +59,7 @@ pub struct Args {
     #[arg(long, value_name = "N")]
     pub programs: Option<u64>,
 
-    /// How long to run (30s, 10m, 2h).
+    /// How long to run (30s, 10m, 2h) [default without --programs: 1m].
     #[arg(long, value_name = "DURATION", value_parser = parse_duration)]
     pub duration: Option<Duration>,
 
@@ -79,8 +80,9 @@ pub struct Args {
     #[arg(long, value_name = "NAME", default_value = "campaign")]
     pub name: String,
 
-    /// Programs per job.
-    #[arg(long, value_name = "N", default_value_t = 100)]
+    /// Programs per job (small jobs let a campaign end close to its --duration: jobs already
+    /// leased when time is up are still checked).
+    #[arg(long, value_name = "N", default_value_t = 25)]
     pub job_programs: u64,
 
     /// A program whose check takes longer is counted as too large [default: the config's
@@ -123,6 +125,9 @@ fn random_token() -> String {
         .collect()
 }
 
+/// How long a campaign runs when neither --programs nor --duration is given.
+const DEMO_DURATION: Duration = Duration::from_secs(60);
+
 /// How the campaign ended.
 struct Ended {
     info: v1::CampaignInfo,
@@ -148,9 +153,9 @@ pub fn run(args: &Args, quiet: bool) -> anyhow::Result<ExitCode> {
         }
         None => (String::new(), tcfuzz_worker::ProgramBudget::default().millis),
     };
-    // Neither bound: until Ctrl-C (ten years is the coordinator's "no bound" here).
+    // Neither bound: the short demo run, a minute.
     let duration_ms = match (args.programs, args.duration) {
-        (None, None) => 10 * 365 * 86_400_000,
+        (None, None) => DEMO_DURATION.as_millis() as u64,
         (_, d) => d.map_or(0, |d| d.as_millis().max(1) as u64),
     };
     let request = v1::CreateCampaignRequest {
