@@ -295,3 +295,37 @@ fn a_reference_that_disagrees_is_a_discrepancy_and_none_is_a_note() {
     assert!(stderr(&out).contains("note: reference-disagrees is skipped: no reference command in the config"), "{}", stderr(&out));
     assert!(stdout(&out).contains("discrepancies: 0 new"), "{}", stdout(&out));
 }
+
+/// `tcfuzz generate` writes the programs `tcfuzz fuzz` would generate: the same files for the
+/// same seed, each parsing back, each saying how it was made.
+#[test]
+fn generate_writes_a_campaigns_programs_deterministically() {
+    let dir = TempDir::new("generate");
+    let out = tcfuzz(&["generate", "--out", "a", "--seed", "5", "--count", "40"], dir.path());
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_eq!(stderr(&out), "wrote 40 programs of campaign seed 5 to a\n");
+    let out = tcfuzz(&["generate", "--out", "b", "--seed", "5", "--first", "20", "--count", "20", "-q"], dir.path());
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    for i in 0..40 {
+        let text = std::fs::read_to_string(dir.path().join(format!("a/5-{i}.litmus"))).unwrap();
+        assert!(text.starts_with(&format!("// tcfuzz generate: program {i} of campaign seed 5: ")), "{text}");
+        if i >= 20 {
+            assert_eq!(std::fs::read_to_string(dir.path().join(format!("b/5-{i}.litmus"))).unwrap(), text, "program {i}");
+        }
+    }
+    assert_eq!(std::fs::read_dir(dir.path().join("b")).unwrap().count(), 20);
+    let out = tcfuzz(&["parse", "a"], dir.path());
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    // One family only: every program says it is a pattern program.
+    let out = tcfuzz(&["generate", "--out", "p", "--family", "pattern", "--count", "10", "-q"], dir.path());
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    for i in 0..10 {
+        let text = std::fs::read_to_string(dir.path().join(format!("p/1-{i}.litmus"))).unwrap();
+        assert!(text.starts_with(&format!("// tcfuzz generate: program {i} of campaign seed 1: pattern ")), "{text}");
+    }
+    // A config that is not JSON: exit 1 naming the file and the position.
+    dir.write("bad.json", "{ nope");
+    let out = tcfuzz(&["generate", "--out", "x", "--config", "bad.json"], dir.path());
+    assert_eq!(out.status.code(), Some(1));
+    assert!(stderr(&out).starts_with("bad.json:1:3: error: "), "{}", stderr(&out));
+}

@@ -26,8 +26,16 @@ pub struct Series {
 #[derive(Clone, Copy)]
 pub enum Axis {
     Number,
-    /// Milliseconds since the epoch, shown as hours since the first point.
+    /// Milliseconds since the epoch, shown as time since the first point in the unit that suits
+    /// the span ([`time_unit`]).
     Time,
+}
+
+/// The unit a time axis spanning `span_ms` reads in: milliseconds per unit and its suffix, so
+/// that a minute-long campaign does not read `0.0h` at every tick.
+fn time_unit(span_ms: f64) -> (f64, &'static str) {
+    const UNITS: [(f64, &str); 4] = [(1e3, "s"), (6e4, "m"), (3.6e6, "h"), (8.64e7, "d")];
+    UNITS.iter().copied().take_while(|(ms, _)| span_ms >= 2.0 * ms).last().unwrap_or(UNITS[0])
 }
 
 fn escape(s: &str) -> String {
@@ -85,9 +93,10 @@ pub fn line_chart(title: &str, x_label: &str, y_label: &str, x_axis: Axis, serie
     let origin = x0;
     let px = |x: f64| LEFT + (x - x0) / (x1 - x0) * (W - LEFT - RIGHT);
     let py = |y: f64| H - BOTTOM - (y - y0) / (y1 - y0) * (H - TOP - BOTTOM);
+    let (unit_ms, unit) = time_unit(x1 - x0);
     let show_x = |x: f64| match x_axis {
         Axis::Number => number(x),
-        Axis::Time => format!("{:.1}h", (x - origin) / 3.6e6),
+        Axis::Time => format!("{}{unit}", number((x - origin) / unit_ms)),
     };
     // Axes and ticks.
     let _ = write!(s, r##"<g class="axes" stroke="#888" fill="none"><path d="M{LEFT} {TOP}V{}H{}"/></g>"##, H - BOTTOM, W - RIGHT);
@@ -98,7 +107,7 @@ pub fn line_chart(title: &str, x_label: &str, y_label: &str, x_axis: Axis, serie
     }
     let xt = match x_axis {
         Axis::Number => ticks(x0, x1),
-        Axis::Time => ticks(0.0, (x1 - x0) / 3.6e6).into_iter().map(|h| x0 + h * 3.6e6).collect(),
+        Axis::Time => ticks(0.0, (x1 - x0) / unit_ms).into_iter().map(|u| x0 + u * unit_ms).collect(),
     };
     for t in xt {
         let _ = write!(s, r#"<text x="{:.1}" y="{}" text-anchor="middle">{}</text>"#, px(t), H - BOTTOM + 16.0, show_x(t));
@@ -207,6 +216,16 @@ pub fn plots(discrepancies: &[Discrepancy], campaigns: &[(String, Vec<StatsSampl
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn time_axes_read_in_a_unit_that_suits_the_span() {
+        assert_eq!(time_unit(30_000.0), (1e3, "s"));
+        assert_eq!(time_unit(10.0 * 60_000.0), (6e4, "m"));
+        assert_eq!(time_unit(5.0 * 3.6e6), (3.6e6, "h"));
+        assert_eq!(time_unit(9.0 * 8.64e7), (8.64e7, "d"));
+        let chart = line_chart("t", "x", "y", Axis::Time, &[Series { name: "a".into(), points: vec![(0.0, 1.0), (90_000.0, 2.0)] }]);
+        assert!(chart.contains(">0s<") && chart.contains(">80s<"), "{chart}");
+    }
 
     #[test]
     fn ticks_are_round_numbers_covering_the_range() {

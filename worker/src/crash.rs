@@ -21,7 +21,12 @@ pub fn install_panic_hook() {
     INSTALL.call_once(|| {
         let previous = std::panic::take_hook();
         std::panic::set_hook(Box::new(move |info| {
-            let message = info.payload_as_str().unwrap_or("(no message)").to_string();
+            let payload = info.payload();
+            let message = payload
+                .downcast_ref::<&str>()
+                .map(|s| s.to_string())
+                .or_else(|| payload.downcast_ref::<String>().cloned())
+                .unwrap_or_else(|| "(no message)".to_string());
             let location = info.location().map_or_else(|| "unknown location".to_string(), |l| format!("{}:{}", l.file(), l.line()));
             if let Ok(mut m) = LOCATIONS.get_or_init(Default::default).lock() {
                 // Bounded: a campaign that crashes in many ways keeps the first thousand.

@@ -31,8 +31,11 @@ fn random_only(names: &[&str]) -> FuzzConfig {
     }
 }
 
-/// What of a result does not depend on timing.
-fn facts(r: &JobResult) -> (u64, u64, u64, BTreeMap<String, u64>, Vec<(Kind, String, u64)>, Vec<u64>) {
+/// What of a result does not depend on timing: programs, executions, too large, features,
+/// findings (kind, signature, index), candidate indices.
+type Facts = (u64, u64, u64, BTreeMap<String, u64>, Vec<(Kind, String, u64)>, Vec<u64>);
+
+fn facts(r: &JobResult) -> Facts {
     (
         r.stats.programs,
         r.stats.executions,

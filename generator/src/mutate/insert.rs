@@ -66,9 +66,8 @@ pub(crate) fn fresh_register(thread: &Thread, taken: &mut BTreeSet<String>) -> S
     (0..)
         .map(|k| format!("m{k}"))
         .find(|r| !taken.contains(r))
-        .map(|r| {
+        .inspect(|r| {
             taken.insert(r.clone());
-            r
         })
         .unwrap_or_else(|| "m".to_string())
 }

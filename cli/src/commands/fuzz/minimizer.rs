@@ -4,7 +4,7 @@
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::mpsc::{self, Receiver, Sender, TryRecvError};
+use std::sync::mpsc::{self, Receiver, Sender};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
@@ -88,14 +88,7 @@ impl Minimizer {
 
     /// A finished task, waiting at most `wait`.
     pub fn next(&mut self, wait: Duration) -> Option<Done> {
-        let got = if wait.is_zero() {
-            match self.done.try_recv() {
-                Ok(d) => Some(d),
-                Err(TryRecvError::Empty | TryRecvError::Disconnected) => None,
-            }
-        } else {
-            self.done.recv_timeout(wait).ok()
-        };
+        let got = if wait.is_zero() { self.done.try_recv().ok() } else { self.done.recv_timeout(wait).ok() };
         if got.is_some() {
             self.queued = self.queued.saturating_sub(1);
         }
