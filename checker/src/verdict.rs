@@ -587,10 +587,10 @@ impl<'a> Collector<'a> {
 
     /// With duplicate detection on: counts `g` as a duplicate if it was recorded before.
     fn count_if_duplicate(&mut self, g: &ExecutionGraph) {
-        if let Some(seen) = &mut self.seen {
-            if !seen.insert(g.canonical()) {
-                *self.stats.duplicates.as_mut().expect("[tcfuzz internal bug] duplicates counter") += 1;
-            }
+        if let Some(seen) = &mut self.seen
+            && !seen.insert(g.canonical())
+        {
+            *self.stats.duplicates.as_mut().expect("[tcfuzz internal bug] duplicates counter") += 1;
         }
     }
 

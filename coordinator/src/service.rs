@@ -193,7 +193,7 @@ impl Admin for AdminService {
 /// Where a page token points: the (kind name, signature) of the last discrepancy shown.
 fn page_position(token: &str) -> Result<(String, String), ServiceError> {
     let bad = || invalid!("page_token: not a token this coordinator gave");
-    if token.len() % 2 != 0 || token.len() > 2 * (validate::MAX_SIGNATURE + 64) {
+    if !token.len().is_multiple_of(2) || token.len() > 2 * (validate::MAX_SIGNATURE + 64) {
         return Err(bad());
     }
     let bytes =
