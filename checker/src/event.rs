@@ -192,6 +192,25 @@ impl Label {
     pub fn is_async(&self) -> bool {
         self.tc.is_some_and(|t| t.op.is_async())
     }
+
+    /// The event in the accumulator slot of an `mma` whose flag (enable-input-d) is a register
+    /// that is 0, for this mma's accumulator read: a fence with no semantics in the mma's
+    /// perform (it keeps the accumulator's location, for the read it stands for, but no axiom
+    /// looks at a fence's location). With it the mma has the same events whatever the flag, so a revisit may keep
+    /// the events after the mma while the read the flag comes from takes another value, and
+    /// refill the slot as a read or as this ([`Label::is_accumulator_slot_of`]).
+    pub fn accumulator_skip(&self) -> Label {
+        Label { kind: EventKind::Fence, ..*self }
+    }
+
+    /// Whether this is an `mma`'s accumulator read or its [`Label::accumulator_skip`], and
+    /// `other` the other of the two for the same slot.
+    pub fn is_accumulator_slot_of(&self, other: &Label) -> bool {
+        let mma = |l: &Label| l.tc.is_some_and(|t| matches!(t.op, TcOp::Mma { .. }) && !t.first);
+        mma(self)
+            && Label { kind: other.kind, ..*self } == *other
+            && matches!((self.kind, other.kind), (EventKind::Read, EventKind::Fence) | (EventKind::Fence, EventKind::Read))
+    }
 }
 
 /// An event of a thread as it sits in an execution graph.

@@ -282,6 +282,14 @@ pub fn replay(code: &ThreadCode, performed: &[i64], loop_bound: u32) -> Result<R
                         values.push(performed[k]);
                         deps |= 1 << k;
                         k += 1;
+                    } else if matches!(o, Opnd::Reg(_)) {
+                        // A register flag that is 0: the accumulator's slot holds an event that
+                        // does nothing, so that the mma has the same events whatever the flag
+                        // (`crate::event::Label::accumulator_skip`).
+                        if k == performed.len() {
+                            return ev(label.accumulator_skip(), 0, ctrl | d);
+                        }
+                        k += 1;
                     }
                 }
                 if k == performed.len() {

@@ -46,8 +46,8 @@
 //! - Under PTX and Tile IR the explorer explores executions with a cyclic `po ∪ rf` (load
 //!   buffering) with HMC's dependency revisits and TruSt's maximality extended to their holes
 //!   (`explore`). What it still does not reach is named in the verdict's caveat (a barrier reached
-//!   after a branch on a read, a failing `cas` a later access needs, a revisit no graph
-//!   qualifies for); [`check_oracle`] has no such limit, and [`check_exact`] asks it where a
+//!   after a branch on a read, a failing `cas` a later access needs, the register a `cas`
+//!   compares with, a revisit no graph qualifies for); [`check_oracle`] has no such limit, and [`check_exact`] asks it where a
 //!   caveat applies.
 //! - Locations a program uses without declaring them start at 0 (herd7 / Dat3M convention).
 //! - Tile IR programs (tile-block threads only; a PTX thread beside them is unsupported) are

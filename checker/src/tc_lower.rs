@@ -7,7 +7,9 @@
 //!   of program order.
 //! - `mma [d], a, b, idesc, acc` reads `a` (a TMEM region, or shared memory through the async
 //!   proxy) and `b` (shared memory, async proxy), then `d` when `acc` (enable-input-d) is
-//!   non-zero, and writes `d = a·b (+ d)`. `cp [d], s` reads `s` (async proxy) and writes it to
+//!   non-zero — where `acc` is a register that is 0, a skip stands in that slot
+//!   ([`crate::event::Label::accumulator_skip`]), so the mma has the same events whatever the
+//!   register — and writes `d = a·b (+ d)`. `cp [d], s` reads `s` (async proxy) and writes it to
 //!   `d`; `shift [d]` reads `d` and writes `d + 1` (the abstract value of the shifted rows). The
 //!   results are a fixed function of the values read, so a stale read changes the final state
 //!   (PTX ISA §9.7.16.6.5 for the async proxy; the values themselves are abstract).

@@ -57,6 +57,9 @@ fn describe(prog: &CompiledProgram, e: &Event) -> String {
     let plain = match l.kind {
         EventKind::Read => format!("R {} = {} [{attrs}]", loc(), value()),
         EventKind::Write => format!("W {} = {} [{attrs}]", loc(), value()),
+        EventKind::Fence if l.tc.is_some_and(|t| matches!(t.op, crate::event::TcOp::Mma { .. })) => {
+            format!("skip {} (the flag is 0: no accumulator read)", loc())
+        }
         EventKind::Fence if l.tc.is_some() => "F".to_string(),
         EventKind::Fence if l.completion_fence => "F [bulk copy completion: implicit fence.proxy.async]".to_string(),
         EventKind::Fence if l.proxy == Proxy::Async => "F [fence.proxy.async]".to_string(),

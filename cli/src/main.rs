@@ -37,6 +37,7 @@ Exit codes:
   5  (selftest) the DPOR explorer and the exhaustive oracle disagree on some generated program
   6  (gpu) no GPU or no CUDA driver on this machine, or a GPU that cannot run the program
   7  (gpu run, gpu bench) the GPU showed a final state the model forbids
+  130  (fuzz) stopped by Ctrl-C; everything recorded so far is in the corpus
 
 The litmus format is documented in litmus/FORMAT.md."
 )]
@@ -67,6 +68,8 @@ enum Command {
     /// Run a worker that leases jobs from a coordinator, checks programs and reports (not
     /// implemented yet).
     Worker(Pending),
+    Fuzz(commands::fuzz::Args),
+    Generate(commands::generate::Args),
     Minimize(commands::minimize::Args),
     Report(commands::report::Args),
     Corpus(commands::corpus::Args),
@@ -89,6 +92,8 @@ fn main() -> ExitCode {
         Command::Campaign(args) => pending::run("campaign", &args),
         Command::Coordinator(args) => pending::run("coordinator", &args),
         Command::Worker(args) => pending::run("worker", &args),
+        Command::Fuzz(args) => commands::fuzz::run(&args, quiet),
+        Command::Generate(args) => commands::generate::run(&args, quiet),
         Command::Minimize(args) => commands::minimize::run(&args, quiet),
         Command::Report(args) => commands::report::run(&args, quiet),
         Command::Corpus(args) => commands::corpus::run(&args, quiet),

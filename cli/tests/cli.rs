@@ -917,11 +917,26 @@ mod selftest {
         assert_eq!((&last["programs"], &last["seed"], &last["disagree"]), (&6.into(), &2.into(), &0.into()), "{last}");
         let counted = last["agree"].as_u64().unwrap() + last["skipped"].as_u64().unwrap();
         assert_eq!(counted, 6, "{last}");
-        assert_eq!(last["families"], serde_json::json!(["ptx", "sync", "tileir", "tcgen05", "assume"]));
+        assert_eq!(last["families"], serde_json::json!(["ptx", "sync", "tileir", "tcgen05", "assume", "fenced"]));
         for model in ["sc", "ptx", "tileir"] {
             assert!(last["models"][model]["agree"].is_u64(), "{model} in {last}");
         }
         assert!(last["seconds"].as_f64().is_some_and(|s| s >= 0.0), "{last}");
+    }
+
+    /// Issue 26 item 8: the `fenced` family (relaxed flags with `fence.sc` between them) is a
+    /// selftest family of its own, checked under sc and ptx.
+    #[test]
+    fn the_fenced_family_runs_under_sc_and_ptx() {
+        let dir = TempDir::new("selftest-fenced");
+        let out = tcfuzz(&["selftest", "--programs", "20", "--seed", "3", "--family", "fenced", "--json"], dir.path());
+        assert_eq!(code(&out), 0, "stdout: {}\nstderr: {}", stdout(&out), stderr(&out));
+        let text = stdout(&out);
+        let last: Value = serde_json::from_str(text.lines().last().unwrap_or_default()).unwrap_or_else(|e| panic!("{e}: {text}"));
+        assert_eq!((&last["families"], &last["disagree"]), (&serde_json::json!(["fenced"]), &0.into()), "{last}");
+        for model in ["sc", "ptx"] {
+            assert!(last["models"][model]["agree"].as_u64().is_some_and(|n| n >= 15), "{model} in {last}");
+        }
     }
 
     #[test]

@@ -330,7 +330,8 @@ fn mp_chain(n: u32) -> String {
 const TC_IN_FLIGHT: u32 = 2;
 
 /// A tcgen05 producer/consumer pipeline (PTX ISA §9.7.16.6.4): for each of `n` stages the
-/// producer writes the stage's shared-memory tile, fences it into the async proxy, copies it
+/// producer writes the stage's shared-memory tile, fences it into the async proxy (and with
+/// `tcgen05.fence::after_thread_sync` orders its asynchronous copy after the store), copies it
 /// into TMEM buffer `t<i % K>` (`tcgen05.cp`) and commits to `full<b>`; the consumer waits on
 /// `full<b>`, accumulates the buffer into `d` (`tcgen05.mma`) and commits to `empty<b>`, which the
 /// producer waits on before reusing the buffer. `K` = [`TC_IN_FLIGHT`] stages are in flight. At
@@ -360,6 +361,8 @@ fn tc_pipeline(n: u32) -> String {
         }
         producer.push(format!("st.shared::cta.b32 [s{i}], {}", i + 2));
         producer.push("fence.proxy.async.shared::cta".to_string());
+        // The cp is asynchronous: only this fence orders it after the store (§9.7.16.6.3).
+        producer.push("tcgen05.fence::after_thread_sync".to_string());
         producer.push(format!("tcgen05.cp.cta_group::1.128x256b [t{b}], [s{i}]"));
         producer.push(commit(format!("full{b}")));
         producer.push("atom.relaxed.gpu.add r1, cnt, 1".to_string());

@@ -61,12 +61,13 @@ fn seeds_name_pinned_programs() {
     fn fnv1a(h: u64, bytes: &[u8]) -> u64 {
         bytes.iter().fold(h, |h, &b| (h ^ u64::from(b)).wrapping_mul(0x0000_0100_0000_01B3))
     }
-    let pinned: [(Family, u64); 5] = [
+    let pinned: [(Family, u64); 6] = [
         (Family::Ptx, PINNED_PTX),
         (Family::Sync, PINNED_SYNC),
         (Family::TileIr, PINNED_TILEIR),
         (Family::Tcgen05, PINNED_TCGEN05),
         (Family::Assume, PINNED_ASSUME),
+        (Family::Fenced, PINNED_FENCED),
     ];
     let changed: Vec<String> = pinned
         .into_iter()
@@ -81,8 +82,9 @@ fn seeds_name_pinned_programs() {
 const PINNED_PTX: u64 = 0xF9B5_4436_A237_C305;
 const PINNED_SYNC: u64 = 0x8AA1_A7D7_1AF1_9F43;
 const PINNED_TILEIR: u64 = 0x9499_A3E9_E507_FDC8;
-const PINNED_TCGEN05: u64 = 0xD910_B7D9_7FAF_015D;
+const PINNED_TCGEN05: u64 = 0x0B18_2D07_230F_98DF;
 const PINNED_ASSUME: u64 = 0x801F_7B3F_2B02_B331;
+const PINNED_FENCED: u64 = 0x0463_FF0F_7767_12E7;
 
 #[test]
 fn every_program_is_checkable() {
@@ -129,7 +131,7 @@ fn mnemonics(p: &Program) -> BTreeSet<String> {
 /// Over a few hundred seeds each family makes every kind of instruction it documents.
 #[test]
 fn families_make_what_they_document() {
-    let expected: [(Family, &[&str]); 5] = [
+    let expected: [(Family, &[&str]); 6] = [
         (Family::Assume, &["ld", "assume.eq", "assume.ne", "assume.lt", "assume.le", "assume.gt", "assume.ge", "atom.cas"]),
         (
             Family::Ptx,
@@ -185,7 +187,13 @@ fn families_make_what_they_document() {
                 "mbarrier.try_wait.parity.relaxed.cluster.shared::cta.b64",
                 "st.shared::cta.b32",
                 "fence.proxy.async.shared::cta",
+                "ld.relaxed.gpu",
+                "st.relaxed.gpu",
             ],
+        ),
+        (
+            Family::Fenced,
+            &["ld.relaxed.gpu", "st.relaxed.gpu", "fence.sc.gpu", "fence.sc.cta", "ld", "st", "st.release.gpu", "ld.acquire.gpu"],
         ),
     ];
     for (family, kinds) in expected {
@@ -205,6 +213,7 @@ fn families_make_what_they_document() {
             Family::TileIr => (1..=3).collect(),
             Family::Tcgen05 => [2].into_iter().collect(),
             Family::Ptx | Family::Assume => (2..=4).collect(),
+            Family::Fenced => (2..=3).collect(),
         };
         assert_eq!(threads, expected_threads, "{family}: thread counts");
     }

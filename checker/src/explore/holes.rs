@@ -30,8 +30,10 @@ pub(crate) fn frontier(g: &ExecutionGraph, t: usize) -> usize {
 ///   read of a `tcgen05.alloc`, which blocks the thread when it finds no room;
 /// - what decides where the later events of the thread sit, beyond the value of a `cas` read
 ///   (which [`fix_cas_layout`] follows): the reads a register expected value of a `cas` comes
-///   from (the `cas` read needs them), and those a register accumulator flag of an `mma` comes
-///   from (every later event needs them);
+///   from (the `cas` read needs them). (An `mma` whose accumulator flag is a register has the
+///   same events whatever the flag: a skip where it does not read the accumulator,
+///   [`crate::event::Label::accumulator_skip`]. Only its accumulator slot and write need the
+///   flag's reads, through their dependencies.);
 /// - instructions whole where that costs nothing: an rmw's read needs its write when the write
 ///   depends on nothing the read does not (the write needs its read through its dependencies);
 ///   each event of a `tcgen05` instruction after the first needs the one before it (the model
@@ -77,11 +79,6 @@ pub(crate) fn dep_prefix(g: &ExecutionGraph, idx: &NodeIndex, prog: &CompiledPro
             }
             if decides_continuation(&p.label) {
                 stack.push(EventId::new(x.thread as usize, j));
-            }
-            // An `mma` whose accumulator flag is a register: whether it reads the accumulator
-            // moves every later event, so they need what its write depends on.
-            if varies && p.label.is_write() && p.label.tc.is_some() && shape_varies(code, &p.label, p.span) {
-                push_deps(&mut stack, x, p.deps);
             }
         }
         scanned[x.thread as usize] = from.max(to);
@@ -133,25 +130,15 @@ fn push_deps(stack: &mut Vec<EventId>, x: EventId, mut deps: u64) {
 
 /// Whether the event labelled `label` at `span` may come from an instruction whose shape (the
 /// events it performs) depends on a register: a `cas` whose expected value is a register (this
-/// for its read), or an `mma` whose accumulator flag is one (this for its write). Found by
-/// label and source position in the thread's code; where lines share both (programs built in
-/// code have no positions), any of them counts.
+/// for its read). Found by label and source position in the thread's code; where lines share
+/// both (programs built in code have no positions), any of them counts.
 fn shape_varies(code: &[CodeLine], label: &Label, span: Span) -> bool {
-    code.iter().any(|l| l.span == span && shape_varying_line(&l.op) && op_label_is(&l.op, label))
+    code.iter().any(|l| l.span == span && shape_varying_line(&l.op) && matches!(&l.op, Op::Rmw { read, .. } if read == label))
 }
 
 /// Whether `op` is an instruction whose shape depends on a register (`shape_varies`).
 fn shape_varying_line(op: &Op) -> bool {
-    matches!(op, Op::Rmw { op: AtomOp::Cas, a: Opnd::Reg(_), b: Some(_), .. } | Op::TcCompute { acc: Some((Opnd::Reg(_), _)), .. })
-}
-
-/// For a shape-varying `op`: whether `label` is its read (`cas`) or write (`mma`).
-fn op_label_is(op: &Op, label: &Label) -> bool {
-    match op {
-        Op::Rmw { read, .. } => read == label,
-        Op::TcCompute { write, .. } => write == label,
-        _ => false,
-    }
+    matches!(op, Op::Rmw { op: AtomOp::Cas, a: Opnd::Reg(_), b: Some(_), .. })
 }
 
 /// Whether the thread goes on past event `l` depends on it (other than through the

@@ -414,6 +414,39 @@ impl Explorer<'_, '_> {
             (0..h.index as usize).all(|j| deps & (1 << j) == 0 || evs[j].stamp != HOLE)
         };
         let rest_without = |h: EventId| todo.iter().copied().filter(|&x| x != h).collect::<Vec<_>>();
+        // An `mma`'s accumulator slot behind a hole of its thread is a read or a skip, as the
+        // flag will say (`hole_event` cannot replay the thread): both are tried.
+        let undecided = |h: EventId| {
+            let evs = &t.threads[h.thread as usize];
+            let l = &evs[h.index as usize].label;
+            l.is_accumulator_slot_of(&Label { kind: if l.is_read() { EventKind::Fence } else { EventKind::Read }, ..*l })
+                && evs[..h.index as usize].iter().any(|e| e.stamp == HOLE)
+        };
+        if let Some(h) = todo.iter().copied().find(|&h| ready(h) && undecided(h)) {
+            for kind in [EventKind::Fence, EventKind::Read] {
+                let mut t2 = t.clone();
+                let slot = &mut t2.threads[h.thread as usize][h.index as usize];
+                slot.label.kind = kind;
+                // (Marked decided: a hole no longer, the fill below puts the event back.)
+                if kind == EventKind::Fence {
+                    let ev = NewEvent { label: slot.label, value: 0, deps: slot.deps, cas_expected: None, span: slot.span };
+                    t2.put_event(h, &ev, None);
+                    if self.completable(t2, todo.iter().copied().filter(|&x| x != h).collect())? {
+                        return Ok(true);
+                    }
+                    continue;
+                }
+                let ev = NewEvent { label: slot.label, value: 0, deps: slot.deps, cas_expected: None, span: slot.span };
+                for w in t2.writes_to(ev.label.loc).skip(self.model.co_floor(&t2, h, &ev.label)).collect::<Vec<_>>() {
+                    let mut t3 = t2.clone();
+                    t3.put_event(h, &ev, Some(w));
+                    if self.completable(t3, todo.iter().copied().filter(|&x| x != h).collect())? {
+                        return Ok(true);
+                    }
+                }
+            }
+            return Ok(false);
+        }
         if let Some(h) = todo.iter().copied().filter(|&h| ready(h) && !t.label(h).is_read()).min() {
             let ev = self.hole_event(&t, h)?;
             if ev.label.is_write() {
@@ -460,7 +493,8 @@ impl Explorer<'_, '_> {
             let performed: Vec<i64> = evs[..h.index as usize].iter().map(|e| e.value).collect();
             if let Step::Event(ev) = replay(&self.prog.threads[h.thread as usize], &performed, self.loop_bound)?.step {
                 debug_assert!(
-                    (old.label.kind, old.label.loc, old.label.rmw_write) == (ev.label.kind, ev.label.loc, ev.label.rmw_write),
+                    (old.label.kind, old.label.loc, old.label.rmw_write) == (ev.label.kind, ev.label.loc, ev.label.rmw_write)
+                        || old.label.is_accumulator_slot_of(&ev.label),
                     "[tcfuzz internal bug] a hole filled with another instruction"
                 );
                 return Ok(ev);
@@ -497,6 +531,23 @@ fn chained_read(g: &ExecutionGraph, idx: &NodeIndex, x: EventId, deleted: &BitSe
         && deleted.contains(idx.node(x))
         && deleted.contains(idx.node(w))
         && leaves_hole(g, idx, w, deleted)
+        && first_added_leaving_hole(g, idx, x, w, deleted)
+}
+
+/// Whether no other deleted rmw write of `w`'s location that leaves a hole was added between
+/// `x` and `w`: of the graphs in which chained read `x` reads one of those writes, the one where
+/// it reads the first added is canonical (an earlier revisit made it read that one; a later
+/// write revisiting it again gives another graph that the same revisit turns into the same).
+fn first_added_leaving_hole(g: &ExecutionGraph, idx: &NodeIndex, x: EventId, w: EventId, deleted: &BitSet) -> bool {
+    let (sx, sw) = (g.stamp(x), g.stamp(w));
+    !g.writes_to(g.loc_of(w)).any(|y| {
+        !y.is_init()
+            && y != w
+            && g.label(y).rmw_write
+            && (sx..sw).contains(&g.stamp(y))
+            && deleted.contains(idx.node(y))
+            && leaves_hole(g, idx, y, deleted)
+    })
 }
 
 /// Whether deleting `w` (with the events `deleted` holds) leaves a hole: a later event of its

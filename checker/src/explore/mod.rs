@@ -56,8 +56,10 @@
 //! [`trust::caveats`] names them in the verdict, for the programs that could have them:
 //! - Load buffering through a barrier that a thread reaches after a branch on a value it read
 //!   (the barrier, in the prefix of what follows it in every member thread, control-depends on
-//!   the read): `ld x; beq ...; bar.sync 0 | bar.sync 0; st y, 1 | ld y; st x, 1` with the third
-//!   thread outside the barrier.
+//!   the read), where the revisiting write depends on a read of its thread:
+//!   `ld x; beq ...; bar.sync 0 | bar.sync 0; st y, 1 | ld y; st x, r` with the third thread
+//!   outside the barrier. (With `st x, 1` the prefix of the store holds no barrier, and the
+//!   explorer reaches the cycle: [`trust`]'s `barrier_cycle_possible`.)
 //! - Load buffering through a `cas` that fails only because it reads a write later on the cycle,
 //!   while events after it in its thread (an access of its location, a release) need it to fail:
 //!   every graph a revisit could start from has it read an earlier write, and where those all

@@ -38,9 +38,10 @@
 //! blocked, and each write added after it would both revisit it and leave it blocked beside
 //! it, a graph that ends discarded; deferred until another thread has written what it waits
 //! for, it reads that write directly. (GenMC gets a similar effect by revisiting such reads in
-//! place.) On `szymanski` n = 3 under PTX this halves the executions discarded at a failed
-//! assume (15,691 → 8,171; GenMC has 6,987), with the same complete ones; `tcfuzz selftest
-//! --family assume` checks it against the oracle.
+//! place.) On `szymanski` n = 3 under PTX this halved the failed-assume graphs explored
+//! (15,691 → 8,171), with the same complete ones; `tcfuzz selftest --family assume` checks it
+//! against the oracle. (Of those graphs, `Stats::assume_failed` counts the ones no later write
+//! can rescue, as GenMC does: 6,691; GenMC 6,987, the rest behind lost revisits.)
 //!
 //! *Fences first.* A fence that fills a hole is the same event whenever it comes back: the
 //! kept events after it fix its thread's control flow up to them, and a fence reads and writes
@@ -111,7 +112,7 @@ pub(crate) fn caveats(prog: &CompiledProgram, model: ModelKind, allows_porf_cycl
         }
         return out;
     }
-    if barrier_after_branch(prog) {
+    if barrier_after_branch(prog) && barrier_cycle_possible(prog) {
         out.push(format!(
             "the explorer does not explore load-buffering executions whose cycle goes through a barrier that a thread reaches after a branch on a value it read, which the {name} model allows; use the oracle for those"
         ));
@@ -153,6 +154,64 @@ fn barrier_after_branch(prog: &CompiledProgram) -> bool {
             let last_barrier = t.code.iter().rposition(|l| barrier(&l.op));
             branch.zip(last_barrier).is_some_and(|(b, i)| b <= i || looping(&t.code))
         })
+}
+
+/// Whether a revisit that [`barrier_after_branch`] rules out can be on a consistent cycle: the
+/// revisiting write `W` must have, in its dependency prefix, a barrier arrival that
+/// control-depends on the revisited read `R`, which comes before the arrival in its thread. The
+/// prefix reaches a barrier arrival only from an event after one in its thread (the arrival
+/// comes with it, and then its partners' arrivals): `W` itself, or an event reached from `W`
+/// through its dependencies and `rf` — so some write comes after a barrier arrival in its thread
+/// (an event reached that way is a write, or a read that a later write of its thread depends
+/// on). Where `W` itself comes after the arrival and depends on no read, `R` is before an
+/// arrival of the same barrier instance and `W` after one, so `R` precedes `W` in causality
+/// order (barriers synchronize their members, PTX ISA §9.7.13.1) and cannot read it
+/// (Causality, §8.10.6). So some write depends on a read of its thread (an rmw, an operation on
+/// a synchronization object or Tensor Memory, a store of a register, or a write after a branch,
+/// an `assume`, a blocking wait or a `tcgen05.alloc`, with a read before it).
+fn barrier_cycle_possible(prog: &CompiledProgram) -> bool {
+    let barrier = |op: &Op| matches!(op, Op::Barrier { .. } | Op::DynBarrier { .. } | Op::TmemAlloc { rendezvous: Some(_), .. });
+    let own_read_write = |op: &Op| {
+        matches!(
+            op,
+            Op::Rmw { .. }
+                | Op::SyncArrive { .. }
+                | Op::BulkCopy { .. }
+                | Op::TcCompute { .. }
+                | Op::TcCommit { .. }
+                | Op::TmemAlloc { .. }
+        )
+    };
+    let writes = |op: &Op| own_read_write(op) || matches!(op, Op::Store { .. });
+    let reads = |op: &Op| own_read_write(op) || matches!(op, Op::Load { .. } | Op::SyncWait { .. });
+    let controls = |op: &Op| {
+        matches!(op, Op::Branch { .. } | Op::DynBarrier { .. } | Op::Assume { .. } | Op::SyncWait { .. } | Op::TmemAlloc { .. })
+            || matches!(op, Op::SyncArrive { wait: Some(_), .. })
+    };
+    let write_after_barrier = prog.threads.iter().any(|t| {
+        let code = &t.code;
+        (0..code.len()).any(|b| barrier(&code[b].op) && (0..code.len()).any(|w| writes(&code[w].op) && may_precede(code, b, w)))
+    });
+    let dependent_write = prog.threads.iter().any(|t| {
+        let code = &t.code;
+        (0..code.len()).any(|w| {
+            let before = |f: &dyn Fn(&Op) -> bool| (0..code.len()).any(|j| f(&code[j].op) && may_precede(code, j, w));
+            let register = matches!(code[w].op, Op::Store { src: crate::program::Opnd::Reg(_), .. });
+            own_read_write(&code[w].op) || (writes(&code[w].op) && before(&reads) && (register || before(&controls)))
+        })
+    });
+    write_after_barrier && dependent_write
+}
+
+/// Whether instruction `a` of `code` may run before instruction `b` in one run of the thread:
+/// it comes first, or a backward jump at or after both goes back to `b` or before it (a loop
+/// holding both).
+fn may_precede(code: &[crate::program::CodeLine], a: usize, b: usize) -> bool {
+    a < b
+        || code
+            .iter()
+            .enumerate()
+            .any(|(j, l)| matches!(l.op, Op::Branch { target, .. } | Op::Goto { target } if target <= b && j >= a && target <= j))
 }
 
 /// Whether some thread of `prog` has a `cas` whose expected value is a register (its read then
@@ -327,6 +386,7 @@ impl Explorer<'_, '_> {
                         !holes || {
                             let old = &g.threads[t][f].label;
                             (old.kind, old.loc, old.rmw_write) == (ev.label.kind, ev.label.loc, ev.label.rmw_write)
+                                || old.is_accumulator_slot_of(&ev.label)
                         },
                         "[tcfuzz internal bug] a hole refilled with another instruction"
                     );

@@ -21,8 +21,11 @@
 //!    of the same cta_group. A `wait::ld/st` is synchronous: later tcgen05 operations of its
 //!    thread perform after it (§9.7.16.6.1, pattern 2 example 1).
 //! 4. **Fences** (§9.7.16.6.3): an asynchronous operation after a `fence::after_thread_sync`
-//!    is ordered after everything before the fence; after a `fence.proxy.async` it is ordered
-//!    after the fence (the generic→async proxy fence of §9.7.16.6.5, same thread).
+//!    is ordered after everything before the fence. No other fence orders it: a
+//!    `fence.proxy.async` orders generic-proxy against async-proxy accesses of memory
+//!    (§9.7.16.6.5) once they are otherwise ordered, and says nothing about issue order or
+//!    Tensor Memory — "as tcgen05.ld is an asynchronous operation, the instruction
+//!    tcgen05.fence::after_thread_sync is needed" (§9.7.16.6.4.2, example 2).
 //! 5. **Non-pipelined pairs across threads** (§9.7.16.6.4.4: the producer "must explicitly wait
 //!    for the instructions' completion before synchronizing"): X's completion is *established*
 //!    at a `wait::ld/st` after X, or, for X tracked by a `commit`, at a
@@ -68,24 +71,23 @@
 
 use crate::bitset::Relation;
 use crate::bitset::row::{bits, has, is_zero, or_into, range_word, set_range, unset};
-use crate::event::{Label, Proxy, TcOp};
+use crate::event::{Label, TcOp};
 
 /// The thread of an initial write (as in the PTX model's scratch space).
 const NONE: u32 = u32::MAX;
 
 /// Node masks of [`Facts`], `w` words each: the perform of an asynchronous operation
 /// ([`Label::is_async`]); `fence::before_thread_sync` and the commit issues that imply one
-/// (rule 2); `fence::after_thread_sync`; `wait::ld`; `wait::st`; `fence.proxy.async` (rule 4);
-/// commit arrives, and those of them that are writes.
+/// (rule 2); `fence::after_thread_sync`; `wait::ld`; `wait::st`; commit arrives, and those of
+/// them that are writes.
 const ASYNC: usize = 0;
 const BEFORE: usize = 1;
 const AFTER: usize = 2;
 const WAIT_LD: usize = 3;
 const WAIT_ST: usize = 4;
-const PROXY_FENCE: usize = 5;
-const ARRIVE: usize = 6;
-const ARRIVE_WRITE: usize = 7;
-const MASKS: usize = 8;
+const ARRIVE: usize = 5;
+const ARRIVE_WRITE: usize = 6;
+const MASKS: usize = 7;
 /// Not a mask: every node ([`Facts::or_firsts`]).
 const ANY: usize = usize::MAX;
 
@@ -174,9 +176,6 @@ impl Facts {
             let mut put = |k: usize| self.masks[k * w + xw] |= bit;
             if l.is_async() {
                 put(ASYNC);
-            }
-            if l.is_fence() && l.proxy == Proxy::Async && l.tc.is_none() && !l.completion_fence {
-                put(PROXY_FENCE);
             }
             let Some(tc) = tc else { continue };
             match tc.op {
@@ -330,10 +329,10 @@ impl Facts {
                 unset(row, k);
             }
         }
-        // Rules 3 (synchronous waits) and 4: the asynchronous operations issued after a wait, a
-        // `fence::after_thread_sync` or a `fence.proxy.async` perform after it.
+        // Rules 3 (synchronous waits) and 4: the asynchronous operations issued after a wait or a
+        // `fence::after_thread_sync` perform after it.
         for (k, f) in from.iter_mut().enumerate() {
-            *f = [WAIT_LD, WAIT_ST, AFTER, PROXY_FENCE].iter().fold(0, |m, &slot| m | self.masks[slot * w + k]);
+            *f = [WAIT_LD, WAIT_ST, AFTER].iter().fold(0, |m, &slot| m | self.masks[slot * w + k]);
         }
         for f in bits(from) {
             acc.fill(0);

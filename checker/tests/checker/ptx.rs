@@ -568,3 +568,112 @@ exists (P0:r0 == 0 /\\ P1:r1 == 0)
         assert_eq!(e.condition.observation, observation, "{e}");
     }
 }
+
+/// Issue 26 item 5, the stale operand (selftest seed 202445 with register operands): P1's `cas`
+/// compares with `r0`, loaded just before it. A revisit that kept the `cas` read while the load
+/// took another value left the `cas` judged against the old `r0`: the explorer found an
+/// execution more than the oracle (12 against 11 before `dep_prefix` kept the reads a register
+/// compare value comes from).
+#[test]
+fn a_cas_compared_with_a_register_keeps_its_operand_across_a_revisit() {
+    let p = tcfuzz_litmus::parse(
+        "PTX cas-register-operand
+{ x = 0; y = 0; }
+ P0@cta 1,gpu 0                       | P1@cta 1,gpu 0          ;
+ ld r0, y                             | ld.volatile r0, x       ;
+ atom.relaxed.cluster.cas r1, x, 0, 1 | atom.cas r1, x, r0, 2   ;
+ atom.release.cluster.cas r2, y, 2, 2 | atom.exch r2, x, 1      ;
+                                      | st x, r2                ;
+                                      | bne r1, 1, L0           ;
+                                      | st.release.cluster y, 1 ;
+                                      | L0:                     ;
+exists (true)
+",
+    )
+    .expect("parses");
+    let (e, o) = both(&p);
+    assert_eq!((e.stats.complete, o.stats.complete), (11, 11));
+    assert_eq!(e.states, o.states);
+}
+
+/// Issue 26 item 5, a duplicate behind a register `cas`: P1's store of its `cas` result revisits
+/// P0's `ld y`, keeping the `cas` read (the store needs it) and leaving holes for the `cas`'s
+/// write and the `exch`. P0's `cas` read, deleted, was a *chained* read in two graphs: reading
+/// the `cas`'s write half (which revisited it), and reading the `exch`'s write (which revisited
+/// it again). Both qualified, and every execution below the revisit came twice (10 with 2
+/// duplicates against the oracle's 8). Of such graphs only the one whose chained read reads the
+/// first added of those writes is canonical.
+#[test]
+fn a_chained_read_reads_the_first_added_deleted_write() {
+    let text = |(tail0, tail1): (&str, &str)| {
+        format!(
+            "PTX chained-first
+{{ x = 0; y = 0; }}
+P0@cta 1,gpu 0 {{
+  ld r0, y;
+  atom.relaxed.cluster.cas r1, x, 0, 1;
+{tail0}}}
+P1@cta 1,gpu 0 {{
+  ld.volatile r0, x;
+  atom.cas r1, x, r0, 2;
+  atom.exch r2, x, 1;
+{tail1}  st.release.cluster y, r1;
+}}
+exists (true)
+"
+        )
+    };
+    // The minimized program, and the one it came from (26 with 6 duplicates against 20).
+    for (tails, n) in [(("", ""), 8), (("  atom.release.cluster.cas r2, y, 2, 2;\n", "  st x, r2;\n"), 20)] {
+        let p = tcfuzz_litmus::parse(&text(tails)).expect("parses");
+        let (e, o) = both(&p);
+        assert_eq!((e.stats.complete, o.stats.complete), (n, n), "{e}");
+        assert_eq!(e.states, o.states);
+    }
+}
+
+/// Issue 26 item 6: the barrier-after-branch caveat only where its cycle can be consistent.
+/// The revisit it names is ruled out because the revisiting write's dependency prefix holds a
+/// barrier arrival that control-depends on the revisited read; that takes a write that depends
+/// on a read of its own thread, and some write after a barrier arrival (a write after the
+/// arrival that depends on nothing is after the read in causality order: the barrier orders
+/// them). Without one (the caveat's own example, the spin-loop handshake of item 2) the explorer
+/// is exact and says so; with a store of the value it read (`st x, r1`) the cycle is real, the
+/// explorer misses it (3 of 4), and the caveat stays.
+#[test]
+fn a_barrier_after_a_branch_needs_a_dependent_write_for_its_caveat() {
+    let program = |store: &str| {
+        format!(
+            "PTX barrier-after-branch
+{{ x = 0; y = 0; }}
+P0@cta 0,gpu 0 {{
+  ld.relaxed.gpu r0, x;
+  beq r0, 5, L;
+L:
+  bar.sync 0;
+}}
+P1@cta 0,gpu 0 {{
+  bar.sync 0;
+  st.relaxed.gpu y, 1;
+}}
+P2@cta 1,gpu 0 {{
+  ld.relaxed.gpu r1, y;
+  st.relaxed.gpu x, {store};
+}}
+exists (P0:r0 == 1 /\\ P2:r1 == 1)
+"
+        )
+    };
+    let independent = tcfuzz_litmus::parse(&program("1")).expect("parses");
+    let (e, o) = both(&independent);
+    assert_eq!((e.stats.complete, o.stats.complete, e.condition.observation), (4, 4, Observation::Sometimes), "{e}");
+    assert!(e.caveats.is_empty(), "{:?}", e.caveats);
+    let dependent = tcfuzz_litmus::parse(&program("r1")).expect("parses");
+    let (e, o) = both(&dependent);
+    assert_eq!((e.stats.complete, o.stats.complete), (3, 4), "{e}");
+    assert!(e.caveats.iter().any(|c| c.contains("a barrier that a thread reaches after a branch")), "{:?}", e.caveats);
+    let handshake = tcfuzz_litmus::parse(&crate::sync::barrier_behind_a_spinner(("release", "acquire"))).expect("parses");
+    let (e, o) = both(&handshake);
+    assert_eq!((e.stats.complete, e.stats.blocked), (o.stats.complete, o.stats.blocked));
+    assert!(e.caveats.is_empty(), "{:?}", e.caveats);
+}

@@ -332,7 +332,7 @@ exists (P1:r0 == 2)
 /// loop bound stops P1 inside its spin loop, P0 spins on a flag only P1 sets, and P2 waits at
 /// the barrier for P0: in every fair continuation P1 leaves its loop, so both waits are blocked
 /// by the bound, not hangs (Dat3M: `terminates`).
-fn barrier_behind_a_spinner(flags: (&str, &str)) -> String {
+pub fn barrier_behind_a_spinner(flags: (&str, &str)) -> String {
     let (st, ld) = flags;
     format!(
         "PTX barrier-behind-spinner\n{{ f0 = 0; f1 = 0; }}\n\

@@ -91,6 +91,84 @@ fn async_ld_may_read_a_later_st_of_its_thread() {
     assert_eq!(summary(&v), "tmem race");
 }
 
+/// Issue 26 item 3: `fence.proxy.async` is no tcgen05 thread-sync fence. An asynchronous tcgen05
+/// operation is ordered after the earlier operations of its thread only through
+/// `tcgen05.fence::after_thread_sync` (§9.7.16.6.3; §9.7.16.6.4.2 ex. 2: "As tcgen05.ld is an
+/// asynchronous operation, the instruction tcgen05.fence::after_thread_sync is needed"); a proxy
+/// fence orders generic against async-proxy accesses of memory (§9.7.16.6.5), nothing about
+/// Tensor Memory or issue order. Each example with its (first) `after_thread_sync` replaced by
+/// `fence.proxy.async` races.
+#[test]
+fn a_proxy_fence_does_not_order_an_async_tcgen05_operation() {
+    let cases = [
+        // mma; commit; try_wait loop; fence.proxy.async; ld — one thread, then two.
+        ("pattern2-ex2-mma-commit-trywait-ld", "tmem race"),
+        ("pattern4-ex2-mma-commit-trywait-fence-ld", "tmem race"),
+        // A generic store, proxy fence and release arrive | acquire wait; fence.proxy.async; mma.
+        ("smem-generic-st-proxy-fence-other-thread-mma", "proxy race"),
+        // One thread: st; fence.proxy.async; (after_thread_sync removed) mma.
+        ("smem-generic-st-proxy-fence-mma", "proxy race"),
+    ];
+    let all = examples();
+    for (name, race) in cases {
+        let (_, src) = all.iter().find(|(n, _)| n == name).unwrap_or_else(|| panic!("example {name}"));
+        // The first `after_thread_sync` of the code (not of the header comments); where the
+        // thread has its proxy fence already, the fence goes instead of doubling it.
+        let mut done = false;
+        let doubled = name == "smem-generic-st-proxy-fence-mma";
+        let fenced: String = src
+            .lines()
+            .filter_map(|l| {
+                if done || l.starts_with("//") || !l.contains("tcgen05.fence::after_thread_sync") {
+                    return Some(format!("{l}\n"));
+                }
+                done = true;
+                (!doubled).then(|| format!("{}\n", l.replacen("tcgen05.fence::after_thread_sync", "fence.proxy.async.shared::cta", 1)))
+            })
+            .collect();
+        assert_ne!(&fenced, src, "{name}");
+        let p = tcfuzz_litmus::parse(&fenced).unwrap_or_else(|e| panic!("{name}: {e}"));
+        let v = agree(&p, name);
+        assert_eq!(summary(&v), race, "{name} with fence.proxy.async for fence::after_thread_sync\n{v}");
+        assert_eq!(summary(&agree(&tcfuzz_litmus::parse(src).expect("parses"), name)), "correct", "{name} as written");
+    }
+}
+
+/// Issue 26 items 5 and 6: an `mma` whose enable-input-d is a register. Whether it reads the
+/// accumulator used to move its thread's later events, so they needed the reads the flag comes
+/// from, and the explorer could not reach the load-buffering execution in which P0's load of
+/// `e` sees P1's store, which follows P1's wait on the commit's arrive (the oracle's `d = 9`:
+/// the mma accumulated) — with no caveat (explorer 1, oracle 2). The flag now decides only
+/// whether the mma's accumulator slot is a read or a skip, and the explorer finds both.
+#[test]
+fn load_buffering_through_an_mma_register_flag_is_explored() {
+    let p = tcfuzz_litmus::parse(
+        "PTX mma-register-flag
+{
+  d @ tmem cta 0 gpu 0 lanes 0-31 cols 0-31 = 7;
+  a @ shared cta 0 gpu 0 = 1;
+  b @ shared cta 0 gpu 0 = 2;
+  e @ shared cta 0 gpu 0 = 0;
+  bar @ mbarrier cta 0 gpu 0 count 1;
+}
+P0@warp 0,cta 0,gpu 0 {
+  ld.relaxed.cta.shared::cta.b32 r0, [e];
+  tcgen05.mma.cta_group::1.kind::f16 [d], [a], [b], 1, r0;
+  tcgen05.commit.cta_group::1.mbarrier::arrive::one.shared::cluster.b64 [bar];
+}
+P1@warp 1,cta 0,gpu 0 {
+  await mbarrier.try_wait.parity.relaxed.cluster.shared::cta.b64 p, [bar], 0;
+  st.relaxed.cta.shared::cta.b32 [e], 1;
+}
+exists (d == 9)
+",
+    )
+    .expect("parses");
+    let e = agree(&p, "mma-register-flag");
+    assert_eq!((e.stats.complete, e.condition.validated), (2, true), "{e}");
+    assert!(e.caveats.is_empty(), "{:?}", e.caveats);
+}
+
 /// A short name for a synchronization step: the operation and its object.
 fn short(i: &Instr) -> String {
     match i {
@@ -186,6 +264,7 @@ const RELEASE_ARRIVE: &str = "§9.7.16.6.5 + PTX ISA §8.8: the generic store re
 const ACQUIRE_WAIT: &str =
     "§9.7.16.6.5 + PTX ISA §8.8: without an acquire wait observing the release arrive, the store and the mma's async read are unordered";
 const AFTER_FENCE_PROXY: &str = "§9.7.16.6.3: the mma is ordered after the acquire wait only through tcgen05.fence::after_thread_sync, so the generic store and its async read are unordered";
+const AFTER_FENCE_SAME_THREAD: &str = "§9.7.16.6.3 + §9.7.16.6.4.2 example 2: the mma is asynchronous, so only tcgen05.fence::after_thread_sync orders it after the generic store of its own thread; fence.proxy.async orders the proxies of accesses already ordered (§9.7.16.6.5), not issue order";
 const TRAILING_WAIT: &str =
     "the removed wait was the thread's last step: no later access conflicts with the operation it waited for, so nothing is left unordered";
 const RELINQUISH_OPTIONAL: &str =
@@ -268,7 +347,8 @@ const MUTANTS: &[(&str, &str, &str, &str)] = &[
     ("smem-generic-st-proxy-fence-mma", "P0: remove fence.proxy.async", "proxy race", PROXY_FENCE),
     ("smem-generic-st-proxy-fence-mma", "P0: remove commit [done]", "hang", COMMIT_ARRIVES),
     ("smem-generic-st-proxy-fence-mma", "P0: remove mbarrier.try_wait [done]", "tmem race", WAIT_FOR_COMPLETION),
-    ("smem-generic-st-proxy-fence-mma", "P0: remove fence::after_thread_sync", "tmem race", AFTER_FENCE),
+    ("smem-generic-st-proxy-fence-mma", "P0: remove fence::after_thread_sync", "proxy race", AFTER_FENCE_SAME_THREAD),
+    ("smem-generic-st-proxy-fence-mma", "P0: remove fence::after_thread_sync #2", "tmem race", AFTER_FENCE),
     ("smem-generic-st-proxy-fence-mma", "P0: remove wait::ld", "correct", TRAILING_WAIT),
     ("smem-generic-st-proxy-fence-other-thread-mma", "P0: remove fence.proxy.async", "proxy race", PROXY_FENCE),
     ("smem-generic-st-proxy-fence-other-thread-mma", "P0: remove mbarrier.arrive [bar]", "hang", ARRIVE_COMPLETES),

@@ -114,6 +114,29 @@ fn differential_holds_on_every_tileir_example() {
     println!("tileir-weaker-than-ptx holds on {} examples", examples.len());
 }
 
+/// Issue 26 item 4: a Tile IR data race names Tile IR happens-before (Tile IR spec §7.10), not
+/// PTX causality; two elements of one tile store name §7.12.2's hazard; the same program
+/// lowered to PTX and judged there keeps the PTX rule.
+#[test]
+fn tileir_races_cite_tile_ir_happens_before() {
+    let examples = examples();
+    let mut racy = 0;
+    for (name, p) in &examples {
+        let v = check(p, ModelKind::TileIr, &Options::default()).unwrap_or_else(|e| panic!("{name}: {e}"));
+        for race in &v.races {
+            assert!(race.rule.contains("Tile IR spec §7.10") && !race.rule.contains("PTX"), "{name}: {}", race.rule);
+            let one_store = race.first.thread == race.second.thread && race.first.span == race.second.span;
+            assert_eq!(race.rule.contains("§7.12.2"), one_store, "{name}: {}", race.rule);
+            racy += 1;
+        }
+    }
+    assert!(racy >= 5, "only {racy} races in examples/tileir");
+    let (_, mp) = examples.iter().find(|(n, _)| n.ends_with("MP+weak-payload+tokens.litmus")).expect("example");
+    let lowered = lower_tile_ir(mp).expect("lowers");
+    let v = check(&lowered, ModelKind::Ptx, &Options::default()).expect("checks");
+    assert!(!v.races.is_empty() && v.races.iter().all(|r| r.rule == "causality order (PTX ISA §8.10)"), "{v}");
+}
+
 /// The project's lowering, then `f` applied to every PTX instruction of the result.
 fn broken(p: &Program, f: &dyn Fn(&mut Instr)) -> Result<Program, LowerError> {
     let mut l = lower_tile_ir(p)?;

@@ -29,8 +29,8 @@ pub enum Model {
 /// results file is found (`--genmc`, default `../shared/bench/genmc-0.11-results.csv`) GenMC's
 /// complete executions and executions per second on the same shape (its `sc` run for `--model
 /// sc`, its `rc11` run for `--model ptx`) and our speedup: GenMC's wall time over ours, shown
-/// only where the complete counts are equal (blocked counts may differ: both drop failed
-/// assumes no later write can rescue, but in different exploration orders).
+/// only where the complete counts are equal. Blocked counts include the executions with a
+/// failed `assume` that no later write can rescue, counted as GenMC counts its blocked ones.
 /// `--json` prints one object per run with those keys; `blocked` includes the executions
 /// discarded by a failed `assume` (as GenMC counts them), and execs_per_s counts complete and
 /// blocked executions on both sides.

@@ -30,8 +30,8 @@ JSON output (--json): one object per checked file per line, keys in this order:
   condition  {\"text\": \"exists (P1:r0 == 1 /\\\\ P1:r1 == 0)\", \"result\": \"Never\" | \"Sometimes\" |
              \"Always\", \"holds\": herd7's Ok (true) or No (false)}
   executions {\"complete\": N, \"blocked\": N, \"duplicates\": N, or null without --duplicates,
-             \"assume_failed\": N}: executions discarded by a failed `assume` are counted apart
-             (the explorer drops most of them unexplored, so it counts fewer than --oracle)
+             \"assume_failed\": N}: executions discarded by a failed `assume` are counted apart,
+             those no later write can rescue (as GenMC counts its blocked executions)
   races      [{\"kind\": \"data\" | \"tmem\" | \"proxy\", \"rule\": what would order them,
              \"first\": EVENT, \"second\": EVENT}], EVENT = {\"thread\": \"P0\", \"index\": position in
              program order, \"line\", \"col\", \"access\": \"read\" | \"write\", \"location\": \"x\"}

@@ -328,7 +328,8 @@ mod tests {
         assert_eq!(parse_duration("500ms"), Ok(Duration::from_millis(500)));
         assert_eq!(parse_duration("2m"), Ok(Duration::from_secs(120)));
         assert_eq!(parse_duration("1.5"), Ok(Duration::from_millis(1500)));
-        assert_eq!(parse_duration("5 parsecs"), Err("`5 parsecs`: unknown unit ` parsecs` (ms, s, m, h)".into()));
+        assert_eq!(parse_duration("1d"), Ok(Duration::from_secs(86_400)));
+        assert_eq!(parse_duration("5 parsecs"), Err("`5 parsecs`: unknown unit ` parsecs` (ms, s, m, h, d)".into()));
         assert!(parse_duration("fast").is_err());
     }
 

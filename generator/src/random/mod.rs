@@ -18,7 +18,9 @@
 //! - [`Family::Tcgen05`] ([`tcgen05`]): two warps using Tensor Memory, the async proxy and the
 //!   tcgen05 ordering mechanisms (commit, waits, the thread-sync fences, an mbarrier);
 //! - [`Family::Assume`] ([`assume`]): programs of the `ptx` family with an `assume` on the value
-//!   of some loads (what the explorer's pruning of failed assumes must get right).
+//!   of some loads (what the explorer's pruning of failed assumes must get right);
+//! - [`Family::Fenced`] ([`fenced`]): relaxed flags with `fence.sc` between them, the shape of
+//!   mutual-exclusion protocols (what the explorer's Fence-SC floors must get right).
 //!
 //! The programs are small on purpose: small enough for the exhaustive oracle, so that the
 //! explorer can be compared with it (`tcfuzz selftest`). Every program they produce is valid and
@@ -29,6 +31,7 @@
 
 pub mod assume;
 mod build;
+pub mod fenced;
 pub mod ptx;
 pub mod sync;
 pub mod tcgen05;
@@ -58,13 +61,16 @@ pub enum Family {
     Tcgen05,
     /// `ptx` programs with `assume`s on loaded values ([`assume`]).
     Assume,
+    /// Relaxed flags with `fence.sc` between them ([`fenced`]).
+    Fenced,
 }
 
 impl Family {
     /// Every family, in the order `tcfuzz selftest` takes them round-robin.
-    pub const ALL: [Family; 5] = [Family::Ptx, Family::Sync, Family::TileIr, Family::Tcgen05, Family::Assume];
+    pub const ALL: [Family; 6] = [Family::Ptx, Family::Sync, Family::TileIr, Family::Tcgen05, Family::Assume, Family::Fenced];
 
-    /// The family's name on the command line: `ptx`, `sync`, `tileir`, `tcgen05`, `assume`.
+    /// The family's name on the command line: `ptx`, `sync`, `tileir`, `tcgen05`, `assume`,
+    /// `fenced`.
     pub fn name(self) -> &'static str {
         match self {
             Family::Ptx => "ptx",
@@ -72,13 +78,14 @@ impl Family {
             Family::TileIr => "tileir",
             Family::Tcgen05 => "tcgen05",
             Family::Assume => "assume",
+            Family::Fenced => "fenced",
         }
     }
 
     /// The memory models the family's programs are made to be checked under.
     pub fn models(self) -> &'static [ModelKind] {
         match self {
-            Family::Ptx | Family::Sync | Family::Assume => &[ModelKind::Sc, ModelKind::Ptx],
+            Family::Ptx | Family::Sync | Family::Assume | Family::Fenced => &[ModelKind::Sc, ModelKind::Ptx],
             Family::TileIr => &[ModelKind::TileIr],
             Family::Tcgen05 => &[ModelKind::Ptx],
         }
@@ -93,7 +100,7 @@ impl fmt::Display for Family {
 
 /// A family name that is not one of [`Family::ALL`].
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-#[error("unknown program family `{0}`; known: ptx, sync, tileir, tcgen05, assume")]
+#[error("unknown program family `{0}`; known: ptx, sync, tileir, tcgen05, assume, fenced")]
 pub struct UnknownFamily(pub String);
 
 impl FromStr for Family {
@@ -120,6 +127,7 @@ pub fn from_unstructured(family: Family, u: &mut Unstructured<'_>) -> arbitrary:
         Family::TileIr => tileir::program(u),
         Family::Tcgen05 => tcgen05::program(u),
         Family::Assume => assume::program(u),
+        Family::Fenced => fenced::program(u),
     }
 }
 

@@ -12,6 +12,11 @@
 //! every kind (tmem, proxy), correct patterns and hangs all come up. At most three operations per
 //! program touch `bar` (the oracle permutes its writes). The condition is `exists (true)`.
 //!
+//! A quarter of the `mma`s take their accumulator flag (enable-input-d) from a register: a
+//! relaxed load of a global flag `e` just before it, which the other warp sets to 1 somewhere
+//! in its code — so whether the mma accumulates depends on another thread, and load buffering
+//! through the register comes up.
+//!
 //! A quarter of the programs are a CTA pair instead (§9.7.16.5): warp 1 runs in CTA 1 of the same
 //! cluster with its region `d1` there, `mma`/`cp`/`shift`/`commit` are `cta_group::2`, warp 1
 //! arrives on and waits for CTA 1's mbarrier `bar1`, and half the commits are
@@ -70,6 +75,8 @@ pub fn program(u: &mut Unstructured<'_>) -> arbitrary::Result<Program> {
     let group = if pair { 2 } else { 1 };
     let mut bar_ops = 0;
     let mut threads: Vec<Vec<String>> = Vec::new();
+    // Per warp, whether one of its mmas loads its flag from `e`.
+    let mut flags = [false; 2];
     for warp in 0..2u32 {
         let own = format!("d{warp}");
         // In a CTA pair each warp waits on its own CTA's mbarrier.
@@ -87,11 +94,19 @@ pub fn program(u: &mut Unstructured<'_>) -> arbitrary::Result<Program> {
                 }
             }
             value += 1;
+            let acc = if matches!(op, Op::MmaOwn | Op::MmaShared) && super::chance(u, 25)? {
+                let flag = format!("f{}", body.len());
+                body.push(format!("ld.relaxed.gpu {flag}, e"));
+                flags[warp as usize] = true;
+                flag
+            } else {
+                u.int_in_range(0..=1u8)?.to_string()
+            };
             body.push(match op {
                 Op::Ld => format!("tcgen05.ld.sync.aligned.32x32b.x1.b32 r{}, [{own}]", body.len()),
                 Op::St => format!("tcgen05.st.sync.aligned.32x32b.x1.b32 [{own}], {value}"),
-                Op::MmaOwn => format!("tcgen05.mma.cta_group::{group}.kind::f16 [{own}], [t], [w], 1, {}", u.int_in_range(0..=1u8)?),
-                Op::MmaShared => format!("tcgen05.mma.cta_group::{group}.kind::f16 [t], [s], [w], 1, {}", u.int_in_range(0..=1u8)?),
+                Op::MmaOwn => format!("tcgen05.mma.cta_group::{group}.kind::f16 [{own}], [t], [w], 1, {acc}"),
+                Op::MmaShared => format!("tcgen05.mma.cta_group::{group}.kind::f16 [t], [s], [w], 1, {acc}"),
                 Op::Cp => format!("tcgen05.cp.cta_group::{group}.128x256b [t], [s]"),
                 Op::Shift => format!("tcgen05.shift.cta_group::{group}.down [t]"),
                 Op::WaitLd => "tcgen05.wait::ld.sync.aligned".to_string(),
@@ -111,12 +126,23 @@ pub fn program(u: &mut Unstructured<'_>) -> arbitrary::Result<Program> {
         }
         threads.push(body);
     }
+    // The other warp sets each flag that is loaded.
+    for warp in 0..2 {
+        if flags[warp] {
+            let other = &mut threads[1 - warp];
+            let at = u.int_in_range(0..=other.len())?;
+            other.insert(at, "st.relaxed.gpu e, 1".to_string());
+        }
+    }
     let cta1 = if pair { 1 } else { 0 };
     let mut text = format!(
         "PTX random-tcgen05\n{{\n  d0 @ tmem cta 0 gpu 0 lanes 0-31 cols 0-31 = 1;\n  d1 @ tmem cta {cta1} gpu 0 lanes 32-63 cols 0-31 = 2;\n  t @ tmem cta 0 gpu 0 lanes 0-127 cols 32-63 = 3;\n  s @ shared cta 0 gpu 0 = 4;\n  w @ shared cta 0 gpu 0 = 5;\n  bar @ mbarrier cta 0 gpu 0 count 1;\n"
     );
     if pair {
         text.push_str("  bar1 @ mbarrier cta 1 gpu 0 count 1;\n");
+    }
+    if flags.contains(&true) {
+        text.push_str("  e = 0;\n");
     }
     text.push_str("}\n");
     for (warp, body) in threads.iter().enumerate() {

@@ -29,7 +29,7 @@ JSON output (--json): one object per line; first one per disagreement (a program
 in the order of the programs:
   kind         \"disagreement\"
   seed         the program's seed (regenerate it with --programs 1 --seed SEED --family FAMILY)
-  family       \"ptx\", \"sync\", \"tileir\", \"tcgen05\" or \"assume\"
+  family       \"ptx\", \"sync\", \"tileir\", \"tcgen05\", \"assume\" or \"fenced\"
   model        \"sc\", \"ptx\" or \"tileir\"
   program      the program's name
   difference   the first difference, as in text mode
@@ -50,9 +50,9 @@ then one summary object:
 /// Cross-check the DPOR explorer against the exhaustive oracle on generated programs.
 ///
 /// Generates N random programs (program i from seed S+i; with --family all the families take
-/// turns: ptx, sync, tileir, tcgen05, assume), checks each under its family's models (ptx, sync
-/// and assume programs under sc and ptx, tcgen05 programs under ptx, tileir programs under
-/// tileir; --model keeps only the models named) with the explorer
+/// turns: ptx, sync, tileir, tcgen05, assume, fenced), checks each under its family's models (ptx,
+/// sync, assume and fenced programs under sc and ptx, tcgen05 programs under ptx, tileir programs
+/// under tileir; --model keeps only the models named) with the explorer
 /// and with the oracle, and compares the two verdicts: the final states with their execution
 /// counts, the numbers of complete, blocked and hanging executions, the races, the misuse, the
 /// hung threads and the threads that hit the loop bound; the explorer must also report 0
@@ -127,6 +127,9 @@ pub enum FamilyArg {
     Tcgen05,
     /// `ptx` programs with `assume`s on loaded values (checks the pruning of failed assumes).
     Assume,
+    /// Relaxed flags with `fence.sc` between them, as in mutual-exclusion protocols (checks the
+    /// Fence-SC floors).
+    Fenced,
     /// Every family, in turn.
     All,
 }
@@ -183,6 +186,7 @@ fn plans(args: &Args) -> Result<Vec<Plan>> {
         FamilyArg::TileIr => vec![Family::TileIr],
         FamilyArg::Tcgen05 => vec![Family::Tcgen05],
         FamilyArg::Assume => vec![Family::Assume],
+        FamilyArg::Fenced => vec![Family::Fenced],
         FamilyArg::All => Family::ALL.to_vec(),
     };
     let plans: Vec<Plan> = families
@@ -213,6 +217,7 @@ impl FamilyArg {
             FamilyArg::TileIr => "tileir",
             FamilyArg::Tcgen05 => "tcgen05",
             FamilyArg::Assume => "assume",
+            FamilyArg::Fenced => "fenced",
             FamilyArg::All => "all",
         }
     }

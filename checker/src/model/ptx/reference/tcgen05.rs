@@ -4,7 +4,7 @@
 //! [`crate::model::tcgen05`] is checked against.
 
 use crate::bitset::Relation;
-use crate::event::{Label, Proxy, TcOp};
+use crate::event::{Label, TcOp};
 
 /// Per node, the index of the instruction it belongs to: consecutive events of one thread from
 /// a `first`-marked tcgen05 event share it; every other event is its own instruction. Nodes are
@@ -76,9 +76,6 @@ pub(super) fn ordering(labels: &[Option<Label>], instr: &[usize], po: &Relation,
     let after_fences = nodes_with(&|o| o == TcOp::FenceAfter);
     let waits = |st: bool| nodes_with(&|o| o == if st { TcOp::WaitSt } else { TcOp::WaitLd });
     let (wait_ld, wait_st) = (waits(false), waits(true));
-    let proxy_fences: Vec<usize> = (0..n)
-        .filter(|&x| labels[x].is_some_and(|l| l.is_fence() && l.proxy == Proxy::Async && l.tc.is_none() && !l.completion_fence))
-        .collect();
     let mut add = |from: &[usize], to: &[usize]| {
         for &a in from {
             for &b in to {
@@ -158,14 +155,8 @@ pub(super) fn ordering(labels: &[Option<Label>], instr: &[usize], po: &Relation,
     }
     // Rules 3 (synchronous waits) and 4: events before an asynchronous operation in its thread.
     for y in &data {
-        let from: Vec<usize> = wait_ld
-            .iter()
-            .chain(&wait_st)
-            .chain(&after_fences)
-            .chain(&proxy_fences)
-            .copied()
-            .filter(|&f| po.contains(f, y.first()))
-            .collect();
+        let from: Vec<usize> =
+            wait_ld.iter().chain(&wait_st).chain(&after_fences).copied().filter(|&f| po.contains(f, y.first())).collect();
         add(&from, &y.nodes);
     }
     out

@@ -1,0 +1,331 @@
+//! `tcfuzz fuzz` as a user runs it: the summary and its JSON keys, the same campaign with one
+//! thread or two, a planted fault found and minimized, kill -9 and Ctrl-C keeping what was
+//! printed, configs refused with their position, the reference command.
+//!
+//! (A binary of its own beside `cli.rs`: these tests run processes for seconds, and
+//! `cargo test --test fuzz` runs them alone.)
+
+use std::io::{BufRead, BufReader};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::{Duration, Instant};
+
+use serde_json::Value;
+use tcfuzz_corpus::{CampaignState, Corpus, Kind};
+
+struct TempDir(PathBuf);
+
+impl TempDir {
+    fn new(name: &str) -> TempDir {
+        static COUNTER: AtomicUsize = AtomicUsize::new(0);
+        let n = COUNTER.fetch_add(1, Ordering::Relaxed);
+        let dir = std::env::temp_dir().join(format!("tcfuzz-fuzz-test-{name}-{}-{n}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        TempDir(dir)
+    }
+
+    fn write(&self, rel: &str, contents: &str) -> PathBuf {
+        let path = self.0.join(rel);
+        std::fs::write(&path, contents).unwrap();
+        path
+    }
+
+    fn path(&self) -> &Path {
+        &self.0
+    }
+}
+
+impl Drop for TempDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+fn tcfuzz(args: &[&str], cwd: &Path) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_tcfuzz")).args(args).current_dir(cwd).env_remove("RUST_LOG").output().expect("run tcfuzz")
+}
+
+fn stdout(out: &Output) -> String {
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+fn stderr(out: &Output) -> String {
+    String::from_utf8_lossy(&out.stderr).into_owned()
+}
+
+fn json_lines(out: &Output) -> Vec<Value> {
+    stdout(out).lines().map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("{e}: {l}"))).collect()
+}
+
+/// Random PTX programs only, explorer-vs-oracle on each, and the oracle planted with a fault.
+const PLANTED: &str = r#"{
+  "generator": {"families": {"random": 1, "pattern": 0, "mutant": 0, "coverage": 0}, "random": {"ptx": 1}},
+  "oracles": {"explorer_vs_oracle": 1},
+  "planted_fault": "oracle-without-load-buffering"
+}"#;
+
+#[test]
+fn a_run_ends_with_the_summary_keys_and_records_its_campaign() {
+    let dir = TempDir::new("summary");
+    let out = tcfuzz(&["fuzz", "--corpus", "c", "--programs", "48", "--seed", "4", "-j", "2", "--json", "--no-minimize"], dir.path());
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let lines = json_lines(&out);
+    assert_eq!(lines[0]["event"], "campaign");
+    assert_eq!(lines[0]["seed"], 4);
+    let last = lines.last().unwrap().as_object().unwrap();
+    let keys: Vec<&str> = last.keys().map(String::as_str).collect();
+    let mut want = vec![
+        "programs",
+        "executions",
+        "too_large",
+        "discrepancies_new",
+        "discrepancies_total",
+        "coverage_features",
+        "seconds",
+        "programs_per_s",
+        "executions_per_s",
+    ];
+    want.sort();
+    let mut got = keys.clone();
+    got.sort();
+    assert_eq!(got, want);
+    assert_eq!(last["programs"], 48);
+    assert!(last["executions"].as_u64().unwrap() > 48);
+    assert!(last["coverage_features"].as_u64().unwrap() > 30);
+    let families = &lines[lines.len() - 2];
+    assert_eq!(families["event"], "families");
+    assert!(families["families"]["random"]["programs"].as_u64().unwrap() > 0, "{families}");
+    let corpus = Corpus::open_existing(&dir.path().join("c")).unwrap();
+    let campaigns = corpus.campaigns().unwrap();
+    assert_eq!(campaigns.len(), 1);
+    assert_eq!((campaigns[0].seed, campaigns[0].state), (4, CampaignState::Finished));
+    assert!(!corpus.stats(campaigns[0].id).unwrap().is_empty());
+    assert!(corpus.seeds().count() > 0);
+}
+
+/// The same seed and config with `-j 1` and `-j 2` give the same discrepancies, seeds and
+/// coverage counts: the programs are a function of (seed, index, config) and the epoch's pool.
+#[test]
+fn one_thread_or_two_make_the_same_campaign() {
+    let dir = TempDir::new("determinism");
+    // Coverage-guided programs from the second epoch on; budgets by execution counts only (a
+    // clock would make a loaded machine decide).
+    let config = dir.write(
+        "config.json",
+        r#"{"pool_epoch": 60, "budget": {"max_executions": 20000, "millis": 600000},
+            "oracles": {"explorer_vs_oracle": 3, "compiler_lowering": 0},
+            "planted_fault": "oracle-without-load-buffering"}"#,
+    );
+    let config = config.to_str().unwrap();
+    for (corpus, j) in [("a", "1"), ("b", "2")] {
+        let out = tcfuzz(
+            &["fuzz", "--corpus", corpus, "--programs", "240", "--seed", "21", "-j", j, "--config", config, "--no-minimize", "-q"],
+            dir.path(),
+        );
+        assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    }
+    let facts = |name: &str| {
+        let c = Corpus::open_existing(&dir.path().join(name)).unwrap();
+        // Not the program: which of the programs showing a discrepancy was recorded first depends
+        // on which thread finished first.
+        let d: Vec<(Kind, String, u64)> = c.discrepancies().map(|d| d.unwrap()).map(|d| (d.kind, d.signature, d.count)).collect();
+        let seeds: Vec<(u64, Vec<String>, String)> = c.seeds().map(|s| s.unwrap()).map(|s| (s.id, s.features, s.program)).collect();
+        let coverage: Vec<(String, u64)> = c.coverage().unwrap().into_iter().map(|(f, n)| (f, n.count)).collect();
+        (d, seeds, coverage)
+    };
+    let (a, b) = (facts("a"), facts("b"));
+    assert!(!a.0.is_empty() && !a.1.is_empty(), "nothing to compare: {} discrepancies, {} seeds", a.0.len(), a.1.len());
+    assert!(a.2.iter().any(|(f, _)| f == "origin:coverage"), "no coverage-guided program ran");
+    assert_eq!(a.0, b.0, "discrepancies differ");
+    assert_eq!(a.1, b.1, "seeds differ");
+    assert_eq!(a.2, b.2, "coverage differs");
+}
+
+#[test]
+fn a_planted_fault_is_found_and_minimized_to_a_handful_of_instructions() {
+    let dir = TempDir::new("planted");
+    let config = dir.write("planted.json", PLANTED);
+    let out = tcfuzz(
+        &[
+            "fuzz",
+            "--corpus",
+            "c",
+            "--programs",
+            "150",
+            "--seed",
+            "11",
+            "--config",
+            config.to_str().unwrap(),
+            "--json",
+            "--minimize-budget",
+            "300s",
+        ],
+        dir.path(),
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let lines = json_lines(&out);
+    let found: Vec<&Value> = lines.iter().filter(|l| l["event"] == "discrepancy").collect();
+    assert!(found.iter().any(|l| l["kind"] == "explorer-vs-oracle"), "{}", stdout(&out));
+    let minimized: Vec<&Value> = lines.iter().filter(|l| l["event"] == "minimized").collect();
+    assert!(!minimized.is_empty(), "{}", stdout(&out));
+    // The smallest one is load buffering: two threads of a load and a store.
+    let smallest = minimized.iter().map(|m| m["minimized"]["instructions"].as_u64().unwrap()).min().unwrap();
+    assert!(smallest <= 4, "{}", stdout(&out));
+    assert!(minimized.iter().all(|m| m["minimized"]["instructions"].as_u64().unwrap() <= 6), "{}", stdout(&out));
+    let corpus = Corpus::open_existing(&dir.path().join("c")).unwrap();
+    for m in &minimized {
+        let kind: Kind = m["kind"].as_str().unwrap().parse().unwrap();
+        let d = corpus.discrepancy(kind, m["signature"].as_str().unwrap()).unwrap().expect("recorded");
+        let text = d.minimized.expect("the minimized program is stored");
+        assert!(text.starts_with("// minimized by tcfuzz fuzz"), "{text}");
+    }
+}
+
+/// Reads `--json` events of a running `tcfuzz fuzz` until `enough` discrepancies were printed or
+/// `limit` passed, then kills it with SIGKILL; returns the printed (kind, signature) pairs.
+fn printed_then_killed(dir: &Path, config: &Path, enough: usize, limit: Duration) -> Vec<(String, String)> {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_tcfuzz"))
+        .args(["fuzz", "--corpus", "c", "--seed", "5", "--json", "--no-minimize", "--config", config.to_str().unwrap()])
+        .current_dir(dir)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let (tx, rx) = std::sync::mpsc::channel();
+    let stdout = child.stdout.take().unwrap();
+    std::thread::spawn(move || {
+        for line in BufReader::new(stdout).lines().map_while(Result::ok) {
+            if tx.send(line).is_err() {
+                break;
+            }
+        }
+    });
+    let start = Instant::now();
+    let mut printed = Vec::new();
+    while printed.len() < enough && start.elapsed() < limit {
+        if let Ok(line) = rx.recv_timeout(Duration::from_millis(100)) {
+            let v: Value = serde_json::from_str(&line).unwrap();
+            if v["event"] == "discrepancy" {
+                printed.push((v["kind"].as_str().unwrap().to_string(), v["signature"].as_str().unwrap().to_string()));
+            }
+        }
+    }
+    child.kill().unwrap(); // SIGKILL
+    child.wait().unwrap();
+    printed
+}
+
+#[test]
+fn kill_9_keeps_every_discrepancy_it_printed() {
+    let dir = TempDir::new("kill9");
+    let config = dir.write("planted.json", PLANTED);
+    let printed = printed_then_killed(dir.path(), &config, 6, Duration::from_secs(120));
+    assert!(!printed.is_empty(), "no discrepancy printed within the time limit");
+    let corpus = Corpus::open_existing(&dir.path().join("c")).expect("the corpus opens after kill -9");
+    for (kind, signature) in &printed {
+        let kind: Kind = kind.parse().unwrap();
+        assert!(corpus.discrepancy(kind, signature).unwrap().is_some(), "{kind} {signature} was printed but is not in the corpus");
+    }
+    drop(corpus);
+    let check = tcfuzz(&["corpus", "check", "--corpus", "c"], dir.path());
+    assert_eq!(check.status.code(), Some(0), "{}{}", stdout(&check), stderr(&check));
+}
+
+#[cfg(unix)]
+#[test]
+fn ctrl_c_stops_cleanly_with_everything_recorded() {
+    let dir = TempDir::new("ctrl-c");
+    let child = Command::new(env!("CARGO_BIN_EXE_tcfuzz"))
+        .args(["fuzz", "--corpus", "c", "--seed", "8", "--no-minimize"])
+        .current_dir(dir.path())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    // Wait until the corpus exists and some programs are recorded.
+    std::thread::sleep(Duration::from_secs(4));
+    // SAFETY: signalling a child process this test started.
+    unsafe {
+        libc::kill(child.id() as i32, libc::SIGINT);
+    }
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(130), "{}", stderr(&out));
+    assert!(stderr(&out).contains("fuzz: stopping (Ctrl-C); everything recorded so far stays in the corpus"), "{}", stderr(&out));
+    assert!(stdout(&out).starts_with("fuzz: "), "{}", stdout(&out));
+    let corpus = Corpus::open_existing(&dir.path().join("c")).unwrap();
+    assert_eq!(corpus.campaigns().unwrap()[0].state, CampaignState::Stopped);
+}
+
+#[test]
+fn a_bad_config_is_refused_with_its_position() {
+    let dir = TempDir::new("bad-config");
+    dir.write("bad.json", "{\n  \"oracles\": {\"explorer_vs_orakel\": 1}\n}\n");
+    let out = tcfuzz(&["fuzz", "--corpus", "c", "--programs", "1", "--config", "bad.json"], dir.path());
+    assert_eq!(out.status.code(), Some(1));
+    assert!(stderr(&out).starts_with("error: bad.json:2:"), "{}", stderr(&out));
+    assert!(stderr(&out).contains("unknown field `explorer_vs_orakel`"), "{}", stderr(&out));
+    dir.write("zero.json", r#"{"generator": {"families": {"random": 0, "pattern": 0, "mutant": 0, "coverage": 0}}}"#);
+    let out = tcfuzz(&["fuzz", "--corpus", "c", "--programs", "1", "--config", "zero.json"], dir.path());
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(stderr(&out), "error: generator config: every family weighs 0\n");
+    let out = tcfuzz(&["fuzz", "--corpus", "c", "--programs", "1", "--duration", "1s"], dir.path());
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+}
+
+#[test]
+fn a_reference_that_disagrees_is_a_discrepancy_and_none_is_a_note() {
+    let dir = TempDir::new("reference");
+    // A "reference" that says Always whatever the program.
+    let config = dir.write(
+        "ref.json",
+        r#"{"generator": {"families": {"random": 1, "pattern": 0, "mutant": 0, "coverage": 0}, "random": {"ptx": 1}},
+            "oracles": {"explorer_vs_oracle": 0, "reference": {"command": "test -s {file} && echo Observation ref Always 1 0", "every": 1}}}"#,
+    );
+    let out = tcfuzz(
+        &["fuzz", "--corpus", "c", "--programs", "20", "--seed", "2", "--json", "--no-minimize", "--config", config.to_str().unwrap()],
+        dir.path(),
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let lines = json_lines(&out);
+    assert!(lines.iter().any(|l| l["kind"] == "reference-disagrees"), "{}", stdout(&out));
+    assert!(!stderr(&out).contains("reference-disagrees is skipped"));
+    let out = tcfuzz(&["fuzz", "--corpus", "d", "--programs", "2", "--no-minimize"], dir.path());
+    assert!(stderr(&out).contains("note: reference-disagrees is skipped: no reference command in the config"), "{}", stderr(&out));
+    assert!(stdout(&out).contains("discrepancies: 0 new"), "{}", stdout(&out));
+}
+
+/// `tcfuzz generate` writes the programs `tcfuzz fuzz` would generate: the same files for the
+/// same seed, each parsing back, each saying how it was made.
+#[test]
+fn generate_writes_a_campaigns_programs_deterministically() {
+    let dir = TempDir::new("generate");
+    let out = tcfuzz(&["generate", "--out", "a", "--seed", "5", "--count", "40"], dir.path());
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_eq!(stderr(&out), "wrote 40 programs of campaign seed 5 to a\n");
+    let out = tcfuzz(&["generate", "--out", "b", "--seed", "5", "--first", "20", "--count", "20", "-q"], dir.path());
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    for i in 0..40 {
+        let text = std::fs::read_to_string(dir.path().join(format!("a/5-{i}.litmus"))).unwrap();
+        assert!(text.starts_with(&format!("// tcfuzz generate: program {i} of campaign seed 5: ")), "{text}");
+        if i >= 20 {
+            assert_eq!(std::fs::read_to_string(dir.path().join(format!("b/5-{i}.litmus"))).unwrap(), text, "program {i}");
+        }
+    }
+    assert_eq!(std::fs::read_dir(dir.path().join("b")).unwrap().count(), 20);
+    let out = tcfuzz(&["parse", "a"], dir.path());
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    // One family only: every program says it is a pattern program.
+    let out = tcfuzz(&["generate", "--out", "p", "--family", "pattern", "--count", "10", "-q"], dir.path());
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    for i in 0..10 {
+        let text = std::fs::read_to_string(dir.path().join(format!("p/1-{i}.litmus"))).unwrap();
+        assert!(text.starts_with(&format!("// tcfuzz generate: program {i} of campaign seed 1: pattern ")), "{text}");
+    }
+    // A config that is not JSON: exit 1 naming the file and the position.
+    dir.write("bad.json", "{ nope");
+    let out = tcfuzz(&["generate", "--out", "x", "--config", "bad.json"], dir.path());
+    assert_eq!(out.status.code(), Some(1));
+    assert!(stderr(&out).starts_with("bad.json:1:3: error: "), "{}", stderr(&out));
+}

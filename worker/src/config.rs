@@ -1,0 +1,123 @@
+//! What a campaign runs with besides its seed: the generator configuration, the models, the
+//! per-program budget and the oracles. Read from JSON (`tcfuzz fuzz --config FILE`); every key
+//! has a default, unknown keys are refused.
+
+use serde::{Deserialize, Serialize};
+use tcfuzz_checker::ModelKind;
+use tcfuzz_generator::generate::GeneratorConfig;
+
+use crate::planted::PlantedFault;
+
+/// The configuration of a campaign's jobs.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct FuzzConfig {
+    pub generator: GeneratorConfig,
+    /// The models to check under: `sc`, `ptx`, `tileir`. Each program is checked under those of
+    /// them that apply to it: Tile IR programs under `tileir`; PTX programs with Tensor Memory
+    /// under `ptx`; other PTX programs under `sc` and `ptx` (pattern programs under `ptx` only:
+    /// the spec's guarantees are PTX's).
+    pub models: Vec<String>,
+    pub budget: ProgramBudget,
+    pub oracles: OracleConfig,
+    /// Programs per epoch of the seed pool: the jobs of epoch k (programs `k * pool_epoch ..`)
+    /// see the seeds found before it, chosen in index order, so that the programs do not depend
+    /// on how many workers ran them (the caller that builds [`crate::Job`]s keeps to this).
+    pub pool_epoch: u64,
+    /// A deliberately wrong rule, for testing the fuzzer itself (never for a real campaign).
+    pub planted_fault: Option<PlantedFault>,
+}
+
+impl Default for FuzzConfig {
+    fn default() -> Self {
+        FuzzConfig {
+            generator: GeneratorConfig::default(),
+            models: vec!["sc".into(), "ptx".into(), "tileir".into()],
+            budget: ProgramBudget::default(),
+            oracles: OracleConfig::default(),
+            pool_epoch: 1024,
+            planted_fault: None,
+        }
+    }
+}
+
+/// How much checking one program may take. A program past either bound is counted as too large
+/// and skipped: it never stalls a job. The execution bound is the one meant to bite (it gives
+/// the same answer on every machine, so a campaign's coverage and seeds do too); the clock is a
+/// safety net.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct ProgramBudget {
+    /// Executions the explorer may visit per model.
+    pub max_executions: u64,
+    /// Wall-clock milliseconds for everything done on one program (every model, every oracle).
+    pub millis: u64,
+    /// Backward jumps a thread may take in one execution.
+    pub loop_bound: u32,
+}
+
+impl Default for ProgramBudget {
+    fn default() -> Self {
+        ProgramBudget { max_executions: 20_000, millis: 10_000, loop_bound: 1 }
+    }
+}
+
+/// Which oracles run, and on how many programs: `every: N` runs one on about one program in N
+/// (chosen by a hash of the program's index, so the choice is part of the campaign); 0 turns it
+/// off.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct OracleConfig {
+    /// `explorer-vs-oracle`, under every model the program is checked under.
+    pub explorer_vs_oracle: u32,
+    /// Candidate graphs the oracle may enumerate before the program is skipped.
+    pub oracle_limit: u64,
+    /// `tileir-weaker-than-ptx`, on Tile IR programs.
+    pub tileir_weaker_than_ptx: u32,
+    /// `compiler-lowering`, on Tile IR programs, where `tileiras` is found (it runs as a process:
+    /// slow, so rarely).
+    pub compiler_lowering: u32,
+    /// `reference-disagrees`: an external checker on PTX programs.
+    pub reference: Option<ReferenceConfig>,
+}
+
+impl Default for OracleConfig {
+    fn default() -> Self {
+        OracleConfig { explorer_vs_oracle: 8, oracle_limit: 20_000, tileir_weaker_than_ptx: 4, compiler_lowering: 200, reference: None }
+    }
+}
+
+/// An external reference checker (DESIGN §4 `reference-disagrees`).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ReferenceConfig {
+    /// A shell command; `{file}` is replaced by the path of the program as a litmus file. It
+    /// must print a herd7-style line `Observation NAME Never|Sometimes|Always ...`.
+    pub command: String,
+    #[serde(default = "default_reference_every")]
+    pub every: u32,
+    #[serde(default = "default_reference_timeout")]
+    pub timeout_ms: u64,
+}
+
+fn default_reference_every() -> u32 {
+    50
+}
+
+fn default_reference_timeout() -> u64 {
+    10_000
+}
+
+/// A model name that is not `sc`, `ptx` or `tileir`.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("unknown model `{0}`; known: sc, ptx, tileir")]
+pub struct UnknownModel(pub String);
+
+pub fn parse_model(name: &str) -> Result<ModelKind, UnknownModel> {
+    match name {
+        "sc" => Ok(ModelKind::Sc),
+        "ptx" => Ok(ModelKind::Ptx),
+        "tileir" => Ok(ModelKind::TileIr),
+        _ => Err(UnknownModel(name.to_string())),
+    }
+}

@@ -1,0 +1,517 @@
+//! The job executor (issue 22 item 6): a job — a range of program indices of a campaign — is
+//! generated, checked under every model that applies within the per-program budget, judged by
+//! the oracles, and returned as results: stats, coverage, and discrepancies with their programs.
+//! No I/O of its own: the external checker and the Tile IR compiler come in as [`Hooks`].
+
+use std::collections::{BTreeMap, HashSet};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
+
+use tcfuzz_checker::program::CompiledProgram;
+use tcfuzz_checker::{CheckError, Interruption, ModelKind, Options, Verdict, check_compiled, check_exact_compiled, check_oracle_compiled};
+use tcfuzz_generator::generate::{FamilyKind, GenerateError, Generated, Generator, Origin, program_seed};
+use tcfuzz_generator::mutate::SeedPool;
+use tcfuzz_litmus::{Arch, Comment, Instr, LocationKind, Program, StmtKind};
+
+use crate::config::{FuzzConfig, UnknownModel, parse_model};
+use crate::crash;
+use crate::finding::{Finding, Kind, Recheck, Side};
+use crate::oracles::differential::{self, Compiler};
+use crate::oracles::explorer_oracle::{self, Comparison, Settings, one_line};
+use crate::oracles::reference::{self, Reference};
+use crate::oracles::{Found, entry_kinds, list, pattern};
+use crate::planted::PlantedFault;
+
+/// A configuration that cannot run.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum ConfigError {
+    #[error(transparent)]
+    Generator(#[from] tcfuzz_generator::generate::ConfigError),
+    #[error("config: {0}")]
+    Model(#[from] UnknownModel),
+    #[error("config: {0}")]
+    Invalid(String),
+}
+
+/// A range of programs of a campaign, and what coverage-guided generation and seed selection
+/// see while it runs: the seed pool and the features known when the job was made.
+#[derive(Clone, Debug)]
+pub struct Job {
+    pub campaign_seed: u64,
+    pub first_index: u64,
+    pub count: u64,
+    pub pool: Arc<SeedPool>,
+    pub known: Arc<HashSet<String>>,
+}
+
+/// What the executor reaches through its caller.
+#[derive(Clone, Copy, Default)]
+pub struct Hooks<'a> {
+    /// Set by the caller to stop: the program in progress is abandoned (not counted).
+    pub cancel: Option<&'a Arc<AtomicBool>>,
+    pub reference: Option<&'a dyn Reference>,
+    pub compiler: Option<&'a dyn Compiler>,
+    /// Called with a program's index before it is checked (so that a crash of the whole process
+    /// can be blamed on the program it was on, as syzkaller's executor does).
+    pub on_program: Option<&'a (dyn Fn(u64) + Sync)>,
+}
+
+/// Counts of a job (or of a campaign: [`Stats::add`]).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Stats {
+    /// Programs generated and judged (including those too large or unsupported).
+    pub programs: u64,
+    /// Executions explored (complete, blocked, and with a failed assume), every model.
+    pub executions: u64,
+    /// Programs past the per-program budget.
+    pub too_large: u64,
+    /// Programs with an instruction the checker does not model.
+    pub unsupported: u64,
+    /// Programs the generator failed to make (a bug).
+    pub generator_errors: u64,
+    /// Oracle runs, and those skipped (too large, past the budget, the compiler or the reference
+    /// failing).
+    pub oracle_runs: u64,
+    pub oracle_skipped: u64,
+    pub by_family: BTreeMap<FamilyKind, FamilyStats>,
+}
+
+/// Counts per generator family.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct FamilyStats {
+    pub programs: u64,
+    pub executions: u64,
+    /// Time spent generating and judging them.
+    pub nanos: u64,
+}
+
+impl Stats {
+    pub fn add(&mut self, o: &Stats) {
+        self.programs += o.programs;
+        self.executions += o.executions;
+        self.too_large += o.too_large;
+        self.unsupported += o.unsupported;
+        self.generator_errors += o.generator_errors;
+        self.oracle_runs += o.oracle_runs;
+        self.oracle_skipped += o.oracle_skipped;
+        for (f, s) in &o.by_family {
+            let e = self.by_family.entry(*f).or_default();
+            e.programs += s.programs;
+            e.executions += s.executions;
+            e.nanos += s.nanos;
+        }
+    }
+}
+
+/// A program that reached a feature the job did not know: a candidate coverage seed.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Candidate {
+    pub index: u64,
+    /// All its features.
+    pub features: Vec<String>,
+    pub program: String,
+}
+
+/// The results of a job.
+#[derive(Clone, Debug, Default)]
+pub struct JobResult {
+    pub first_index: u64,
+    /// Programs done: `first_index .. first_index + completed` (all of the job's unless
+    /// cancelled).
+    pub completed: u64,
+    pub cancelled: bool,
+    pub stats: Stats,
+    /// How many of the job's programs reached each feature.
+    pub features: BTreeMap<String, u64>,
+    pub candidates: Vec<Candidate>,
+    pub findings: Vec<Finding>,
+    /// Generator failures (bugs), as messages.
+    pub errors: Vec<String>,
+}
+
+/// The outcome of checking one program.
+enum Checked {
+    Cancelled,
+    TooLarge { executions: u64 },
+    Unsupported,
+    Done { executions: u64, verdicts: Vec<(ModelKind, Verdict)>, found: Vec<Found>, oracle_runs: u64, oracle_skipped: u64 },
+}
+
+/// Runs jobs under one configuration.
+#[derive(Clone, Debug)]
+pub struct Executor {
+    config: FuzzConfig,
+    generator: Generator,
+    models: Vec<ModelKind>,
+}
+
+/// Salts of the hash that samples programs for each oracle (so that the samples differ).
+const EXPLORER_ORACLE: u64 = 0x0E0;
+const TILEIR: u64 = 0x711E;
+const COMPILER: u64 = 0xC0C0;
+const REFERENCE: u64 = 0x4EF;
+
+impl Executor {
+    pub fn new(config: FuzzConfig) -> Result<Executor, ConfigError> {
+        let generator = Generator::new(config.generator.clone())?;
+        let models = config.models.iter().map(|m| parse_model(m)).collect::<Result<Vec<_>, _>>()?;
+        if models.is_empty() {
+            return Err(ConfigError::Invalid("no model to check under (`models` is empty)".into()));
+        }
+        if config.pool_epoch == 0 {
+            return Err(ConfigError::Invalid("`pool_epoch` must be positive".into()));
+        }
+        if config.budget.millis == 0 || config.budget.max_executions == 0 {
+            return Err(ConfigError::Invalid("the per-program budget (`budget.millis`, `budget.max_executions`) must be positive".into()));
+        }
+        Ok(Executor { config, generator, models })
+    }
+
+    pub fn config(&self) -> &FuzzConfig {
+        &self.config
+    }
+
+    /// Program `index` of the campaign of `seed` (what a job generates).
+    pub fn generate(&self, seed: u64, index: u64, pool: &SeedPool) -> Result<Generated, GenerateError> {
+        self.generator.generate(seed, index, pool)
+    }
+
+    fn planted(&self, fault: PlantedFault) -> bool {
+        self.config.planted_fault == Some(fault)
+    }
+
+    /// Runs a job to its end, or until `hooks.cancel` is set.
+    pub fn run(&self, job: &Job, hooks: &Hooks<'_>) -> JobResult {
+        let mut out = JobResult { first_index: job.first_index, ..JobResult::default() };
+        for index in job.first_index..job.first_index.saturating_add(job.count) {
+            if hooks.cancel.is_some_and(|c| c.load(Ordering::Relaxed)) {
+                out.cancelled = true;
+                break;
+            }
+            if !self.program(job, index, hooks, &mut out) {
+                out.cancelled = true;
+                break;
+            }
+            out.completed += 1;
+        }
+        out
+    }
+
+    /// Generates, checks and judges program `index`; false if it was cancelled.
+    fn program(&self, job: &Job, index: u64, hooks: &Hooks<'_>, out: &mut JobResult) -> bool {
+        if let Some(f) = hooks.on_program {
+            f(index);
+        }
+        let start = Instant::now();
+        let made = match self.generator.generate(job.campaign_seed, index, &job.pool) {
+            Ok(m) => m,
+            Err(e) => {
+                out.stats.programs += 1;
+                out.stats.generator_errors += 1;
+                out.errors.push(e.to_string());
+                return true;
+            }
+        };
+        let deadline = start + Duration::from_millis(self.config.budget.millis);
+        let sample = |salt, every| Self::sampled(job.campaign_seed, index, salt, every);
+        let checked = crash::caught(|| self.check(&made, &sample, deadline, hooks));
+        let mut executions = 0;
+        match checked {
+            Ok(Checked::Cancelled) => return false,
+            Ok(Checked::TooLarge { executions: e }) => {
+                out.stats.too_large += 1;
+                executions = e;
+            }
+            Ok(Checked::Unsupported) => out.stats.unsupported += 1,
+            Ok(Checked::Done { executions: e, verdicts, found, oracle_runs, oracle_skipped }) => {
+                executions = e;
+                out.stats.oracle_runs += oracle_runs;
+                out.stats.oracle_skipped += oracle_skipped;
+                let features = crate::coverage::features(&made.program, &made.origin, &verdicts);
+                for f in &features {
+                    *out.features.entry(f.clone()).or_insert(0) += 1;
+                }
+                if features.iter().any(|f| !job.known.contains(f)) {
+                    out.candidates.push(Candidate { index, features, program: tcfuzz_litmus::print(&made.program) });
+                }
+                for f in found {
+                    out.findings.push(self.finding(&made, job.campaign_seed, index, f));
+                }
+            }
+            Err(payload) => {
+                let f = crash_found(&crash::payload_message(payload.as_ref()));
+                out.findings.push(self.finding(&made, job.campaign_seed, index, f));
+            }
+        }
+        out.stats.programs += 1;
+        out.stats.executions += executions;
+        let fam = out.stats.by_family.entry(made.origin.family()).or_default();
+        fam.programs += 1;
+        fam.executions += executions;
+        fam.nanos += start.elapsed().as_nanos() as u64;
+        true
+    }
+
+    fn finding(&self, made: &Generated, seed: u64, index: u64, f: Found) -> Finding {
+        let mut p = made.program.clone();
+        p.comments = vec![
+            Comment::header(format!(" tcfuzz fuzz: program {index} of campaign seed {seed}: {}", one_line(&made.origin.to_string()))),
+            Comment::header(format!(" {}: {}", f.kind, one_line(&f.summary))),
+        ];
+        Finding {
+            kind: f.kind,
+            signature: f.signature,
+            index,
+            program: tcfuzz_litmus::print(&p),
+            sides: f.sides,
+            summary: one_line(&f.summary),
+            recheck: f.recheck,
+        }
+    }
+
+    /// The models `made` is checked under: those of the configuration that apply to it.
+    fn models_for(&self, made: &Generated) -> Vec<ModelKind> {
+        let p = &made.program;
+        let applicable: &[ModelKind] = if p.arch == Arch::TileIr {
+            &[ModelKind::TileIr]
+        } else if matches!(made.origin, Origin::Pattern { .. } | Origin::Mutant { .. }) || uses_tensor_memory(p) {
+            &[ModelKind::Ptx]
+        } else {
+            &[ModelKind::Sc, ModelKind::Ptx]
+        };
+        applicable.iter().copied().filter(|m| self.models.contains(m)).collect()
+    }
+
+    fn options(&self, deadline: Instant, hooks: &Hooks<'_>) -> Options {
+        Options {
+            loop_bound: self.config.budget.loop_bound,
+            max_executions: self.config.budget.max_executions,
+            oracle_limit: self.config.oracles.oracle_limit,
+            witnesses: false,
+            deadline: Some(deadline),
+            cancel: hooks.cancel.cloned(),
+            ..Options::default()
+        }
+    }
+
+    /// Whether program `index` of campaign `seed` is in the sample of one program in `every`.
+    fn sampled(seed: u64, index: u64, salt: u64, every: u32) -> bool {
+        every > 0 && program_seed(seed ^ salt, index) % u64::from(every) == 0
+    }
+
+    /// Checks `made` under its models and runs the oracles `sample(salt, every)` selects.
+    fn check(&self, made: &Generated, sample: &dyn Fn(u64, u32) -> bool, deadline: Instant, hooks: &Hooks<'_>) -> Checked {
+        let p = &made.program;
+        let compiled = match CompiledProgram::compile(p) {
+            Ok(c) => c,
+            Err(CheckError::TooLarge(_)) => return Checked::TooLarge { executions: 0 },
+            Err(CheckError::Unsupported { .. }) => return Checked::Unsupported,
+            Err(e) => return rejected(&e),
+        };
+        let options = self.options(deadline, hooks);
+        // The spec's guarantees about patterns are exact: where the explorer's verdict carries a
+        // caveat, the oracle judges them.
+        let exact = matches!(made.origin, Origin::Pattern { .. } | Origin::Mutant { .. });
+        let mut executions = 0;
+        let mut verdicts = Vec::new();
+        for model in self.models_for(made) {
+            let r = if exact { check_exact_compiled(&compiled, model, &options) } else { check_compiled(&compiled, model, &options) };
+            match r {
+                Ok(v) => {
+                    executions += v.stats.complete + v.stats.blocked + v.stats.assume_failed;
+                    verdicts.push((model, v));
+                }
+                Err(CheckError::TooLarge(_)) => return Checked::TooLarge { executions },
+                Err(CheckError::Interrupted { cause: Interruption::Cancelled, .. }) => return Checked::Cancelled,
+                Err(CheckError::Interrupted { partial, .. }) => {
+                    return Checked::TooLarge { executions: executions + partial.complete + partial.blocked + partial.assume_failed };
+                }
+                Err(CheckError::Unsupported { .. }) => return Checked::Unsupported,
+                Err(e) => return rejected(&e),
+            }
+        }
+        let mut found = Vec::new();
+        let (mut runs, mut skipped) = (0, 0);
+        if let Some((model, v)) = verdicts.first() {
+            found.extend(pattern::judge(&made.origin, *model, v));
+        }
+        let oracles = &self.config.oracles;
+        if sample(EXPLORER_ORACLE, oracles.explorer_vs_oracle) {
+            let settings = Settings {
+                base: Options { max_races: 10_000, ..options.clone() },
+                planted_oracle_without_porf_cycles: self.planted(PlantedFault::OracleWithoutLoadBuffering),
+            };
+            for (model, _) in &verdicts {
+                runs += 1;
+                match explorer_oracle::compare_with(&compiled, *model, &settings) {
+                    Comparison::Disagree(d) => found.push(explorer_oracle_found(p, &compiled, *model, &d, &settings)),
+                    Comparison::Skipped(_) => skipped += 1,
+                    _ => {}
+                }
+            }
+        }
+        if hooks.cancel.is_some_and(|c| c.load(Ordering::Relaxed)) {
+            return Checked::Cancelled;
+        }
+        if p.arch == Arch::TileIr && sample(TILEIR, oracles.tileir_weaker_than_ptx) {
+            runs += 1;
+            match differential::tileir_weaker(p, &options, self.planted(PlantedFault::LoweringDropsRelease)) {
+                Ok(f) => found.extend(f),
+                Err(CheckError::Interrupted { cause: Interruption::Cancelled, .. }) => return Checked::Cancelled,
+                Err(_) => skipped += 1,
+            }
+        }
+        if let Some(compiler) = hooks.compiler
+            && p.arch == Arch::TileIr
+            && sample(COMPILER, oracles.compiler_lowering)
+        {
+            runs += 1;
+            match differential::compiler_lowering(p, &options, compiler) {
+                Ok(Ok(f)) => found.extend(f),
+                Ok(Err(CheckError::Interrupted { cause: Interruption::Cancelled, .. })) => return Checked::Cancelled,
+                Ok(Err(_)) | Err(_) => skipped += 1,
+            }
+        }
+        if let (Some(r), Some(every)) = (hooks.reference, oracles.reference.as_ref().map(|r| r.every))
+            && p.arch == Arch::Ptx
+            && sample(REFERENCE, every)
+            && let Some((_, ours)) = verdicts.iter().find(|(m, _)| *m == ModelKind::Ptx)
+        {
+            runs += 1;
+            match r.judge(p, &tcfuzz_litmus::print(p)) {
+                Ok((theirs, output)) => found.extend(reference::judge(p, ours, theirs, &output)),
+                Err(_) => skipped += 1,
+            }
+        }
+        Checked::Done { executions, verdicts, found, oracle_runs: runs, oracle_skipped: skipped }
+    }
+
+    /// The signature `recheck`'s kind of discrepancy has on `program`, if it has one: the
+    /// minimizer keeps a candidate when this equals the original finding's signature.
+    pub fn signature(&self, recheck: &Recheck, program: &Program, hooks: &Hooks<'_>) -> Option<String> {
+        let deadline = Instant::now() + Duration::from_millis(self.config.budget.millis);
+        let options = self.options(deadline, hooks);
+        let run = || -> Option<String> {
+            match recheck.kind {
+                Kind::ExplorerVsOracle => {
+                    let compiled = CompiledProgram::compile(program).ok()?;
+                    let settings = Settings {
+                        base: Options { max_races: 10_000, ..options.clone() },
+                        planted_oracle_without_porf_cycles: self.planted(PlantedFault::OracleWithoutLoadBuffering),
+                    };
+                    let model = recheck.model?;
+                    match explorer_oracle::compare_with(&compiled, model, &settings) {
+                        Comparison::Disagree(d) => Some(explorer_oracle_signature(program, model, &d)),
+                        _ => None,
+                    }
+                }
+                Kind::TileirWeakerThanPtx => {
+                    differential::tileir_weaker(program, &options, self.planted(PlantedFault::LoweringDropsRelease))
+                        .ok()?
+                        .map(|f| f.signature)
+                }
+                Kind::CompilerLowering => {
+                    differential::compiler_lowering(program, &options, hooks.compiler?).ok()?.ok()?.map(|f| f.signature)
+                }
+                Kind::PatternBroken => {
+                    let v = tcfuzz_checker::check_exact(program, recheck.model?, &options).ok()?;
+                    pattern::resign(recheck.pattern?.name(), &v, recheck.never)
+                }
+                Kind::SyncRedundant => None,
+                Kind::ReferenceDisagrees => {
+                    let ours = tcfuzz_checker::check(program, ModelKind::Ptx, &options).ok()?;
+                    let (theirs, _) = hooks.reference?.judge(program, &tcfuzz_litmus::print(program)).ok()?;
+                    (ours.condition.observation != theirs).then(|| reference::signature(program, ours.condition.observation, theirs))
+                }
+                Kind::CheckerCrash => None,
+            }
+        };
+        if recheck.kind == Kind::CheckerCrash {
+            // The crash is the property: run what the executor runs, and keep the panic.
+            let made = Generated { program: program.clone(), origin: Origin::Coverage { seeds: Vec::new(), edits: Vec::new() } };
+            let every_oracle = |_, every: u32| every > 0;
+            return match crash::caught(|| self.check(&made, &every_oracle, deadline, hooks)) {
+                Err(payload) => Some(crash_found(&crash::payload_message(payload.as_ref())).signature),
+                Ok(Checked::Done { found, .. }) => found.into_iter().find(|f| f.kind == Kind::CheckerCrash).map(|f| f.signature),
+                Ok(_) => None,
+            };
+        }
+        // A panic on a candidate is not the property (it is a crash of its own).
+        crash::caught(run).ok().flatten()
+    }
+}
+
+fn uses_tensor_memory(p: &Program) -> bool {
+    p.locations.iter().any(|l| matches!(l.kind, LocationKind::Tmem { .. }))
+        || p.threads.iter().flat_map(|t| &t.body).any(|s| matches!(s.kind, StmtKind::Instr(Instr::Tcgen05(_))))
+}
+
+/// A valid generated program the checker refuses as malformed: the checker is wrong about it.
+fn rejected(e: &CheckError) -> Checked {
+    let message = format!("the checker rejects a valid program: {e}");
+    Checked::Done {
+        executions: 0,
+        verdicts: Vec::new(),
+        found: vec![Found {
+            kind: Kind::CheckerCrash,
+            signature: format!("rejected: {}", crash::normalize(&e.to_string())),
+            summary: message.clone(),
+            sides: [
+                Side { name: "checker".into(), verdict: message },
+                Side { name: "litmus".into(), verdict: "the program parses and validates".into() },
+            ],
+            recheck: Recheck { kind: Kind::CheckerCrash, model: None, pattern: None, never: false },
+        }],
+        oracle_runs: 0,
+        oracle_skipped: 0,
+    }
+}
+
+fn crash_found(message: &str) -> Found {
+    Found {
+        kind: Kind::CheckerCrash,
+        signature: crash::signature(message),
+        summary: format!("the checker panicked: {}", one_line(message)),
+        sides: [
+            Side { name: "checker".into(), verdict: format!("panicked: {message}") },
+            Side { name: "litmus".into(), verdict: "the program parses and validates".into() },
+        ],
+        recheck: Recheck { kind: Kind::CheckerCrash, model: None, pattern: None, never: false },
+    }
+}
+
+pub(crate) fn explorer_oracle_signature(p: &Program, model: ModelKind, d: &explorer_oracle::Disagreement) -> String {
+    let classes: Vec<&str> = d.classes.iter().map(String::as_str).collect();
+    let kinds = entry_kinds(p, &d.entries);
+    if kinds.is_empty() {
+        format!("{}: {}", model.name(), classes.join(", "))
+    } else {
+        format!("{}: {} {}", model.name(), classes.join(", "), list(&kinds))
+    }
+}
+
+fn explorer_oracle_found(
+    p: &Program,
+    compiled: &CompiledProgram,
+    model: ModelKind,
+    d: &explorer_oracle::Disagreement,
+    settings: &Settings,
+) -> Found {
+    // Both sides' verdicts, for the record (the comparison kept only their differences).
+    let side = |r: Result<Verdict, CheckError>| r.map_or_else(|e| format!("error: {e}"), |v| v.to_string());
+    let explorer = side(check_compiled(compiled, model, &settings.base));
+    let restricted = Options { exclude_porf_cycles: settings.planted_oracle_without_porf_cycles, ..settings.base.clone() };
+    let oracle = side(check_oracle_compiled(compiled, model, &restricted));
+    Found {
+        kind: Kind::ExplorerVsOracle,
+        signature: explorer_oracle_signature(p, model, d),
+        summary: format!("under {}: {}", model.name(), d.differences.first().cloned().unwrap_or_default()),
+        sides: [
+            Side { name: "explorer".into(), verdict: format!("{explorer}Differences:\n{}\n", d.differences.join("\n")) },
+            Side { name: "oracle".into(), verdict: format!("{oracle}({})\n", d.oracle) },
+        ],
+        recheck: Recheck { kind: Kind::ExplorerVsOracle, model: Some(model), pattern: None, never: false },
+    }
+}

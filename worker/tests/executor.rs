@@ -1,0 +1,181 @@
+//! The job executor end to end: results are a function of the job, a panic is a finding and the
+//! job goes on, budgets and cancellation hold, and the planted faults are found and minimized to
+//! a handful of instructions.
+
+use std::collections::{BTreeMap, HashSet};
+use std::sync::Arc;
+use std::sync::atomic::AtomicBool;
+use std::time::Duration;
+
+use tcfuzz_checker::Observation;
+use tcfuzz_generator::generate::{FamilyWeights, GeneratorConfig};
+use tcfuzz_generator::minimize::{Budget, Size, minimize};
+use tcfuzz_generator::mutate::SeedPool;
+use tcfuzz_litmus::Program;
+use tcfuzz_worker::{Executor, Finding, FuzzConfig, Hooks, Job, JobResult, Kind, OracleConfig, PlantedFault, Reference};
+
+fn job(seed: u64, first: u64, count: u64) -> Job {
+    Job { campaign_seed: seed, first_index: first, count, pool: Arc::new(SeedPool::default()), known: Arc::new(HashSet::new()) }
+}
+
+/// Only the random generators named, with every oracle on every program.
+fn random_only(names: &[&str]) -> FuzzConfig {
+    FuzzConfig {
+        generator: GeneratorConfig {
+            families: FamilyWeights { random: 1, pattern: 0, mutant: 0, coverage: 0 },
+            random: names.iter().map(|n| (n.to_string(), 1)).collect(),
+            ..GeneratorConfig::default()
+        },
+        oracles: OracleConfig { explorer_vs_oracle: 1, tileir_weaker_than_ptx: 1, ..OracleConfig::default() },
+        ..FuzzConfig::default()
+    }
+}
+
+/// What of a result does not depend on timing.
+fn facts(r: &JobResult) -> (u64, u64, u64, BTreeMap<String, u64>, Vec<(Kind, String, u64)>, Vec<u64>) {
+    (
+        r.stats.programs,
+        r.stats.executions,
+        r.stats.too_large,
+        r.features.clone(),
+        r.findings.iter().map(|f| (f.kind, f.signature.clone(), f.index)).collect(),
+        r.candidates.iter().map(|c| c.index).collect(),
+    )
+}
+
+#[test]
+fn results_are_a_function_of_the_job() {
+    // Budgets by execution counts only: a clock would let a loaded machine decide.
+    let mut config = FuzzConfig::default();
+    config.budget.millis = 600_000;
+    let e = Executor::new(config).unwrap();
+    let whole = e.run(&job(3, 0, 120), &Hooks::default());
+    assert_eq!(whole.completed, 120);
+    let again = e.run(&job(3, 0, 120), &Hooks::default());
+    assert_eq!(facts(&whole), facts(&again));
+    // Split in two jobs run on two threads: the same programs, findings and features.
+    let (a, b) = std::thread::scope(|s| {
+        let a = s.spawn(|| e.run(&job(3, 0, 60), &Hooks::default()));
+        let b = s.spawn(|| e.run(&job(3, 60, 60), &Hooks::default()));
+        (a.join().unwrap(), b.join().unwrap())
+    });
+    let mut features = a.features.clone();
+    for (f, n) in &b.features {
+        *features.entry(f.clone()).or_insert(0) += n;
+    }
+    assert_eq!(features, whole.features);
+    assert_eq!(a.stats.executions + b.stats.executions, whole.stats.executions);
+    let findings = |r: &JobResult| r.findings.iter().map(|f| (f.kind, f.signature.clone(), f.index)).collect::<Vec<_>>();
+    assert_eq!([findings(&a), findings(&b)].concat(), findings(&whole));
+    assert!(whole.stats.programs == 120 && whole.features.len() > 50, "{:?}", whole.stats);
+}
+
+#[test]
+fn a_cancelled_job_stops_before_its_next_program() {
+    let e = Executor::new(FuzzConfig::default()).unwrap();
+    let cancel = Arc::new(AtomicBool::new(true));
+    let r = e.run(&job(1, 0, 50), &Hooks { cancel: Some(&cancel), ..Hooks::default() });
+    assert!(r.cancelled);
+    assert_eq!((r.completed, r.stats.programs), (0, 0));
+}
+
+#[test]
+fn programs_past_the_budget_are_counted_not_waited_for() {
+    let mut config = random_only(&["ptx"]);
+    config.budget.max_executions = 2;
+    let e = Executor::new(config).unwrap();
+    let r = e.run(&job(5, 0, 40), &Hooks::default());
+    assert_eq!(r.completed, 40);
+    assert!(r.stats.too_large > 20, "{:?}", r.stats);
+}
+
+/// A reference that panics on one program and otherwise says `Always`.
+struct Flaky;
+
+impl Reference for Flaky {
+    fn judge(&self, program: &Program, _: &str) -> Result<(Observation, String), String> {
+        if program.name.ends_with("-7") {
+            panic!("reference exploded on {}", program.name);
+        }
+        Ok((Observation::Always, "Observation X Always 1 0".into()))
+    }
+}
+
+#[test]
+fn a_panic_is_a_finding_and_the_job_goes_on() {
+    tcfuzz_worker::crash::install_panic_hook();
+    let mut config = random_only(&["ptx"]);
+    config.oracles.explorer_vs_oracle = 0;
+    config.oracles.reference = Some(tcfuzz_worker::ReferenceConfig { command: "unused".into(), every: 1, timeout_ms: 1000 });
+    let e = Executor::new(config).unwrap();
+    let r = e.run(&job(9, 0, 12), &Hooks { reference: Some(&Flaky), ..Hooks::default() });
+    assert_eq!(r.completed, 12);
+    let crash: Vec<&Finding> = r.findings.iter().filter(|f| f.kind == Kind::CheckerCrash).collect();
+    assert_eq!(crash.len(), 1, "{:?}", r.findings);
+    assert_eq!(crash[0].index, 7);
+    assert!(
+        crash[0].signature.starts_with("worker/tests/executor.rs:")
+            && crash[0].signature.ends_with(": reference exploded on random-ptx-N-N"),
+        "{}",
+        crash[0].signature
+    );
+    // The reference's `Always` disagrees with the PTX model on most of the other programs.
+    let disagree: Vec<&Finding> = r.findings.iter().filter(|f| f.kind == Kind::ReferenceDisagrees).collect();
+    assert!(!disagree.is_empty());
+    assert!(disagree.iter().all(|f| f.signature.contains(", reference Always [")), "{disagree:?}");
+}
+
+/// Runs jobs of `config` until a finding of `kind` turns up (within `limit` programs), then
+/// minimizes its program keeping the signature; returns the finding, the minimized program and
+/// how many programs it took.
+fn find_and_minimize(config: FuzzConfig, kind: Kind, limit: u64) -> (Finding, Program, u64) {
+    let e = Executor::new(config).unwrap();
+    let mut first = 0;
+    while first < limit {
+        let r = e.run(&job(11, first, 25), &Hooks::default());
+        if let Some(f) = r.findings.iter().find(|f| f.kind == kind) {
+            let p = tcfuzz_litmus::parse(&f.program).expect("a finding's program parses");
+            let keeps = |q: &Program| e.signature(&f.recheck, q, &Hooks::default()).as_deref() == Some(f.signature.as_str());
+            assert!(keeps(&p), "the finding does not show again on its own program: {}", f.signature);
+            let m = minimize(&p, Budget::time(Duration::from_secs(120)), keeps).expect("minimizes");
+            assert!(!m.exhausted, "the minimizer ran out of budget on {}", f.signature);
+            return (f.clone(), m.program, f.index + 1);
+        }
+        first += 25;
+    }
+    panic!("no {kind} finding in {limit} programs");
+}
+
+#[test]
+fn the_planted_oracle_fault_is_found_and_shrunk_to_load_buffering() {
+    let config = FuzzConfig { planted_fault: Some(PlantedFault::OracleWithoutLoadBuffering), ..random_only(&["ptx"]) };
+    let (f, m, programs) = find_and_minimize(config, Kind::ExplorerVsOracle, 400);
+    let size = Size::of(&m);
+    eprintln!("planted oracle fault: {} found after {programs} programs, minimized to {size}:\n{}", f.signature, tcfuzz_litmus::print(&m));
+    assert!(f.signature.starts_with("ptx: "), "{}", f.signature);
+    // Load buffering: two threads, a load and a store each.
+    assert_eq!(size.threads, 2, "{}", tcfuzz_litmus::print(&m));
+    assert!(size.instructions <= 4, "{}", tcfuzz_litmus::print(&m));
+}
+
+#[test]
+fn the_planted_lowering_fault_is_found_and_shrunk_to_message_passing() {
+    let config = FuzzConfig { planted_fault: Some(PlantedFault::LoweringDropsRelease), ..random_only(&["tileir"]) };
+    let (f, m, programs) = find_and_minimize(config, Kind::TileirWeakerThanPtx, 400);
+    let size = Size::of(&m);
+    eprintln!(
+        "planted lowering fault: {} found after {programs} programs, minimized to {size}:\n{}",
+        f.signature,
+        tcfuzz_litmus::print(&m)
+    );
+    assert_eq!(size.threads, 2, "{}", tcfuzz_litmus::print(&m));
+    assert!(size.instructions <= 4, "{}", tcfuzz_litmus::print(&m));
+}
+
+#[test]
+fn without_a_planted_fault_the_same_programs_show_nothing() {
+    let e = Executor::new(random_only(&["ptx", "tileir"])).unwrap();
+    let r = e.run(&job(11, 0, 150), &Hooks::default());
+    assert!(r.findings.is_empty(), "{:?}", r.findings.iter().map(|f| (&f.kind, &f.signature, f.index)).collect::<Vec<_>>());
+    assert!(r.stats.oracle_runs > 100, "{:?}", r.stats);
+}
