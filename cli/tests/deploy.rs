@@ -25,7 +25,8 @@ fn command_lines(text: &str) -> Vec<(usize, Vec<String>)> {
         .enumerate()
         .filter_map(|(i, line)| {
             let rest = line.trim_start().strip_prefix("args:").or_else(|| line.trim_start().strip_prefix("command:"))?;
-            let argv: Vec<String> = serde_json::from_str(rest.trim()).unwrap_or_else(|e| panic!("line {}: not a one-line list: {e}", i + 1));
+            let argv: Vec<String> =
+                serde_json::from_str(rest.trim()).unwrap_or_else(|e| panic!("line {}: not a one-line list: {e}", i + 1));
             Some((i + 1, argv))
         })
         .collect()
