@@ -34,7 +34,7 @@ impl Bound {
         let deadline = self.deadline?;
         let n = self.polls.get();
         self.polls.set(n.wrapping_add(1));
-        (n % CLOCK_EVERY == 0 && Instant::now() >= deadline).then_some(Interruption::Deadline)
+        (n.is_multiple_of(CLOCK_EVERY) && Instant::now() >= deadline).then_some(Interruption::Deadline)
     }
 }
 

@@ -462,13 +462,14 @@ impl SyncPlan {
             locations.push(LocInfo { name: format!("%tmem.alloc@cta{g}"), init: 0, tmem: false });
             locations.len() as u32 - 1
         });
-        if group == CtaGroup::Two && !matches!(op, Tcgen05::RelinquishAllocPermit { .. }) {
-            if let tcfuzz_litmus::Placement::Ptx { gpu, cta, .. } = p.threads[t].placement {
-                let before = self.symmetric.len();
-                let id = self.add_member(SymKey::Rendezvous { gpu, pair: cta >> 1, dealloc }, t);
-                if self.symmetric.len() > before {
-                    self.rendezvous_ids.push(id);
-                }
+        if group == CtaGroup::Two
+            && !matches!(op, Tcgen05::RelinquishAllocPermit { .. })
+            && let tcfuzz_litmus::Placement::Ptx { gpu, cta, .. } = p.threads[t].placement
+        {
+            let before = self.symmetric.len();
+            let id = self.add_member(SymKey::Rendezvous { gpu, pair: cta >> 1, dealloc }, t);
+            if self.symmetric.len() > before {
+                self.rendezvous_ids.push(id);
             }
         }
     }

@@ -623,10 +623,10 @@ impl<'a> Collector<'a> {
 
     /// With duplicate detection on: counts `g` as a duplicate if it was recorded before.
     fn count_if_duplicate(&mut self, g: &ExecutionGraph) {
-        if let Some(graphs) = &mut self.graphs {
-            if !graphs.insert(fingerprint(&g.canonical())) {
-                *self.stats.duplicates.as_mut().expect("[tcfuzz internal bug] duplicates counter") += 1;
-            }
+        if let Some(graphs) = &mut self.graphs
+            && !graphs.insert(fingerprint(&g.canonical()))
+        {
+            *self.stats.duplicates.as_mut().expect("[tcfuzz internal bug] duplicates counter") += 1;
         }
     }
 

@@ -1,8 +1,8 @@
 //! Exit codes of `tcfuzz`, documented in its `--help` and in the README.
 //!
 //! 0 success; 1 input errors (reported per file, and every other runtime error); 2 usage errors
-//! (clap's own, and [`UsageError`]); 3 a command that is not implemented yet, or (`check`) an
-//! instruction the checker does not support yet; 4 (`check --differential`) a
+//! (clap's own, and [`UsageError`]); 3 (`check`) an instruction the checker does not support
+//! yet; 4 (`check --differential`) a
 //! tileir-weaker-than-ptx violation; 5 (`selftest`) the explorer and the oracle disagree; 6
 //! (`gpu`) no GPU here; 7 (`gpu`) the GPU showed a state the model forbids.
 
@@ -13,8 +13,6 @@ use std::process::ExitCode;
 pub const INPUT_ERRORS: u8 = 1;
 /// Options that cannot go together (clap reports its own usage errors with the same code).
 pub const USAGE: u8 = 2;
-/// The command exists in the interface but not yet in the code.
-pub const NOT_IMPLEMENTED: u8 = 3;
 /// `check`: some program uses an instruction the checker does not model yet (and no input error).
 pub const UNSUPPORTED: u8 = 3;
 /// `check --differential`: the tileir-weaker-than-ptx check found a violation (and nothing worse).
@@ -31,20 +29,6 @@ pub const NO_GPU: u8 = 6;
 /// `gpu-forbidden-outcome`).
 pub const GPU_FORBIDDEN: u8 = 7;
 
-/// The error a placeholder command returns; `main` maps it to [`NOT_IMPLEMENTED`].
-#[derive(Debug)]
-pub struct NotImplemented {
-    pub command: &'static str,
-}
-
-impl fmt::Display for NotImplemented {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "`tcfuzz {}` is not implemented yet", self.command)
-    }
-}
-
-impl std::error::Error for NotImplemented {}
-
 /// Arguments that clap accepts one by one but that make no sense together; `main` maps it to
 /// [`USAGE`].
 #[derive(Debug)]
@@ -60,13 +44,7 @@ impl std::error::Error for UsageError {}
 
 /// The exit code for an error that reached `main`.
 pub fn code_for(err: &anyhow::Error) -> ExitCode {
-    if err.is::<NotImplemented>() {
-        ExitCode::from(NOT_IMPLEMENTED)
-    } else if err.is::<UsageError>() {
-        ExitCode::from(USAGE)
-    } else {
-        ExitCode::from(INPUT_ERRORS)
-    }
+    if err.is::<UsageError>() { ExitCode::from(USAGE) } else { ExitCode::from(INPUT_ERRORS) }
 }
 
 /// 0 when nothing failed, otherwise [`INPUT_ERRORS`].

@@ -10,8 +10,6 @@ use clap::{ArgAction, Parser, Subcommand};
 use std::process::ExitCode;
 use tracing_subscriber::EnvFilter;
 
-use commands::pending::{self, Pending};
-
 // The explorer copies and drops many small graphs (one per branch of the search): mimalloc's
 // per-thread free lists make that 10–20 % faster than the system allocator (`tcfuzz bench`).
 #[global_allocator]
@@ -30,8 +28,8 @@ Exit codes:
   1  input errors: a file that does not parse or validate, cannot be read, or (fmt --check) is not
      canonically formatted, or (check) is too large to check
   2  usage errors: unknown command or option, missing argument, options that do not go together
-  3  not supported yet: the command is not implemented, or (check) a program uses an instruction
-     the checker does not model yet
+  3  not supported yet: (check) a program uses an instruction the checker does not model yet,
+     (emit) a program a kernel cannot express
   4  (check --differential) a lowered Tile IR program allows a state or race its Tile IR program
      does not
   5  (selftest) the DPOR explorer and the exhaustive oracle disagree on some generated program
@@ -59,15 +57,10 @@ enum Command {
     Parse(commands::parse::Args),
     Fmt(commands::fmt::Args),
     Check(commands::check::Args),
-    /// Run a local fuzzing campaign: a coordinator and one worker per core in this process (not
-    /// implemented yet).
-    Campaign(Pending),
-    /// Run the gRPC coordinator service that hands out jobs and records results (not implemented
-    /// yet).
-    Coordinator(Pending),
-    /// Run a worker that leases jobs from a coordinator, checks programs and reports (not
-    /// implemented yet).
-    Worker(Pending),
+    Campaign(commands::services::campaign::Args),
+    Coordinator(commands::services::coordinator::Args),
+    Worker(commands::services::worker::Args),
+    Status(commands::services::status::Args),
     Fuzz(commands::fuzz::Args),
     Generate(commands::generate::Args),
     Minimize(commands::minimize::Args),
@@ -89,9 +82,10 @@ fn main() -> ExitCode {
         Command::Parse(args) => commands::parse::run(&args, quiet),
         Command::Fmt(args) => commands::fmt::run(&args, quiet),
         Command::Check(args) => commands::check::run(&args, quiet),
-        Command::Campaign(args) => pending::run("campaign", &args),
-        Command::Coordinator(args) => pending::run("coordinator", &args),
-        Command::Worker(args) => pending::run("worker", &args),
+        Command::Campaign(args) => commands::services::campaign::run(&args, quiet),
+        Command::Coordinator(args) => commands::services::coordinator::run(&args),
+        Command::Worker(args) => commands::services::worker::run(&args, quiet),
+        Command::Status(args) => commands::services::status::run(&args),
         Command::Fuzz(args) => commands::fuzz::run(&args, quiet),
         Command::Generate(args) => commands::generate::run(&args, quiet),
         Command::Minimize(args) => commands::minimize::run(&args, quiet),

@@ -738,20 +738,8 @@ mod differential {
     }
 }
 
-mod placeholders {
+mod commands {
     use super::*;
-
-    const COMMANDS: [&str; 3] = ["campaign", "coordinator", "worker"];
-
-    #[test]
-    fn exit_3_with_message() {
-        let dir = TempDir::new("placeholders");
-        for command in COMMANDS {
-            let out = tcfuzz(&[command, "some-arg", "--some-flag", "x"], dir.path());
-            assert_eq!(code(&out), 3, "{command}: {}", stderr(&out));
-            assert_eq!(stderr(&out), format!("error: `tcfuzz {command}` is not implemented yet\n"));
-        }
-    }
 
     #[test]
     fn listed_in_help() {
@@ -759,7 +747,22 @@ mod placeholders {
         let out = tcfuzz(&["--help"], dir.path());
         assert_eq!(code(&out), 0);
         let help = stdout(&out);
-        for command in COMMANDS.iter().chain(&["parse", "fmt", "check", "selftest", "minimize", "corpus", "report", "emit", "gpu"]) {
+        for command in [
+            "parse",
+            "fmt",
+            "check",
+            "selftest",
+            "minimize",
+            "corpus",
+            "report",
+            "emit",
+            "gpu",
+            "fuzz",
+            "campaign",
+            "coordinator",
+            "worker",
+            "status",
+        ] {
             assert!(help.contains(&format!("  {command} ")), "{command} missing from:\n{help}");
         }
         assert!(help.contains("Exit codes"), "{help}");
@@ -1416,3 +1419,5 @@ mod corpus {
 /// Issue 21: the CLI as a user meets it.
 #[path = "cli/issue21.rs"]
 mod issue21;
+#[path = "cli/services.rs"]
+mod services;

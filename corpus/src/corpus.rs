@@ -158,7 +158,7 @@ impl Corpus {
     /// Begins a set of changes. Other writers wait until it is committed or dropped.
     pub fn update(&self) -> Result<Update<'_>> {
         let guard = self.writer.lock().map_err(|_| CorpusError::Invalid(format!("{}: a writer panicked mid-update", self.location())))?;
-        Ok(Update { corpus: self, guard, pending: BTreeMap::new(), next_ids: BTreeMap::new() })
+        Ok(Update { corpus: self, guard, pending: BTreeMap::new(), next_ids: BTreeMap::new(), lease_cursor: None })
     }
 
     /// Records one finding and returns once it is on disk ([`Update::record_discrepancy`]).
@@ -256,6 +256,8 @@ pub struct Update<'a> {
     pending: BTreeMap<(Tree, Vec<u8>), Option<Vec<u8>>>,
     /// The next id to hand out per tree, once one was handed out in this update.
     next_ids: BTreeMap<Tree, u64>,
+    /// The last job [`Update::lease_next`] leased in this update (`jobs.rs`).
+    pub(crate) lease_cursor: Option<u64>,
 }
 
 impl<'a> Update<'a> {
@@ -386,16 +388,29 @@ impl<'a> Update<'a> {
     pub fn add_coverage(&mut self, features: &[String], seen_ms: u64) -> Result<u64> {
         let mut new = 0;
         for f in features {
-            let key = f.as_bytes();
-            let c = match self.get::<FeatureCount>(key)? {
-                Some(c) => FeatureCount { count: c.count + 1, ..c },
-                None => {
-                    new += 1;
-                    FeatureCount { count: 1, first_seen_ms: seen_ms }
-                }
-            };
-            self.put(key, &c);
+            new += u64::from(self.add_feature(f, 1, seen_ms)?);
         }
+        Ok(new)
+    }
+
+    /// Counts each feature `count` times more (a batch of programs that reached it, as a
+    /// worker's job reports it); returns how many were never seen before.
+    pub fn add_coverage_counts(&mut self, features: &[(String, u64)], seen_ms: u64) -> Result<u64> {
+        let mut new = 0;
+        for (f, n) in features {
+            new += u64::from(self.add_feature(f, *n, seen_ms)?);
+        }
+        Ok(new)
+    }
+
+    /// Adds `n` to a feature's count; `true` if it was new.
+    fn add_feature(&mut self, feature: &str, n: u64, seen_ms: u64) -> Result<bool> {
+        let key = feature.as_bytes();
+        let (c, new) = match self.get::<FeatureCount>(key)? {
+            Some(c) => (FeatureCount { count: c.count.saturating_add(n), ..c }, false),
+            None => (FeatureCount { count: n, first_seen_ms: seen_ms }, true),
+        };
+        self.put(key, &c);
         Ok(new)
     }
 

@@ -24,9 +24,22 @@ impl Update<'_> {
     /// Queues a new job of `campaign`; returns its id.
     pub fn enqueue_job(&mut self, campaign: u64, work: Work) -> Result<u64> {
         let id = self.next_id(Tree::Jobs)?;
+        self.enqueue_job_as(id, campaign, work)?;
+        Ok(id)
+    }
+
+    /// Queues a new job under an id the caller chose (the coordinator derives ids from the
+    /// campaign and the job's place in it, so an id names the same work after a restart). An id
+    /// already taken is an error: a job is never replaced.
+    pub fn enqueue_job_as(&mut self, id: u64, campaign: u64, work: Work) -> Result<()> {
+        if self.get::<Job>(&keys::id(id))?.is_some() {
+            return Err(CorpusError::Invalid(format!("job {id} exists already")));
+        }
         self.put(&keys::id(id), &Job { id, campaign, work, state: JobState::Queued, attempts: 0 });
         self.put_in(Tree::JobQueue, &keys::id(id), &Marker);
-        Ok(id)
+        // A job queued by this update is not handed out by it (`lease_next` scans the store), so
+        // the cursor needs no change.
+        Ok(())
     }
 
     fn job(&self, id: u64) -> Result<Job> {
@@ -52,9 +65,12 @@ impl Update<'_> {
     /// Leases the oldest queued job to `worker` until `deadline_ms`; `None` if none is queued.
     pub fn lease_next(&mut self, worker: &str, deadline_ms: u64) -> Result<Option<Job>> {
         // The store's queue, skipping jobs this update already took (a job queued by this same
-        // update is not handed out by it).
+        // update is not handed out by it). The scan starts after the last job this update leased:
+        // every queued job before it was taken or changed by this update, so a batch of n leases
+        // reads n entries, not n²/2.
         let corpus = self.corpus();
-        for entry in corpus.scan::<Marker>(Tree::JobQueue, &[], None) {
+        let start = self.lease_cursor.map_or_else(Vec::new, |id| keys::id(id.saturating_add(1)));
+        for entry in corpus.scan::<Marker>(Tree::JobQueue, &start, None) {
             let (k, _) = entry?;
             let id = keys::parse_id(&k).ok_or_else(|| CorpusError::Corrupt {
                 tree: Tree::JobQueue,
@@ -65,6 +81,7 @@ impl Update<'_> {
             if job.state == JobState::Queued {
                 job.attempts += 1;
                 self.set_state(job, JobState::Leased { worker: worker.to_string(), deadline_ms });
+                self.lease_cursor = Some(id);
                 return self.job(id).map(Some);
             }
         }
@@ -82,6 +99,32 @@ impl Update<'_> {
             }
             _ => Ok(false),
         }
+    }
+
+    /// Puts job `id`, leased to `worker` and not started, back in the queue without counting
+    /// the lease as an attempt (a worker shutting down hands back what it did not begin);
+    /// `false` if the job is not leased to `worker`.
+    pub fn return_job(&mut self, id: u64, worker: &str) -> Result<bool> {
+        let mut job = self.job(id)?;
+        match &job.state {
+            JobState::Leased { worker: w, .. } if w == worker => {
+                job.attempts = job.attempts.saturating_sub(1);
+                self.set_state(job, JobState::Queued);
+                Ok(true)
+            }
+            _ => Ok(false),
+        }
+    }
+
+    /// Takes queued job `id` out of the queue, done without results (its campaign was stopped);
+    /// `false` if it is not queued.
+    pub fn cancel_job(&mut self, id: u64, at_ms: u64) -> Result<bool> {
+        let job = self.job(id)?;
+        if job.state != JobState::Queued {
+            return Ok(false);
+        }
+        self.set_state(job, JobState::Done { at_ms });
+        Ok(true)
     }
 
     /// Marks job `id` done, whoever reports it (a result that arrives after its lease expired
@@ -164,6 +207,38 @@ mod tests {
         u.commit().unwrap();
 
         assert_eq!(c.counts().unwrap().iter().find(|(t, _)| *t == Tree::LeaseDeadlines).unwrap().1, 1);
+        assert!(c.check().unwrap().problems.is_empty());
+    }
+
+    #[test]
+    fn chosen_ids_batched_leases_returns_and_cancels() {
+        let c = Corpus::in_memory().unwrap();
+        let mut u = c.update().unwrap();
+        for id in [30, 10, 20, 40] {
+            u.enqueue_job_as(id, 1, generate(id)).unwrap();
+        }
+        assert!(matches!(u.enqueue_job_as(10, 1, generate(0)), Err(CorpusError::Invalid(m)) if m == "job 10 exists already"));
+        u.commit().unwrap();
+
+        // One update leases several jobs in id order (the cursor skips the ones it took).
+        let mut u = c.update().unwrap();
+        let ids: Vec<u64> = (0..3).map(|_| u.lease_next("w1", 100).unwrap().unwrap().id).collect();
+        assert_eq!(ids, vec![10, 20, 30]);
+        // Handed back unstarted: queued again, and the lease does not count as an attempt.
+        assert!(u.return_job(20, "w1").unwrap());
+        assert!(!u.return_job(20, "w1").unwrap());
+        assert!(!u.return_job(30, "w2").unwrap());
+        // A stopped campaign's queued job leaves the queue; a leased one is not cancelled.
+        assert!(u.cancel_job(40, 50).unwrap());
+        assert!(!u.cancel_job(30, 50).unwrap());
+        u.commit().unwrap();
+        assert_eq!(c.job(20).unwrap().unwrap().attempts, 0);
+        assert_eq!(c.job(40).unwrap().unwrap().state, JobState::Done { at_ms: 50 });
+
+        let mut u = c.update().unwrap();
+        assert_eq!(u.lease_next("w2", 100).unwrap().map(|j| (j.id, j.attempts)), Some((20, 1)));
+        assert_eq!(u.lease_next("w2", 100).unwrap(), None);
+        u.commit().unwrap();
         assert!(c.check().unwrap().problems.is_empty());
     }
 }

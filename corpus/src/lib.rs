@@ -3,8 +3,9 @@
 //!
 //! ```text
 //! Corpus::open(dir)            create or open; schema version and acknowledged commits checked
-//! corpus.update()              an Update: record_discrepancy, add_seed, add_coverage, put_campaign,
-//!   .commit()                  add_stats, enqueue_job, lease_next, complete_job, ... then commit:
+//! corpus.update()              an Update: record_discrepancy, add_seed, add_coverage(_counts), put_campaign,
+//!   .commit()                  add_stats, enqueue_job(_as), lease_next, extend_lease, return_job,
+//!                              cancel_job, complete_job, requeue_expired, ... then commit:
 //!                              applied atomically, on disk when commit returns
 //! corpus.discrepancies(), seeds(), campaigns(), stats(id), coverage(), jobs()   reads
 //! corpus.check()               verify every record (`tcfuzz corpus check`)

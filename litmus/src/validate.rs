@@ -80,10 +80,10 @@ impl<'a> Validator<'a> {
                     ),
                 }
             }
-            if let LocationKind::Mbarrier { count: Some(count), .. } = l.kind {
-                if !MBARRIER_COUNTS.contains(&i64::from(count)) {
-                    self.err(l.span, ErrorKind::BadOperand, mbarrier_count_error(&l.name, i64::from(count)));
-                }
+            if let LocationKind::Mbarrier { count: Some(count), .. } = l.kind
+                && !MBARRIER_COUNTS.contains(&i64::from(count))
+            {
+                self.err(l.span, ErrorKind::BadOperand, mbarrier_count_error(&l.name, i64::from(count)));
             }
             if let (LocationKind::Mbarrier { .. } | LocationKind::Alias { .. }, Some(_)) = (&l.kind, &l.init) {
                 self.err(
@@ -351,10 +351,10 @@ impl<'a> Validator<'a> {
                     Mbarrier::Wait(w) => &w.addr,
                 };
                 self.check_addr(t, span, &addr.name, Need::Mbarrier, "mbarrier");
-                if let Mbarrier::Init { addr, count: Operand::Imm(count), .. } = m {
-                    if !MBARRIER_COUNTS.contains(count) {
-                        self.err(span, ErrorKind::BadOperand, mbarrier_count_error(&addr.name, *count));
-                    }
+                if let Mbarrier::Init { addr, count: Operand::Imm(count), .. } = m
+                    && !MBARRIER_COUNTS.contains(count)
+                {
+                    self.err(span, ErrorKind::BadOperand, mbarrier_count_error(&addr.name, *count));
                 }
             }
             Instr::CpAsyncBulk(c) => {

@@ -313,7 +313,7 @@ impl Executor {
 
     /// Whether program `index` of campaign `seed` is in the sample of one program in `every`.
     fn sampled(seed: u64, index: u64, salt: u64, every: u32) -> bool {
-        every > 0 && program_seed(seed ^ salt, index) % u64::from(every) == 0
+        every > 0 && program_seed(seed ^ salt, index).is_multiple_of(u64::from(every))
     }
 
     /// Checks `made` under its models and runs the oracles `sample(salt, every)` selects.

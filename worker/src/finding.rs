@@ -101,3 +101,37 @@ impl Recheck {
         !matches!(self.kind, Kind::SyncRedundant | Kind::GpuForbiddenOutcome)
     }
 }
+
+impl Recheck {
+    /// The recheck of a recorded discrepancy, from its kind and signature: what a minimization
+    /// job of the services has (the corpus keeps kinds and signatures, not rechecks). The
+    /// signatures' formats are this crate's: explorer-vs-oracle's starts with the model's name;
+    /// pattern-broken's with the pattern's name, under `ptx` (pattern programs are checked under
+    /// `ptx` only), with `never` where the signature names an outcome (a broken Never condition);
+    /// reference-disagrees compares under `ptx`. `None` if the signature does not have its
+    /// kind's format.
+    pub fn from_signature(kind: Kind, signature: &str) -> Option<Recheck> {
+        let prefix = signature.split_once(':').map(|(p, _)| p.trim());
+        let recheck = |model, pattern, never| Some(Recheck { kind, model, pattern, never });
+        match kind {
+            Kind::ExplorerVsOracle => {
+                let model = crate::config::parse_model(prefix?).ok()?;
+                recheck(Some(model), None, false)
+            }
+            Kind::PatternBroken | Kind::SyncRedundant => {
+                let pattern: Pattern = prefix?.parse().ok()?;
+                let never = kind == Kind::PatternBroken && signature.contains("outcome ");
+                recheck(Some(ModelKind::Ptx), Some(pattern), never)
+            }
+            Kind::ReferenceDisagrees => recheck(Some(ModelKind::Ptx), None, false),
+            Kind::TileirWeakerThanPtx | Kind::CompilerLowering | Kind::CheckerCrash => recheck(None, None, false),
+        }
+    }
+}
+
+impl std::str::FromStr for Kind {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Kind, String> {
+        Kind::ALL.into_iter().find(|k| k.name() == s).ok_or_else(|| format!("unknown discrepancy kind `{s}`"))
+    }
+}

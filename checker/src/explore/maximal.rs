@@ -396,11 +396,13 @@ impl Explorer<'_, '_> {
             // Without `e`, `t` is a restriction of `g` (every read keeping its source), which the
             // model, monotone, finds consistent: where `e` is a sink the model may say at once.
             let last = e.index as usize + 1 == t.threads[e.thread as usize].len();
-            if holes.is_empty() && last && !t.has_holes() {
-                if let Some(ok) = self.model.sink_extension(&t, e) {
-                    debug_assert_eq!(ok, self.consistent(&t), "[tcfuzz internal bug] sink_extension disagrees in could_choose");
-                    return Ok(ok);
-                }
+            if holes.is_empty()
+                && last
+                && !t.has_holes()
+                && let Some(ok) = self.model.sink_extension(&t, e)
+            {
+                debug_assert_eq!(ok, self.consistent(&t), "[tcfuzz internal bug] sink_extension disagrees in could_choose");
+                return Ok(ok);
             }
         } else {
             let loc = t.loc_of(e) as usize;

@@ -349,10 +349,11 @@ impl Explorer<'_, '_> {
         if cache.len() < g.threads.len() {
             cache.resize_with(g.threads.len(), || None);
         }
-        if let Some((key, r)) = &cache[t] {
-            if key.len() == f && key.iter().copied().eq(values()) {
-                return Ok(r.clone());
-            }
+        if let Some((key, r)) = &cache[t]
+            && key.len() == f
+            && key.iter().copied().eq(values())
+        {
+            return Ok(r.clone());
         }
         let key: Vec<i64> = values().collect();
         let r = replay(&self.prog.threads[t], &key, self.loop_bound)?;
@@ -374,12 +375,11 @@ impl Explorer<'_, '_> {
             let f = frontier(g, t);
             // (A `cas` read of another value than it expects has no write half.)
             let last = evs.get(f.wrapping_sub(1));
-            if last.is_some_and(|e| e.label.is_read() && e.label.atomic && e.cas_expected.is_none_or(|v| v == e.value)) {
-                if let Step::Event(ev) = self.replay_thread(g, t, f)?.step {
-                    if ev.label.rmw_write {
-                        return Ok(Next::Add(EventId::new(t, f), ev));
-                    }
-                }
+            if last.is_some_and(|e| e.label.is_read() && e.label.atomic && e.cas_expected.is_none_or(|v| v == e.value))
+                && let Step::Event(ev) = self.replay_thread(g, t, f)?.step
+                && ev.label.rmw_write
+            {
+                return Ok(Next::Add(EventId::new(t, f), ev));
             }
         }
         // Then the fences that fill holes, wherever they are (module docs).

@@ -33,10 +33,10 @@ fn header(src: &str, model: ModelKind) -> Expect {
 
 fn mismatches(v: &Verdict, e: &Expect) -> Vec<String> {
     let mut out = Vec::new();
-    if let Some(o) = e.observation {
-        if v.condition.observation != o {
-            out.push(format!("observation {:?}, expected {o:?}", v.condition.observation));
-        }
+    if let Some(o) = e.observation
+        && v.condition.observation != o
+    {
+        out.push(format!("observation {:?}, expected {o:?}", v.condition.observation));
     }
     if let Some(r) = &e.races {
         let kinds: std::collections::BTreeSet<&str> = v.races.iter().map(|x| x.kind.name()).collect();

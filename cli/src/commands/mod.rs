@@ -16,7 +16,7 @@ pub mod interrupt;
 pub mod lower;
 pub mod minimize;
 pub mod parse;
-pub mod pending;
 pub mod progress;
 pub mod report;
 pub mod selftest;
+pub mod services;

@@ -19,7 +19,7 @@ pub fn programs() -> Vec<String> {
 
 pub fn finding(i: usize, programs: &[String]) -> Finding {
     Finding {
-        kind: if i % 3 == 0 { Kind::ExplorerVsOracle } else { Kind::TileirWeakerThanPtx },
+        kind: if i.is_multiple_of(3) { Kind::ExplorerVsOracle } else { Kind::TileirWeakerThanPtx },
         signature: format!("sig-{i:05}"),
         campaign: 1 + (i as u64 % 2),
         seen_ms: 1_700_000_000_000 + i as u64,

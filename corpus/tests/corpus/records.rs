@@ -52,6 +52,7 @@ fn minimized_programs_seeds_coverage_and_stats_are_kept() {
         assert_eq!(u.add_seed(1, 6, &["st.weak".into()], &programs[4]).unwrap(), Some(2));
         assert_eq!(u.add_coverage(&["a".into(), "b".into()], 10).unwrap(), 2);
         assert_eq!(u.add_coverage(&["b".into(), "c".into()], 11).unwrap(), 1);
+        assert_eq!(u.add_coverage_counts(&[("c".into(), 5), ("d".into(), 7)], 12).unwrap(), 1);
         let id = u
             .put_campaign(&Campaign {
                 id: 0,
@@ -73,12 +74,12 @@ fn minimized_programs_seeds_coverage_and_stats_are_kept() {
     assert_eq!(c.discrepancy(Kind::ExplorerVsOracle, "sig-00000").unwrap().unwrap().minimized.as_deref(), Some(programs[2].as_str()));
     assert_eq!(c.seeds().map(|s| s.unwrap().id).collect::<Vec<_>>(), vec![1, 2]);
     let cov: Vec<(String, u64)> = c.coverage().unwrap().into_iter().map(|(f, n)| (f, n.count)).collect();
-    assert_eq!(cov, vec![("a".into(), 1), ("b".into(), 2), ("c".into(), 1)]);
+    assert_eq!(cov, vec![("a".into(), 1), ("b".into(), 2), ("c".into(), 6), ("d".into(), 7)]);
     let series: Vec<u64> = c.stats(1).unwrap().iter().map(|s| s.at_ms).collect();
     assert_eq!(series, vec![100, 200, 300], "a time series, oldest first");
     let report = c.check().unwrap();
     assert!(report.problems.is_empty(), "{:?}", report.problems);
-    assert_eq!(report.total_records(), 1 + 2 + 2 + 3 + 1 + 3 + 2, "discrepancy, seeds, seed index, coverage, campaign, stats, meta");
+    assert_eq!(report.total_records(), 1 + 2 + 2 + 4 + 1 + 3 + 2, "discrepancy, seeds, seed index, coverage, campaign, stats, meta");
 }
 
 #[test]

@@ -53,14 +53,14 @@ pub(super) fn message_passing(u: &mut Unstructured<'_>) -> arbitrary::Result<(Sk
     );
     // A second weakening of the release, as its own step: the token that orders the payload
     // before it. Steps are lines, so the release is split by the variant drawn.
-    if chance(u, 50)? {
-        if let Some(last) = s.threads[producer].lines.last_mut() {
-            last.step = Some(super::sketch::StepSpec {
-                role: "producer-token",
-                weaken: Some(("token dependency dropped", format!("st.release.{scope} f, [1]"))),
-                removable: false,
-            });
-        }
+    if chance(u, 50)?
+        && let Some(last) = s.threads[producer].lines.last_mut()
+    {
+        last.step = Some(super::sketch::StepSpec {
+            role: "producer-token",
+            weaken: Some(("token dependency dropped", format!("st.release.{scope} f, [1]"))),
+            removable: false,
+        });
     }
     match narrower {
         Some(n) => s.weaken_only(

@@ -21,11 +21,11 @@ pub fn program(u: &mut Unstructured<'_>) -> arbitrary::Result<Program> {
                 _ => None,
             };
             body.push(s);
-            if let Some(r) = loaded {
-                if chance(u, 40)? {
-                    let cmp = *u.choose(&AssumeCmp::ALL)?;
-                    body.push(instr(Instr::Assume { cmp, a: reg(&r), b: imm(u.int_in_range(0..=2)?) }));
-                }
+            if let Some(r) = loaded
+                && chance(u, 40)?
+            {
+                let cmp = *u.choose(&AssumeCmp::ALL)?;
+                body.push(instr(Instr::Assume { cmp, a: reg(&r), b: imm(u.int_in_range(0..=2)?) }));
             }
         }
         t.body = body;

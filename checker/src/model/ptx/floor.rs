@@ -137,10 +137,10 @@ impl Ptx {
         }
         for (u, x) in g.threads.iter().enumerate() {
             for (j, z) in x.iter().enumerate().filter(|(_, z)| z.label.is_read() && z.label.loc == l.loc) {
-                if let (Some(src), Some(f)) = (z.rf, forced.first_after(EventId::new(u, j))) {
-                    if let Some(k) = g.co_position(src) {
-                        after[k] |= 1 << f;
-                    }
+                if let (Some(src), Some(f)) = (z.rf, forced.first_after(EventId::new(u, j)))
+                    && let Some(k) = g.co_position(src)
+                {
+                    after[k] |= 1 << f;
                 }
             }
         }

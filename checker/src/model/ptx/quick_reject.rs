@@ -198,10 +198,10 @@ impl Ptx {
         let mut last_in_thread: Option<(u32, usize)> = None;
         for (k, &e) in accesses.iter().enumerate() {
             let me = k + 1;
-            if let Some((t, prev)) = last_in_thread {
-                if t == e.thread {
-                    preds[me] |= 1 << prev;
-                }
+            if let Some((t, prev)) = last_in_thread
+                && t == e.thread
+            {
+                preds[me] |= 1 << prev;
             }
             last_in_thread = Some((e.thread, me));
             let Some(src) = g.event(e).rf else { continue };

@@ -6,6 +6,8 @@ mod campaign;
 mod minimizer;
 mod reference;
 
+pub(crate) use reference::CommandReference;
+
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Duration;

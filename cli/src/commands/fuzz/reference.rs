@@ -12,7 +12,7 @@ use tcfuzz_checker::Observation;
 use tcfuzz_litmus::Program;
 use tcfuzz_worker::{Reference, parse_observation};
 
-pub(super) struct CommandReference {
+pub(crate) struct CommandReference {
     template: String,
     timeout: Duration,
     dir: PathBuf,

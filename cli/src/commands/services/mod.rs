@@ -1,0 +1,63 @@
+//! The distributed commands (DESIGN §5): `tcfuzz coordinator`, `tcfuzz worker`, `tcfuzz status`
+//! and `tcfuzz campaign` (a coordinator and its workers in one process, or a campaign on a running
+//! coordinator). Each builds a tokio runtime of its own; checking runs on the workers' threads.
+
+pub mod campaign;
+pub(crate) mod connection;
+pub mod coordinator;
+mod report;
+pub mod status;
+pub mod worker;
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use tcfuzz_worker::service::{FuzzRunner, JobRunner};
+use tcfuzz_worker::{Compiler, Reference, Tileiras};
+
+use crate::commands::fuzz::CommandReference;
+
+/// What workers run jobs with: the fuzzing core's executor (as `tcfuzz fuzz`), NVIDIA's
+/// `tileiras` for `compiler-lowering` where it is found, and the reference command a campaign's
+/// configuration names for `reference-disagrees`.
+fn runner() -> Arc<dyn JobRunner> {
+    let compiler = Tileiras::discover().map(|t| Arc::new(t) as Arc<dyn Compiler + Send>);
+    if compiler.is_none() {
+        tracing::info!("compiler-lowering is skipped: tileiras or ptxas not found (`bash .ci/setup-nvidia` installs them)");
+    }
+    let reference = Box::new(|r: &tcfuzz_worker::ReferenceConfig| {
+        CommandReference::new(&r.command, Duration::from_millis(r.timeout_ms))
+            .map(|c| Arc::new(c) as Arc<dyn Reference + Send>)
+            .map_err(|e| format!("cannot make a directory for its files: {e}"))
+    });
+    Arc::new(FuzzRunner::new(compiler, Some(reference)))
+}
+
+/// A tokio runtime for a command: two threads carry the network; checking has its own threads.
+pub(crate) fn runtime() -> anyhow::Result<tokio::runtime::Runtime> {
+    use anyhow::Context;
+    tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().context("cannot start the async runtime")
+}
+
+/// Completes on SIGTERM or Ctrl-C (SIGINT).
+async fn stop_signal() {
+    #[cfg(unix)]
+    {
+        use tokio::signal::unix::{SignalKind, signal};
+        match signal(SignalKind::terminate()) {
+            Ok(mut term) => {
+                tokio::select! {
+                    _ = term.recv() => {}
+                    _ = tokio::signal::ctrl_c() => {}
+                }
+            }
+            Err(_) => {
+                let _ = tokio::signal::ctrl_c().await;
+            }
+        }
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = tokio::signal::ctrl_c().await;
+    }
+}

@@ -1,0 +1,103 @@
+//! `tcfuzz status`: a running coordinator's campaigns and workers.
+
+use std::process::ExitCode;
+use std::time::Duration;
+
+use anyhow::Context;
+use serde_json::json;
+use tcfuzz_proto::v1;
+
+use super::connection::Connection;
+use crate::exit::UsageError;
+
+/// Show a running coordinator's campaigns (state, programs, programs/s, jobs queued/leased/done,
+/// discrepancies) and the workers alive (heard from within one lease period).
+///
+/// --json: one object {"campaigns": [{"id", "name", "state", "programs", "executions",
+/// "too_large", "programs_per_s", "jobs_queued", "jobs_leased", "jobs_done",
+/// "discrepancies_new", "discrepancies_total", "coverage_features", "minimizations",
+/// "minimized", "elapsed_ms", "error"}], "workers": [{"id", "name", "cores", "leases",
+/// "last_seen_ms"}]}.
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    #[command(flatten)]
+    pub connection: Connection,
+
+    /// One campaign only.
+    #[arg(long, value_name = "ID")]
+    pub campaign: Option<u64>,
+
+    /// JSON output (see above).
+    #[arg(long)]
+    pub json: bool,
+}
+
+pub fn state_name(state: i32) -> &'static str {
+    match v1::CampaignState::try_from(state) {
+        Ok(v1::CampaignState::Running) => "running",
+        Ok(v1::CampaignState::Stopped) => "stopped",
+        Ok(v1::CampaignState::Finished) => "finished",
+        _ => "unknown",
+    }
+}
+
+pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
+    let status = super::runtime()?.block_on(async {
+        let target = args.connection.target(Duration::from_secs(10))?.ok_or_else(|| UsageError("give --coordinator URL".into()))?;
+        let mut admin = target.admin()?;
+        let r = admin.campaign_status(v1::CampaignStatusRequest { campaign: args.campaign.unwrap_or(0) }).await;
+        r.map(tonic::Response::into_inner)
+            .map_err(|s| anyhow::anyhow!("{}: {}", super::campaign::code_name(s.code()), s.message()))
+            .context("status")
+    })?;
+    if args.json {
+        let campaigns: Vec<_> = status
+            .campaigns
+            .iter()
+            .map(|c| {
+                let s = c.stats.unwrap_or_default();
+                json!({
+                    "id": c.id, "name": c.name, "state": state_name(c.state), "programs": s.programs, "executions": s.executions,
+                    "too_large": s.too_large, "programs_per_s": c.programs_per_s, "jobs_queued": c.jobs_queued,
+                    "jobs_leased": c.jobs_leased, "jobs_done": c.jobs_done, "discrepancies_new": c.discrepancies_new,
+                    "discrepancies_total": c.discrepancies_total, "coverage_features": c.coverage_features,
+                    "minimizations": c.minimizations, "minimized": c.minimized, "elapsed_ms": c.elapsed_ms, "error": c.error,
+                })
+            })
+            .collect();
+        let workers: Vec<_> = status
+            .workers
+            .iter()
+            .map(|w| json!({"id": w.worker_id, "name": w.name, "cores": w.cores, "leases": w.leases, "last_seen_ms": w.last_seen_unix_ms}))
+            .collect();
+        println!("{}", json!({"campaigns": campaigns, "workers": workers}));
+        return Ok(ExitCode::SUCCESS);
+    }
+    println!(
+        "{} campaigns, {} workers alive ({} cores)",
+        status.campaigns.len(),
+        status.workers.len(),
+        status.workers.iter().map(|w| w.cores).sum::<u32>()
+    );
+    for c in &status.campaigns {
+        let s = c.stats.unwrap_or_default();
+        println!(
+            "campaign {} `{}`: {}, {} programs ({:.0}/s), jobs {} queued / {} leased / {} done, discrepancies {} new / {} total{}",
+            c.id,
+            c.name,
+            state_name(c.state),
+            s.programs,
+            c.programs_per_s,
+            c.jobs_queued,
+            c.jobs_leased,
+            c.jobs_done,
+            c.discrepancies_new,
+            c.discrepancies_total,
+            if c.error.is_empty() { String::new() } else { format!(" (error: {})", c.error) }
+        );
+    }
+    for w in &status.workers {
+        println!("worker {} `{}`: {} cores, {} leases", w.worker_id, w.name, w.cores, w.leases);
+    }
+    Ok(ExitCode::SUCCESS)
+}

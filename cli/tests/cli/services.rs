@@ -1,0 +1,464 @@
+//! Issue 23: the services as processes — one coordinator, worker processes, `tcfuzz campaign
+//! --coordinator` following — and their faults: kill -9 of a worker holding leases, kill -9 of
+//! the coordinator and a restart, a worker cut off by its network namespace for longer than its
+//! lease, and a program that kills the workers that check it. Every server listens on loopback
+//! or on a veth pair inside namespaces the test creates; every wait is bounded.
+//!
+//! Exactly-once is checked from both ends: the campaign's program count equals what was asked
+//! (a job recorded twice would count twice), and the workers' own tallies of `RECORDED`
+//! acknowledgements add up to the number of jobs (a result acknowledged and then lost would be
+//! recorded again, and acknowledged twice).
+
+use std::io::{BufRead, BufReader};
+use std::path::Path;
+use std::process::{Child, Command, Stdio};
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
+
+use serde_json::Value;
+
+use super::*;
+
+const TOKEN: &str = "e2e-token";
+
+/// The fault tests' campaigns: random programs only and no oracles, so that the only
+/// discrepancies are the ones a test makes and a job takes little time.
+const QUIET_CONFIG: &str = r#"{"generator": {"families": {"random": 1, "pattern": 0, "mutant": 0, "coverage": 0}},
+  "oracles": {"explorer_vs_oracle": 0, "tileir_weaker_than_ptx": 0, "compiler_lowering": 0}}"#;
+
+/// Random PTX programs, explorer-vs-oracle on each, the oracle planted with a fault (as
+/// `tcfuzz fuzz`'s test of the whole loop).
+const PLANTED_CONFIG: &str = r#"{"generator": {"families": {"random": 1, "pattern": 0, "mutant": 0, "coverage": 0}, "random": {"ptx": 1}},
+  "oracles": {"explorer_vs_oracle": 1}, "planted_fault": "oracle-without-load-buffering"}"#;
+
+/// A child process, killed (SIGKILL) if the test ends without stopping it.
+struct Proc(Option<Child>);
+
+impl Proc {
+    fn spawn(args: &[&str], cwd: &Path, env: &[(&str, &str)], netns: Option<&str>) -> Proc {
+        let mut cmd = match netns {
+            Some(ns) => {
+                let mut c = Command::new("ip");
+                c.args(["netns", "exec", ns, env!("CARGO_BIN_EXE_tcfuzz")]);
+                c
+            }
+            None => Command::new(env!("CARGO_BIN_EXE_tcfuzz")),
+        };
+        cmd.args(args).current_dir(cwd).env_remove("RUST_LOG").stdin(Stdio::null()).stdout(Stdio::piped()).stderr(Stdio::piped());
+        for (k, v) in env {
+            cmd.env(k, v);
+        }
+        Proc(Some(cmd.spawn().expect("start tcfuzz")))
+    }
+
+    fn pid(&self) -> i32 {
+        self.0.as_ref().unwrap().id() as i32
+    }
+
+    fn signal(&self, signal: i32) {
+        // SAFETY: kill(2) on a child we started and have not reaped.
+        unsafe { libc::kill(self.pid(), signal) };
+    }
+
+    /// Waits (bounded) for the process to end; returns its exit code, stdout and stderr.
+    fn finish(mut self, within: Duration) -> (i32, String, String) {
+        let mut child = self.0.take().unwrap();
+        let start = Instant::now();
+        while child.try_wait().unwrap().is_none() {
+            if start.elapsed() > within {
+                let _ = child.kill();
+                let out = child.wait_with_output().unwrap();
+                panic!("still running after {within:?}; stderr:\n{}", String::from_utf8_lossy(&out.stderr));
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        let out = child.wait_with_output().unwrap();
+        (
+            out.status.code().unwrap_or(-1),
+            String::from_utf8_lossy(&out.stdout).into_owned(),
+            String::from_utf8_lossy(&out.stderr).into_owned(),
+        )
+    }
+
+    /// Kills it with SIGKILL and reaps it.
+    fn kill9(mut self) {
+        let mut child = self.0.take().unwrap();
+        let _ = child.kill();
+        let _ = child.wait();
+    }
+}
+
+impl Drop for Proc {
+    fn drop(&mut self) {
+        if let Some(mut c) = self.0.take() {
+            let _ = c.kill();
+            let _ = c.wait();
+        }
+    }
+}
+
+/// A coordinator process and its URL.
+struct Coordinator {
+    proc: Proc,
+    url: String,
+}
+
+impl Coordinator {
+    fn start(dir: &TempDir, listen: &str, lease: &str) -> Coordinator {
+        Coordinator::start_with(dir, listen, lease, &[])
+    }
+
+    fn start_with(dir: &TempDir, listen: &str, lease: &str, extra: &[&str]) -> Coordinator {
+        let token = dir.write("token", &format!("{TOKEN}\n"));
+        let corpus = dir.path().join("corpus");
+        let args = [
+            "coordinator",
+            "--listen",
+            listen,
+            "--corpus",
+            corpus.to_str().unwrap(),
+            "--token-file",
+            token.to_str().unwrap(),
+            "--lease",
+            lease,
+        ];
+        let mut proc = Proc::spawn(&[&args[..], extra].concat(), dir.path(), &[], None);
+        let stdout = proc.0.as_mut().unwrap().stdout.take().unwrap();
+        let (tx, rx) = mpsc::channel();
+        std::thread::spawn(move || {
+            for line in BufReader::new(stdout).lines().map_while(Result::ok) {
+                let _ = tx.send(line);
+            }
+        });
+        let line = rx.recv_timeout(Duration::from_secs(30)).expect("the coordinator prints where it listens");
+        let url = line.strip_prefix("listening on ").unwrap_or_else(|| panic!("first line: {line}")).to_string();
+        Coordinator { proc, url }
+    }
+
+    fn worker(&self, dir: &TempDir, name: &str, env: &[(&str, &str)], netns: Option<&str>) -> Proc {
+        let token = dir.path().join("token");
+        let args =
+            ["worker", "--coordinator", &self.url, "--token-file", token.to_str().unwrap(), "-j", "1", "--name", name, "--grace", "5s"];
+        Proc::spawn(&args, dir.path(), env, netns)
+    }
+
+    /// `tcfuzz campaign --coordinator` in the background: creates the campaign and follows it.
+    fn campaign(&self, dir: &TempDir, programs: u64, job_programs: u64) -> Proc {
+        let token = dir.path().join("token");
+        let (programs, job) = (programs.to_string(), job_programs.to_string());
+        let report = dir.path().join("report.md");
+        let config = dir.write("quiet.json", QUIET_CONFIG);
+        let args = [
+            "campaign",
+            "--config",
+            config.to_str().unwrap(),
+            "--coordinator",
+            &self.url,
+            "--token-file",
+            token.to_str().unwrap(),
+            "--programs",
+            &programs,
+            "--job-programs",
+            &job,
+            "--program-budget",
+            "300ms",
+            "--report",
+            report.to_str().unwrap(),
+            "--json",
+        ];
+        Proc::spawn(&args, dir.path(), &[], None)
+    }
+
+    fn status(&self, dir: &TempDir) -> Value {
+        let token = dir.path().join("token");
+        let out = tcfuzz(&["status", "--coordinator", &self.url, "--token-file", token.to_str().unwrap(), "--json"], dir.path());
+        assert_eq!(code(&out), 0, "status: {}", stderr(&out));
+        serde_json::from_str(stdout(&out).trim()).unwrap()
+    }
+
+    /// Waits (bounded) until `done` holds for the status.
+    fn wait(&self, dir: &TempDir, what: &str, within: Duration, done: impl Fn(&Value) -> bool) -> Value {
+        let start = Instant::now();
+        loop {
+            let s = self.status(dir);
+            if done(&s) {
+                return s;
+            }
+            assert!(start.elapsed() < within, "{what}: not within {within:?}; status: {s}");
+            std::thread::sleep(Duration::from_millis(100));
+        }
+    }
+
+    fn stop(self) {
+        self.proc.signal(libc::SIGTERM);
+        let (code, _, err) = self.proc.finish(Duration::from_secs(30));
+        assert_eq!(code, 0, "coordinator on SIGTERM: {err}");
+    }
+}
+
+/// Stops a worker with SIGTERM; returns (jobs recorded, jobs already recorded) from its summary.
+fn stop_worker(w: Proc) -> (u64, u64) {
+    w.signal(libc::SIGTERM);
+    let (code, _, err) = w.finish(Duration::from_secs(30));
+    assert_eq!(code, 0, "worker on SIGTERM: {err}");
+    let line = err.lines().find(|l| l.starts_with("worker: ")).unwrap_or_else(|| panic!("no summary in:\n{err}"));
+    let numbers: Vec<u64> = line.split(|c: char| !c.is_ascii_digit()).filter_map(|n| n.parse().ok()).collect();
+    (numbers[0], numbers[1])
+}
+
+/// The campaign's JSON summary, once `tcfuzz campaign` ends.
+fn campaign_result(c: Proc) -> Value {
+    let (code, out, err) = c.finish(Duration::from_secs(120));
+    assert_eq!(code, 0, "campaign: {err}");
+    serde_json::from_str(out.trim()).unwrap_or_else(|e| panic!("{e}: {out}"))
+}
+
+fn holding_leases(s: &Value, name: &str) -> bool {
+    s["workers"].as_array().unwrap().iter().any(|w| w["name"] == name && w["leases"].as_u64() > Some(0))
+}
+
+fn ls_json(dir: &TempDir) -> Vec<Value> {
+    let corpus = dir.path().join("corpus");
+    let out = tcfuzz(&["corpus", "ls", "--corpus", corpus.to_str().unwrap(), "--json"], dir.path());
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    stdout(&out).lines().map(|l| serde_json::from_str(l).unwrap()).collect()
+}
+
+#[test]
+fn one_coordinator_three_worker_processes_record_every_job_exactly_once() {
+    let dir = TempDir::new("e2e");
+    let c = Coordinator::start(&dir, "127.0.0.1:0", "5s");
+    let workers: Vec<Proc> = (0..3).map(|i| c.worker(&dir, &format!("w{i}"), &[], None)).collect();
+    let result = campaign_result(c.campaign(&dir, 240, 10));
+    assert_eq!((result["programs"].as_u64(), result["state"].as_str()), (Some(240), Some("finished")));
+    let s = c.status(&dir);
+    assert_eq!(s["campaigns"][0]["jobs_done"].as_u64(), Some(24));
+    assert_eq!(s["workers"].as_array().unwrap().len(), 3);
+    let recorded: u64 = workers.into_iter().map(|w| stop_worker(w).0).sum();
+    assert_eq!(recorded, 24, "each job recorded once");
+    c.stop();
+    let corpus = dir.path().join("corpus");
+    let out = tcfuzz(&["corpus", "check", "--corpus", corpus.to_str().unwrap()], dir.path());
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    let report = std::fs::read_to_string(dir.path().join("report.md")).unwrap();
+    assert!(report.starts_with("# tcfuzz campaign 1 `campaign`\n"), "{report}");
+}
+
+#[test]
+fn a_worker_killed_holding_leases_loses_nothing() {
+    let dir = TempDir::new("kill-worker");
+    let c = Coordinator::start(&dir, "127.0.0.1:0", "1s");
+    let victim = c.worker(&dir, "victim", &[], None);
+    let campaign = c.campaign(&dir, 200, 10);
+    c.wait(&dir, "the victim holds leases", Duration::from_secs(30), |s| holding_leases(s, "victim"));
+    victim.kill9();
+    let survivor = c.worker(&dir, "survivor", &[], None);
+    let result = campaign_result(campaign);
+    assert_eq!(result["programs"].as_u64(), Some(200));
+    let (recorded, _) = stop_worker(survivor);
+    let s = c.status(&dir);
+    assert_eq!(s["campaigns"][0]["jobs_done"].as_u64(), Some(20));
+    // The victim may have reported some jobs before it died; the survivor did the rest, the
+    // victim's leased ones among them, once.
+    assert!(recorded <= 20 && recorded > 0, "{recorded}");
+    c.stop();
+}
+
+#[test]
+fn a_coordinator_killed_and_restarted_resumes_and_loses_nothing_acknowledged() {
+    let dir = TempDir::new("kill-coordinator");
+    let c = Coordinator::start(&dir, "127.0.0.1:0", "3s");
+    let workers: Vec<Proc> = (0..2).map(|i| c.worker(&dir, &format!("w{i}"), &[], None)).collect();
+    let campaign = c.campaign(&dir, 300, 10);
+    c.wait(&dir, "some jobs recorded", Duration::from_secs(60), |s| s["campaigns"][0]["jobs_done"].as_u64() >= Some(3));
+    let url = c.url.clone();
+    c.proc.kill9();
+    // The same port, the same corpus: workers and the follower reconnect by themselves.
+    let listen = url.trim_start_matches("http://").to_string();
+    let c = Coordinator::start(&dir, &listen, "3s");
+    assert_eq!(c.url, url);
+    let result = campaign_result(campaign);
+    assert_eq!(result["programs"].as_u64(), Some(300));
+    let recorded: u64 = workers.into_iter().map(|w| stop_worker(w).0).sum();
+    assert_eq!(recorded, 30, "every acknowledged result survived the kill: none was recorded twice");
+    c.stop();
+}
+
+#[test]
+fn a_job_that_kills_its_workers_is_one_checker_crash_and_the_campaign_goes_on() {
+    let dir = TempDir::new("crash");
+    let c = Coordinator::start(&dir, "127.0.0.1:0", "1s");
+    let crash = [("TCFUZZ_TEST_ABORT_AT", "37")];
+    let workers: Vec<Proc> = (0..3).map(|i| c.worker(&dir, &format!("w{i}"), &crash, None)).collect();
+    let result = campaign_result(c.campaign(&dir, 100, 10));
+    assert_eq!((result["programs"].as_u64(), result["discrepancies_total"].as_u64()), (Some(100), Some(1)));
+    let mut alive = 0;
+    for w in workers {
+        w.signal(libc::SIGTERM);
+        let (code, _, err) = w.finish(Duration::from_secs(30));
+        if code == 0 {
+            alive += 1;
+        } else {
+            assert!(err.contains("TCFUZZ_TEST_ABORT_AT=37: aborting"), "{err}");
+        }
+    }
+    assert_eq!(alive, 1, "two workers died on program 37, the third did the rest");
+    c.stop();
+    let ls = ls_json(&dir);
+    let crashes: Vec<&Value> = ls.iter().filter(|d| d["kind"] == "checker-crash").collect();
+    assert_eq!(crashes.len(), 1, "{ls:?}");
+    assert_eq!(crashes[0]["signature"], "worker-lost-twice");
+}
+
+/// Network namespaces made by one test, removed on drop.
+struct Netns {
+    ns: String,
+    host_if: String,
+}
+
+impl Netns {
+    /// A namespace with one end of a veth pair at 169.254.77.2, the other end at 169.254.77.1 on
+    /// the host; `None` (with the reason printed) where this machine does not allow it.
+    fn create() -> Option<Netns> {
+        let id = std::process::id() % 100_000;
+        let n = Netns { ns: format!("tcfz{id}"), host_if: format!("tcfh{id}") };
+        let peer = format!("tcfp{id}");
+        let steps: [&[&str]; 7] = [
+            &["netns", "add", &n.ns],
+            &["link", "add", &n.host_if, "type", "veth", "peer", "name", &peer],
+            &["link", "set", &peer, "netns", &n.ns],
+            &["addr", "add", "169.254.77.1/30", "dev", &n.host_if],
+            &["link", "set", &n.host_if, "up"],
+            &["-n", &n.ns, "addr", "add", "169.254.77.2/30", "dev", &peer],
+            &["-n", &n.ns, "link", "set", &peer, "up"],
+        ];
+        for step in steps {
+            let out = Command::new("ip").args(step).output();
+            match out {
+                Ok(o) if o.status.success() => {}
+                Ok(o) => {
+                    eprintln!(
+                        "skipped: `ip {}` failed (no privilege for network namespaces?): {}",
+                        step.join(" "),
+                        String::from_utf8_lossy(&o.stderr).trim()
+                    );
+                    return None;
+                }
+                Err(e) => {
+                    eprintln!("skipped: cannot run `ip` ({e}); network namespace tests need iproute2 and root");
+                    return None;
+                }
+            }
+        }
+        let _ = Command::new("ip").args(["-n", &n.ns, "link", "set", "lo", "up"]).output();
+        Some(n)
+    }
+
+    fn link(&self, up: bool) {
+        let out = Command::new("ip").args(["link", "set", &self.host_if, if up { "up" } else { "down" }]).output().unwrap();
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    }
+}
+
+impl Drop for Netns {
+    fn drop(&mut self) {
+        let _ = Command::new("ip").args(["link", "del", &self.host_if]).output();
+        let _ = Command::new("ip").args(["netns", "del", &self.ns]).output();
+    }
+}
+
+#[test]
+fn a_worker_cut_off_longer_than_its_lease_loses_its_jobs_and_its_late_report_is_dropped() {
+    let Some(net) = Netns::create() else { return };
+    let dir = TempDir::new("netns");
+    let c = Coordinator::start(&dir, "169.254.77.1:0", "1s");
+    let cut = c.worker(&dir, "cut", &[], Some(&net.ns));
+    let campaign = c.campaign(&dir, 200, 10);
+    c.wait(&dir, "the cut worker holds leases", Duration::from_secs(30), |s| holding_leases(s, "cut"));
+    net.link(false);
+    let other = c.worker(&dir, "other", &[], None);
+    let result = campaign_result(campaign);
+    assert_eq!(result["programs"].as_u64(), Some(200));
+    net.link(true);
+    // Back on the network, the cut worker is heard from again and reports what it finished
+    // meanwhile (at the latest when it stops): acknowledged and dropped.
+    c.wait(&dir, "the cut worker is back", Duration::from_secs(60), |s| {
+        s["workers"].as_array().unwrap().iter().any(|w| w["name"] == "cut")
+    });
+    let (cut_recorded, cut_late) = stop_worker(cut);
+    let (other_recorded, _) = stop_worker(other);
+    assert!(cut_late >= 1, "the cut worker's late results were acknowledged as already recorded");
+    assert_eq!(cut_recorded + other_recorded, 20, "each job recorded once");
+    c.stop();
+}
+
+#[test]
+fn an_embedded_campaign_finds_and_minimizes_a_planted_fault_and_its_corpus_reports_like_a_fuzz_corpus() {
+    let dir = TempDir::new("embedded");
+    let config = dir.write("planted.json", PLANTED_CONFIG);
+    let args = ["campaign", "--corpus", "c", "--config", config.to_str().unwrap(), "--programs", "200", "--seed", "11"];
+    let out = tcfuzz(&[&args[..], &["--workers", "2", "--job-programs", "25", "--json"]].concat(), dir.path());
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    let summary: Value = serde_json::from_str(stdout(&out).trim()).unwrap();
+    assert_eq!((summary["programs"].as_u64(), summary["state"].as_str()), (Some(200), Some("finished")), "{summary}");
+    assert!(summary["discrepancies_new"].as_u64() >= Some(1), "{summary}");
+    assert!(summary["coverage_features"].as_u64() > Some(0), "{summary}");
+    // The corpus reads as `tcfuzz fuzz`'s: the discrepancy, minimized by a worker.
+    let ls = tcfuzz(&["corpus", "ls", "--corpus", "c", "--json"], dir.path());
+    assert_eq!(code(&ls), 0, "{}", stderr(&ls));
+    let found: Vec<Value> = stdout(&ls).lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    let planted = found.iter().find(|d| d["kind"] == "explorer-vs-oracle").unwrap_or_else(|| panic!("{found:?}"));
+    let signature = planted["signature"].as_str().unwrap();
+    assert!(signature.starts_with("ptx: "), "{signature}");
+    let show = tcfuzz(&["corpus", "show", "--corpus", "c", "explorer-vs-oracle", signature], dir.path());
+    assert_eq!(code(&show), 0, "{}", stderr(&show));
+    assert!(stdout(&show).contains("minimized by a tcfuzz worker"), "{}", stdout(&show));
+    let report = tcfuzz(&["report", "--corpus", "c", "--out", "r"], dir.path());
+    assert_eq!(code(&report), 0, "{}", stderr(&report));
+    let md = std::fs::read_to_string(dir.path().join("r/report.md")).unwrap();
+    assert!(md.contains(signature), "{md}");
+    let json: Value = serde_json::from_str(&std::fs::read_to_string(dir.path().join("r/report.json")).unwrap()).unwrap();
+    assert!(json.to_string().contains(signature), "{json}");
+    assert!(dir.path().join("r/report.html").is_file());
+}
+
+#[test]
+fn a_coordinator_writes_its_report_on_schedule_and_renders_one_on_request() {
+    let dir = TempDir::new("reports");
+    let c = Coordinator::start_with(&dir, "127.0.0.1:0", "5s", &["--report-every", "1s", "--report-dir", "reports"]);
+    let w = c.worker(&dir, "w", &[], None);
+    let result = campaign_result(c.campaign(&dir, 20, 10));
+    assert_eq!(result["programs"].as_u64(), Some(20));
+    // The periodic report: within a few periods, all three files under their dated names.
+    let start = Instant::now();
+    let dated = |ext: &str| {
+        std::fs::read_dir(dir.path().join("reports")).ok().and_then(|entries| {
+            entries.filter_map(Result::ok).map(|e| e.path()).find(|p| {
+                let name = p.file_name().unwrap().to_string_lossy().into_owned();
+                name.starts_with("report-20") && name.ends_with(ext)
+            })
+        })
+    };
+    while ["html", "md", "json"].iter().any(|ext| dated(&format!(".{ext}")).is_none()) {
+        assert!(start.elapsed() < Duration::from_secs(30), "no periodic report within 30 s");
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    let json: Value = serde_json::from_str(&std::fs::read_to_string(dated(".json").unwrap()).unwrap()).unwrap();
+    assert!(json["totals"].is_object(), "{json}");
+    // On request, through the Admin service: the same files, written here.
+    let token = dir.path().join("token");
+    let out = tcfuzz(&["report", "--coordinator", &c.url, "--token-file", token.to_str().unwrap(), "--out", "remote"], dir.path());
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    for f in ["report.html", "report.md", "report.json"] {
+        assert!(dir.path().join("remote").join(f).is_file(), "{f}: {}", stderr(&out));
+    }
+    let md = std::fs::read_to_string(dir.path().join("remote/report.md")).unwrap();
+    assert!(md.contains("20"), "{md}");
+    // Without the token: refused, nothing written.
+    let out = tcfuzz(&["report", "--coordinator", &c.url, "--out", "refused"], dir.path());
+    assert_eq!(code(&out), 1, "{}", stderr(&out));
+    assert!(stderr(&out).contains("Unauthenticated"), "{}", stderr(&out));
+    assert!(!dir.path().join("refused/report.html").exists());
+    stop_worker(w);
+    c.stop();
+}

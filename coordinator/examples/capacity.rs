@@ -1,0 +1,146 @@
+//! Coordinator capacity (DESIGN §9, issue 23 item 7): job completions per second and lease/report
+//! latency with many lightweight synthetic workers over loopback, every result recorded durably
+//! (group commit: one flush per batch, each answer after its flush).
+//!
+//! ```text
+//! cargo run --release -p tcfuzz-coordinator --example capacity -- [WORKERS] [SECONDS] [CORES] [THINK_MS]
+//! ```
+//! Defaults: 1000 workers, 10 seconds (after 2 seconds of warm-up), 1 core each. Each synthetic
+//! worker has its own connection, registers with CORES cores (2 × CORES leases), and loops: lease
+//! as many jobs of one program each as it may hold, spend THINK_MS (default 0) "checking" them,
+//! report them at once. With THINK_MS 0 the workers saturate the coordinator (throughput; the
+//! latency is then queueing); with a think time they offer a load below it (latency). The coordinator and the workers share this machine's
+//! cores, so the figure is a floor for a coordinator with a machine of its own.
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::time::{Duration, Instant};
+
+use tcfuzz_coordinator::{Config, Settings, serve};
+use tcfuzz_corpus::Corpus;
+use tcfuzz_proto::connect::Target;
+use tcfuzz_proto::v1;
+
+const TOKEN: &str = "capacity";
+
+#[derive(Default)]
+struct Tally {
+    completions: AtomicU64,
+    /// Microseconds, one entry per call, measuring only after the warm-up.
+    lease_us: std::sync::Mutex<Vec<u64>>,
+    report_us: std::sync::Mutex<Vec<u64>>,
+}
+
+fn percentile(mut v: Vec<u64>, p: f64) -> f64 {
+    if v.is_empty() {
+        return 0.0;
+    }
+    v.sort_unstable();
+    v[((v.len() - 1) as f64 * p) as usize] as f64 / 1000.0
+}
+
+async fn synthetic_worker(
+    target: Target,
+    cores: u32,
+    think: Duration,
+    tally: Arc<Tally>,
+    measuring: Arc<AtomicBool>,
+    stop: Arc<AtomicBool>,
+) {
+    let mut c = target.coordinator().expect("client");
+    let r = v1::RegisterRequest { cores, version: tcfuzz_proto::protocol_version().into(), name: "synthetic".into(), ..Default::default() };
+    // A thousand connections at once can overflow the listen backlog: retry.
+    let id = loop {
+        match c.register(r.clone()).await {
+            Ok(ok) => break ok.into_inner().worker_id,
+            Err(_) => tokio::time::sleep(Duration::from_millis(50)).await,
+        }
+    };
+    while !stop.load(Ordering::Relaxed) {
+        let t = Instant::now();
+        let Ok(leased) = c.lease_jobs(v1::LeaseJobsRequest { worker_id: id.clone(), max_jobs: 2 * cores }).await else { continue };
+        let leased = leased.into_inner();
+        let lease_us = t.elapsed().as_micros() as u64;
+        if leased.jobs.is_empty() {
+            tokio::time::sleep(Duration::from_millis(leased.retry_after_ms)).await;
+            continue;
+        }
+        let results = leased
+            .jobs
+            .iter()
+            .map(|j| {
+                let count = match &j.work {
+                    Some(v1::job::Work::Generate(g)) => g.count,
+                    _ => 0,
+                };
+                v1::JobResult {
+                    job_id: j.id,
+                    stats: Some(v1::Stats { programs: count, executions: count, too_large: 0 }),
+                    ..Default::default()
+                }
+            })
+            .collect::<Vec<_>>();
+        let n = results.len() as u64;
+        tokio::time::sleep(think).await;
+        let t = Instant::now();
+        let reported = c.report_results(v1::ReportResultsRequest { worker_id: id.clone(), results, returned_job_ids: vec![] }).await;
+        let report_us = t.elapsed().as_micros() as u64;
+        if reported.is_ok() && measuring.load(Ordering::Relaxed) {
+            tally.completions.fetch_add(n, Ordering::Relaxed);
+            tally.lease_us.lock().unwrap().push(lease_us);
+            tally.report_us.lock().unwrap().push(report_us);
+        }
+    }
+}
+
+fn main() {
+    let mut args = std::env::args().skip(1);
+    let workers: usize = args.next().map_or(1000, |a| a.parse().expect("WORKERS: a number"));
+    let seconds: u64 = args.next().map_or(10, |a| a.parse().expect("SECONDS: a number"));
+    let cores: u32 = args.next().map_or(1, |a| a.parse().expect("CORES: a number"));
+    let think = Duration::from_millis(args.next().map_or(0, |a| a.parse().expect("THINK_MS: a number")));
+    let dir = tempfile::tempdir().expect("temp dir");
+    let rt = tokio::runtime::Builder::new_multi_thread().enable_all().build().expect("runtime");
+    rt.block_on(async {
+        let corpus = Corpus::open(dir.path()).expect("corpus");
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("listen");
+        let addr = listener.local_addr().expect("address");
+        let config = Config { token: Some(TOKEN.into()), tls: None, settings: Settings { lease_ms: 60_000, ..Settings::default() }, reports: None };
+        let (stop_server, stopped) = tokio::sync::oneshot::channel::<()>();
+        let server = tokio::spawn(serve(corpus, listener, config, async {
+            let _ = stopped.await;
+        }));
+        let target = Target { url: format!("http://{addr}"), token: Some(TOKEN.into()), timeout: Some(Duration::from_secs(30)), ..Target::default() };
+        let mut admin = target.admin().expect("admin");
+        let r = v1::CreateCampaignRequest { name: "capacity".into(), seed: 1, programs: 100_000_000, job_programs: 1, ..Default::default() };
+        let campaign = admin.create_campaign(r).await.expect("campaign").into_inner().campaign;
+
+        let (tally, measuring, stop) = (Arc::new(Tally::default()), Arc::new(AtomicBool::new(false)), Arc::new(AtomicBool::new(false)));
+        let tasks: Vec<_> =
+            (0..workers).map(|_| tokio::spawn(synthetic_worker(target.clone(), cores, think, tally.clone(), measuring.clone(), stop.clone()))).collect();
+        tokio::time::sleep(Duration::from_secs(2)).await;
+        measuring.store(true, Ordering::Relaxed);
+        let start = Instant::now();
+        tokio::time::sleep(Duration::from_secs(seconds)).await;
+        measuring.store(false, Ordering::Relaxed);
+        let elapsed = start.elapsed().as_secs_f64();
+        stop.store(true, Ordering::Relaxed);
+        for t in tasks {
+            let _ = t.await;
+        }
+        let status = admin.campaign_status(v1::CampaignStatusRequest { campaign }).await.expect("status").into_inner();
+        let recorded = status.campaigns[0].stats.unwrap_or_default().programs;
+        drop(admin);
+        let _ = stop_server.send(());
+        server.await.expect("server task").expect("server");
+
+        let completions = tally.completions.load(Ordering::Relaxed);
+        let lease = std::mem::take(&mut *tally.lease_us.lock().unwrap());
+        let report = std::mem::take(&mut *tally.report_us.lock().unwrap());
+        println!("workers {workers} of {cores} cores ({} jobs per report at most), think {think:?}, measured {elapsed:.1} s, durable (flush before every answer)", 2 * cores);
+        println!("completions {completions}, {:.0} completions/s", completions as f64 / elapsed);
+        println!("lease  latency ms: p50 {:.2}, p99 {:.2}", percentile(lease.clone(), 0.5), percentile(lease, 0.99));
+        println!("report latency ms: p50 {:.2}, p99 {:.2}", percentile(report.clone(), 0.5), percentile(report, 0.99));
+        println!("recorded in the corpus over the whole run (warm-up included): {recorded} jobs");
+    });
+}

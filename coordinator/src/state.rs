@@ -1,0 +1,740 @@
+//! The coordinator's state: campaigns, workers and leases in memory, mirrored from the corpus,
+//! which holds the truth (DESIGN §5). Every change goes into the ledger's current [`Update`];
+//! the ledger answers only after that update is on disk, and reloads this state from the corpus
+//! if a batch fails, so memory never runs ahead of the disk.
+//!
+//! Leasing follows ClusterFuzz: a lease has a deadline, heartbeats move it `lease_ms` ahead, an
+//! expired lease puts the job back in the queue. A worker holds at most 2 × its cores leases
+//! (syzkaller keeps 2 × procs in flight). A job whose lease was lost twice is not retried: its
+//! second holder was told to work `careful`ly, naming each program before checking it, so the
+//! coordinator records the program it was on as a `checker-crash` discrepancy (syzkaller's
+//! executor blames the program it announced) and queues the rest of the range as new jobs.
+
+use std::collections::{BTreeMap, BTreeSet, HashMap, VecDeque};
+
+use serde::{Deserialize, Serialize};
+use tcfuzz_corpus::{Campaign, CampaignState, Completion, Corpus, Finding, Job, JobState, Kind, Recorded, Side, StatsSample, Update, Work};
+use tcfuzz_proto::v1;
+
+use crate::error::{ServiceError, invalid};
+use crate::ids::{self, Class};
+use crate::validate::{self, JobResult, Report};
+
+/// Lease and queue settings.
+#[derive(Clone, Debug)]
+pub struct Settings {
+    /// How long a lease lasts after it is granted or extended.
+    pub lease_ms: u64,
+    /// Generation jobs a campaign keeps queued or leased at least (more when many workers are
+    /// registered: twice their leases).
+    pub min_window: u64,
+    /// How long a worker that got no job waits before asking again.
+    pub idle_retry_ms: u64,
+}
+
+impl Default for Settings {
+    fn default() -> Settings {
+        Settings { lease_ms: 30_000, min_window: 64, idle_retry_ms: 500 }
+    }
+}
+
+/// Leases a job gets at most when its workers keep getting lost before it names a program.
+const MAX_ATTEMPTS: u32 = 5;
+
+/// The signature of a `checker-crash` found by losing a job's worker twice: the process died, so
+/// nothing more is known about the fault (two faults that kill workers share it).
+pub const WORKER_LOST_SIGNATURE: &str = "worker-lost-twice";
+
+/// What a coordinator campaign asks for; stored as JSON in the campaign record's `config`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Spec {
+    /// Marks a campaign the coordinator drives (other tools store campaigns too).
+    pub tcfuzz_campaign: u32,
+    /// The generator configuration, as the user wrote it.
+    pub generator: String,
+    pub programs: u64,
+    pub duration_ms: u64,
+    pub job_programs: u64,
+    pub program_budget_ms: u64,
+    pub minimize_budget_ms: u64,
+}
+
+const SPEC_VERSION: u32 = 1;
+/// Campaign totals are sampled into the corpus's time series at this granularity.
+const STATS_BUCKET_MS: u64 = 10_000;
+/// The window of `programs_per_s`.
+const RATE_WINDOW_MS: u64 = 10_000;
+
+struct CampaignRun {
+    record: Campaign,
+    spec: Spec,
+    totals: StatsSample,
+    /// The next program index a new job starts at.
+    next_index: u64,
+    generate_jobs: u64,
+    minimize_jobs: u64,
+    queued: BTreeSet<u64>,
+    leased: BTreeSet<u64>,
+    done: u64,
+    minimized: u64,
+    /// (time, programs) after each recorded job, for the recent rate.
+    recent: VecDeque<(u64, u64)>,
+    last_result_ms: u64,
+    dirty: bool,
+    /// Why a job could not run (then the campaign was stopped).
+    error: Option<String>,
+}
+
+impl CampaignRun {
+    fn running(&self) -> bool {
+        self.record.state == CampaignState::Running
+    }
+
+    /// Whether more generation jobs are to be queued.
+    fn wants_more(&self, now: u64) -> bool {
+        let by_count = self.spec.programs == 0 || self.next_index < self.spec.programs;
+        let by_time = self.spec.duration_ms == 0 || now < self.record.created_ms.saturating_add(self.spec.duration_ms);
+        self.running() && by_count && by_time
+    }
+
+    fn info(&self, now: u64) -> v1::CampaignInfo {
+        let state = match self.record.state {
+            CampaignState::Running => v1::CampaignState::Running,
+            CampaignState::Stopped => v1::CampaignState::Stopped,
+            CampaignState::Finished => v1::CampaignState::Finished,
+        };
+        let end = if self.running() { now } else { self.last_result_ms.max(self.record.created_ms) };
+        let elapsed_ms = end.saturating_sub(self.record.created_ms);
+        let rate = match (self.running(), self.recent.front(), self.recent.back()) {
+            (true, Some(&(t0, p0)), Some(&(t1, p1))) if t1 > t0 && now.saturating_sub(t1) < RATE_WINDOW_MS => {
+                (p1 - p0) as f64 * 1000.0 / (t1 - t0) as f64
+            }
+            (false, _, _) if elapsed_ms > 0 => self.totals.programs as f64 * 1000.0 / elapsed_ms as f64,
+            _ => 0.0,
+        };
+        v1::CampaignInfo {
+            id: self.record.id,
+            name: self.record.name.clone(),
+            seed: self.record.seed,
+            state: state as i32,
+            created_unix_ms: self.record.created_ms,
+            programs_target: self.spec.programs,
+            duration_ms: self.spec.duration_ms,
+            stats: Some(v1::Stats { programs: self.totals.programs, executions: self.totals.executions, too_large: self.totals.too_large }),
+            discrepancies_total: self.totals.discrepancies_total,
+            discrepancies_new: self.totals.discrepancies_new,
+            coverage_features: self.totals.coverage_features,
+            jobs_queued: self.queued.len() as u64,
+            jobs_leased: self.leased.len() as u64,
+            jobs_done: self.done,
+            minimizations: self.minimize_jobs,
+            minimized: self.minimized,
+            programs_per_s: rate,
+            elapsed_ms,
+            error: self.error.clone().unwrap_or_default(),
+        }
+    }
+}
+
+struct WorkerEntry {
+    name: String,
+    cores: u32,
+    gpu_arch: String,
+    max_leases: u32,
+    last_seen_ms: u64,
+}
+
+/// Everything the ledger thread owns.
+pub struct State {
+    settings: Settings,
+    campaigns: BTreeMap<u64, CampaignRun>,
+    workers: HashMap<String, WorkerEntry>,
+    /// Job → worker, for every leased job (also of workers not registered since a restart).
+    lease_of: HashMap<u64, String>,
+    /// Worker → its leased jobs.
+    leases: HashMap<String, BTreeSet<u64>>,
+    /// Careful jobs → the program their worker last said it was about to check.
+    checking: HashMap<u64, (u64, String)>,
+    next_worker: u64,
+}
+
+/// The time now, in ms since the Unix epoch.
+pub fn now_ms() -> u64 {
+    std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_millis() as u64)
+}
+
+/// A worker id nobody else has: a counter and the process's random hash key.
+fn fresh_worker_id(counter: u64) -> String {
+    use std::hash::{BuildHasher, Hasher};
+    let mut h = std::collections::hash_map::RandomState::new().build_hasher();
+    h.write_u64(counter);
+    h.write_u64(now_ms());
+    format!("w{counter}-{:016x}", h.finish())
+}
+
+fn spec_of(c: &Campaign) -> Option<Spec> {
+    serde_json::from_str::<Spec>(&c.config).ok().filter(|s| s.tcfuzz_campaign == SPEC_VERSION)
+}
+
+impl State {
+    /// Rebuilds the state from the corpus. Leases found there are extended to a full lease from
+    /// now, so workers of a restarted coordinator have time to come back.
+    pub fn load(corpus: &Corpus, settings: Settings) -> Result<(State, Update<'_>), ServiceError> {
+        let now = now_ms();
+        let mut campaigns = BTreeMap::new();
+        for record in corpus.campaigns()? {
+            let Some(spec) = spec_of(&record) else { continue };
+            let totals = corpus.stats(record.id)?.into_iter().max_by_key(|s| s.at_ms).unwrap_or_default();
+            let run = CampaignRun {
+                totals,
+                last_result_ms: totals.at_ms,
+                spec,
+                record,
+                next_index: 0,
+                generate_jobs: 0,
+                minimize_jobs: 0,
+                queued: BTreeSet::new(),
+                leased: BTreeSet::new(),
+                done: 0,
+                minimized: 0,
+                recent: VecDeque::new(),
+                dirty: false,
+                error: None,
+            };
+            campaigns.insert(run.record.id, run);
+        }
+        let mut state = State {
+            settings,
+            campaigns,
+            workers: HashMap::new(),
+            lease_of: HashMap::new(),
+            leases: HashMap::new(),
+            checking: HashMap::new(),
+            next_worker: 1,
+        };
+        let mut leased = Vec::new();
+        for job in corpus.jobs()? {
+            let Some(run) = state.campaigns.get_mut(&job.campaign) else { continue };
+            let (_, class, number) = ids::parts(job.id);
+            match (&job.work, class) {
+                (Work::Generate { first_index, count }, Class::Generate) => {
+                    run.generate_jobs = run.generate_jobs.max(number);
+                    run.next_index = run.next_index.max(first_index.saturating_add(*count));
+                }
+                (Work::Minimize { kind, signature }, Class::Minimize) => {
+                    run.minimize_jobs = run.minimize_jobs.max(number);
+                    if matches!(job.state, JobState::Done { .. })
+                        && corpus.discrepancy(*kind, signature)?.is_some_and(|d| d.minimized.is_some())
+                    {
+                        run.minimized += 1;
+                    }
+                }
+                _ => return Err(ServiceError::Unavailable(format!("[tcfuzz internal bug] job {} has work of the other class", job.id))),
+            }
+            match &job.state {
+                JobState::Queued => {
+                    run.queued.insert(job.id);
+                }
+                JobState::Leased { worker, .. } => {
+                    run.leased.insert(job.id);
+                    leased.push((job.id, worker.clone()));
+                }
+                JobState::Done { .. } => run.done += 1,
+            }
+        }
+        let mut u = corpus.update()?;
+        let deadline = now + state.settings.lease_ms;
+        for (id, worker) in leased {
+            u.extend_lease(id, &worker, deadline)?;
+            state.leases.entry(worker.clone()).or_default().insert(id);
+            state.lease_of.insert(id, worker);
+        }
+        Ok((state, u))
+    }
+
+    fn worker(&mut self, id: &str, now: u64) -> Result<&mut WorkerEntry, ServiceError> {
+        let w = self.workers.get_mut(id).ok_or_else(|| ServiceError::UnknownWorker(id.to_string()))?;
+        w.last_seen_ms = now;
+        Ok(w)
+    }
+
+    pub fn register(&mut self, r: v1::RegisterRequest, now: u64) -> Result<v1::RegisterResponse, ServiceError> {
+        let ours = tcfuzz_proto::protocol_version();
+        let major_minor = |v: &str| v.split('.').take(2).collect::<Vec<_>>().join(".");
+        if major_minor(&r.version) != major_minor(ours) {
+            return Err(ServiceError::VersionMismatch { worker: r.version, coordinator: ours.to_string() });
+        }
+        let id = if r.resume_worker_id.is_empty() {
+            self.next_worker += 1;
+            fresh_worker_id(self.next_worker)
+        } else {
+            r.resume_worker_id
+        };
+        let max_leases = 2 * r.cores;
+        tracing::info!(worker = %id, name = %r.name, cores = r.cores, "worker registered");
+        self.workers.insert(id.clone(), WorkerEntry { name: r.name, cores: r.cores, gpu_arch: r.gpu_arch, max_leases, last_seen_ms: now });
+        Ok(v1::RegisterResponse {
+            worker_id: id,
+            max_leases,
+            lease_ms: self.settings.lease_ms,
+            heartbeat_ms: (self.settings.lease_ms / 3).max(1),
+            max_message_bytes: tcfuzz_proto::MAX_MESSAGE_BYTES as u64,
+        })
+    }
+
+    pub fn lease(
+        &mut self,
+        u: &mut Update<'_>,
+        corpus: &Corpus,
+        r: v1::LeaseJobsRequest,
+        now: u64,
+    ) -> Result<v1::LeaseJobsResponse, ServiceError> {
+        let max_leases = self.worker(&r.worker_id, now)?.max_leases;
+        let held = self.leases.get(&r.worker_id).map_or(0, BTreeSet::len) as u32;
+        let room = max_leases.saturating_sub(held).min(r.max_jobs);
+        let deadline = now + self.settings.lease_ms;
+        let mut jobs = Vec::new();
+        while (jobs.len() as u32) < room {
+            let Some(job) = u.lease_next(&r.worker_id, deadline)? else { break };
+            let Some(run) = self.campaigns.get_mut(&job.campaign) else {
+                // A job of a campaign this coordinator does not drive: never handed out.
+                u.cancel_job(job.id, now)?;
+                continue;
+            };
+            run.queued.remove(&job.id);
+            run.leased.insert(job.id);
+            self.lease_of.insert(job.id, r.worker_id.clone());
+            self.leases.entry(r.worker_id.clone()).or_default().insert(job.id);
+            jobs.push(to_proto_job(&job, &run.spec, run.record.seed, corpus)?);
+        }
+        let retry_after_ms = if jobs.is_empty() { self.settings.idle_retry_ms } else { 0 };
+        Ok(v1::LeaseJobsResponse { jobs, deadline_unix_ms: deadline, retry_after_ms })
+    }
+
+    pub fn heartbeat(
+        &mut self,
+        u: &mut Update<'_>,
+        corpus: &Corpus,
+        r: v1::HeartbeatRequest,
+        now: u64,
+    ) -> Result<v1::HeartbeatResponse, ServiceError> {
+        self.worker(&r.worker_id, now)?;
+        let deadline = now + self.settings.lease_ms;
+        let owned = |id: &u64| self.lease_of.get(id).is_some_and(|w| *w == r.worker_id);
+        if let Some(c) = &r.checking {
+            if !owned(&c.job_id) {
+                return Err(invalid!("checking.job_id: job {} is not leased to this worker", c.job_id));
+            }
+            let job = corpus.job(c.job_id)?.ok_or_else(|| invalid!("checking.job_id: no job {}", c.job_id))?;
+            match job.work {
+                Work::Generate { first_index, count } if (first_index..first_index + count).contains(&c.index) => {}
+                _ => return Err(invalid!("checking.index: program {} is not in job {}'s range", c.index, c.job_id)),
+            }
+        }
+        let (kept, dropped): (Vec<u64>, Vec<u64>) = r.job_ids.iter().partition(|id| owned(id));
+        for &id in &kept {
+            u.extend_lease(id, &r.worker_id, deadline)?;
+        }
+        if let Some(c) = r.checking {
+            self.checking.insert(c.job_id, (c.index, c.program));
+        }
+        Ok(v1::HeartbeatResponse { dropped_job_ids: dropped, deadline_unix_ms: deadline })
+    }
+
+    /// Checks every result against its job, then records them: nothing of an inconsistent
+    /// report is written.
+    pub fn report(&mut self, u: &mut Update<'_>, corpus: &Corpus, r: Report, now: u64) -> Result<v1::ReportResultsResponse, ServiceError> {
+        self.worker(&r.worker_id, now)?;
+        let mut jobs = Vec::with_capacity(r.results.len());
+        for (i, result) in r.results.iter().enumerate() {
+            let job = corpus.job(result.job_id)?.ok_or_else(|| invalid!("results[{i}].job_id: no job {}", result.job_id))?;
+            validate::matches_job(result, &job.work, &format!("results[{i}]"))?;
+            jobs.push(job);
+        }
+        for id in &r.returned {
+            corpus.job(*id)?.ok_or_else(|| invalid!("returned_job_ids: no job {id}"))?;
+        }
+        let mut acks = Vec::with_capacity(jobs.len());
+        for (result, job) in r.results.into_iter().zip(jobs) {
+            let recording = match u.complete_job(job.id, now)? {
+                Completion::AlreadyDone => v1::Recording::AlreadyRecorded,
+                Completion::Recorded => {
+                    self.job_done(job.id, job.campaign);
+                    self.record(u, &job, result, now)?;
+                    v1::Recording::Recorded
+                }
+            };
+            acks.push(v1::JobAck { job_id: job.id, recording: recording as i32 });
+        }
+        for id in r.returned {
+            if u.return_job(id, &r.worker_id)? {
+                self.unlease(id);
+                if let Some(run) = self.campaigns.get_mut(&ids::parts(id).0) {
+                    run.leased.remove(&id);
+                    run.queued.insert(id);
+                }
+            }
+        }
+        Ok(v1::ReportResultsResponse { acks })
+    }
+
+    fn unlease(&mut self, id: u64) {
+        if let Some(w) = self.lease_of.remove(&id)
+            && let Some(set) = self.leases.get_mut(&w)
+        {
+            set.remove(&id);
+            if set.is_empty() {
+                self.leases.remove(&w);
+            }
+        }
+        self.checking.remove(&id);
+    }
+
+    /// Bookkeeping of a job that is now done.
+    fn job_done(&mut self, id: u64, campaign: u64) {
+        self.unlease(id);
+        if let Some(run) = self.campaigns.get_mut(&campaign) {
+            run.queued.remove(&id);
+            run.leased.remove(&id);
+            run.done += 1;
+        }
+    }
+
+    fn record(&mut self, u: &mut Update<'_>, job: &Job, r: JobResult, now: u64) -> Result<(), ServiceError> {
+        if let Some(error) = r.error {
+            // The same job would fail on every worker: stop the campaign, say why.
+            tracing::error!(job = job.id, campaign = job.campaign, "a job could not run: {error}");
+            if let Some(run) = self.campaigns.get_mut(&job.campaign) {
+                run.error.get_or_insert(format!("job {} could not run: {error}", job.id));
+                self.stop_campaign(u, job.campaign, now)?;
+            }
+            return Ok(());
+        }
+        let Some(run) = self.campaigns.get_mut(&job.campaign) else { return Ok(()) };
+        run.dirty = true;
+        run.last_result_ms = now;
+        run.totals.programs += r.programs;
+        run.totals.executions += r.executions;
+        run.totals.too_large += r.too_large;
+        run.recent.push_back((now, run.totals.programs));
+        while run.recent.front().is_some_and(|&(t, _)| now.saturating_sub(t) > RATE_WINDOW_MS) {
+            run.recent.pop_front();
+        }
+        let mut new_features = BTreeSet::new();
+        for (name, n) in &r.coverage {
+            if u.add_coverage_counts(&[(name.clone(), *n)], now)? == 1 {
+                new_features.insert(name.as_str());
+            }
+        }
+        run.totals.coverage_features += new_features.len() as u64;
+        // As `tcfuzz fuzz` does: in index order, a candidate becomes a seed with the features no
+        // earlier program reached.
+        let mut seeds: Vec<&validate::SeedCandidate> = r.seeds.iter().collect();
+        seeds.sort_by_key(|s| s.index);
+        for s in seeds {
+            let new: Vec<String> = s.features.iter().filter(|f| new_features.remove(f.as_str())).cloned().collect();
+            if !new.is_empty() {
+                u.add_seed(job.campaign, now, &new, &s.program)?;
+            }
+        }
+        if let (Work::Minimize { kind, signature }, Some(program)) = (&job.work, &r.minimized) {
+            u.set_minimized(*kind, signature, program)?;
+            run.minimized += 1;
+        }
+        let campaign = job.campaign;
+        for f in r.findings {
+            let finding = Finding { kind: f.kind, signature: f.signature, campaign, seen_ms: now, program: f.program, sides: f.sides };
+            self.record_finding(u, finding)?;
+        }
+        Ok(())
+    }
+
+    /// Records one finding; a new signature queues its minimization.
+    fn record_finding(&mut self, u: &mut Update<'_>, f: Finding) -> Result<(), ServiceError> {
+        let recorded = u.record_discrepancy(&f)?;
+        let Some(run) = self.campaigns.get_mut(&f.campaign) else { return Ok(()) };
+        run.totals.discrepancies_total += 1;
+        run.dirty = true;
+        if recorded == Recorded::New {
+            run.totals.discrepancies_new += 1;
+            tracing::info!(kind = %f.kind, signature = %f.signature, "new discrepancy");
+            // A program that kills its worker would kill the minimizer's worker too.
+            if !(f.kind == Kind::CheckerCrash && f.signature == WORKER_LOST_SIGNATURE) {
+                self.enqueue_minimize(u, f.campaign, f.kind, f.signature)?;
+            }
+        }
+        Ok(())
+    }
+
+    fn enqueue_minimize(&mut self, u: &mut Update<'_>, campaign: u64, kind: Kind, signature: String) -> Result<u64, ServiceError> {
+        let run = self.campaigns.get_mut(&campaign).ok_or_else(|| ServiceError::NotFound(format!("no campaign {campaign}")))?;
+        if run.minimize_jobs >= ids::MAX_NUMBER {
+            return Err(invalid!("campaign {campaign} has queued its last possible minimization job"));
+        }
+        run.minimize_jobs += 1;
+        let id = ids::job_id(campaign, Class::Minimize, run.minimize_jobs);
+        u.enqueue_job_as(id, campaign, Work::Minimize { kind, signature })?;
+        run.queued.insert(id);
+        Ok(id)
+    }
+
+    pub fn create_campaign(
+        &mut self,
+        u: &mut Update<'_>,
+        r: v1::CreateCampaignRequest,
+        now: u64,
+    ) -> Result<v1::CreateCampaignResponse, ServiceError> {
+        let (job_programs, program_budget_ms, minimize_budget_ms) = validate::create_campaign(&r)?;
+        let spec = Spec {
+            tcfuzz_campaign: SPEC_VERSION,
+            generator: r.config,
+            programs: r.programs,
+            duration_ms: r.duration_ms,
+            job_programs,
+            program_budget_ms,
+            minimize_budget_ms,
+        };
+        let config = serde_json::to_string(&spec).map_err(|e| ServiceError::Unavailable(format!("[tcfuzz internal bug] {e}")))?;
+        let record = Campaign { id: 0, name: r.name, seed: r.seed, config, created_ms: now, state: CampaignState::Running };
+        let id = u.put_campaign(&record)?;
+        if id > ids::MAX_CAMPAIGN {
+            // After a write: Unavailable abandons the batch.
+            return Err(ServiceError::Unavailable(format!("this corpus has used every campaign id up to {}", ids::MAX_CAMPAIGN)));
+        }
+        let totals = StatsSample { at_ms: now, ..StatsSample::default() };
+        u.add_stats(id, &totals)?;
+        tracing::info!(campaign = id, name = %record.name, "campaign created");
+        let run = CampaignRun {
+            record: Campaign { id, ..record },
+            spec,
+            totals,
+            next_index: 0,
+            generate_jobs: 0,
+            minimize_jobs: 0,
+            queued: BTreeSet::new(),
+            leased: BTreeSet::new(),
+            done: 0,
+            minimized: 0,
+            recent: VecDeque::new(),
+            last_result_ms: now,
+            dirty: false,
+            error: None,
+        };
+        self.campaigns.insert(id, run);
+        Ok(v1::CreateCampaignResponse { campaign: id })
+    }
+
+    pub fn stop_campaign(&mut self, u: &mut Update<'_>, id: u64, now: u64) -> Result<v1::StopCampaignResponse, ServiceError> {
+        let run = self.campaigns.get_mut(&id).ok_or_else(|| ServiceError::NotFound(format!("no campaign {id}")))?;
+        if run.running() {
+            for job in std::mem::take(&mut run.queued) {
+                u.cancel_job(job, now)?;
+                run.done += 1;
+            }
+            run.record.state = CampaignState::Stopped;
+            u.put_campaign(&run.record)?;
+            tracing::info!(campaign = id, "campaign stopped");
+        }
+        Ok(v1::StopCampaignResponse { campaign: Some(run.info(now)) })
+    }
+
+    pub fn status(&self, campaign: u64, now: u64) -> Result<v1::CampaignStatusResponse, ServiceError> {
+        let campaigns = if campaign == 0 {
+            self.campaigns.values().map(|c| c.info(now)).collect()
+        } else {
+            vec![self.campaigns.get(&campaign).ok_or_else(|| ServiceError::NotFound(format!("no campaign {campaign}")))?.info(now)]
+        };
+        let mut workers: Vec<v1::WorkerInfo> = self
+            .workers
+            .iter()
+            .filter(|(_, w)| now.saturating_sub(w.last_seen_ms) <= self.settings.lease_ms)
+            .map(|(id, w)| v1::WorkerInfo {
+                worker_id: id.clone(),
+                name: w.name.clone(),
+                cores: w.cores,
+                gpu_arch: w.gpu_arch.clone(),
+                leases: self.leases.get(id).map_or(0, BTreeSet::len) as u32,
+                last_seen_unix_ms: w.last_seen_ms,
+            })
+            .collect();
+        workers.sort_by(|a, b| a.worker_id.cmp(&b.worker_id));
+        Ok(v1::CampaignStatusResponse { campaigns, workers })
+    }
+
+    pub fn minimize(
+        &mut self,
+        u: &mut Update<'_>,
+        corpus: &Corpus,
+        kind: Kind,
+        signature: String,
+    ) -> Result<v1::MinimizeResponse, ServiceError> {
+        let d = corpus
+            .discrepancy(kind, &signature)?
+            .ok_or_else(|| ServiceError::NotFound(format!("no discrepancy `{kind}` / `{signature}`")))?;
+        let campaign = d.campaigns.iter().rev().copied().find(|c| self.campaigns.contains_key(c)).ok_or_else(|| {
+            invalid!(
+                "discrepancy `{kind}` / `{signature}` was found by no campaign of this coordinator; minimize it with `tcfuzz minimize`"
+            )
+        })?;
+        let job_id = self.enqueue_minimize(u, campaign, kind, signature)?;
+        Ok(v1::MinimizeResponse { job_id })
+    }
+
+    /// The periodic work: expired leases, blame, topping up queues, ending campaigns, and the
+    /// stats samples of campaigns that changed.
+    pub fn tick(&mut self, u: &mut Update<'_>, corpus: &Corpus, now: u64) -> Result<(), ServiceError> {
+        for id in u.requeue_expired(now)? {
+            let job =
+                corpus.job(id)?.ok_or_else(|| ServiceError::Unavailable(format!("[tcfuzz internal bug] expired job {id} is gone")))?;
+            let worker = self.lease_of.get(&id).cloned().unwrap_or_default();
+            let checking = self.checking.remove(&id);
+            self.unlease(id);
+            if let Some(run) = self.campaigns.get_mut(&job.campaign) {
+                run.leased.remove(&id);
+                if !run.running() {
+                    // Its campaign was stopped meanwhile: not handed out again.
+                    u.cancel_job(id, now)?;
+                    run.done += 1;
+                    continue;
+                }
+                run.queued.insert(id);
+            }
+            // A careful job that named no program never started: whatever killed its worker was
+            // another job's (a worker holds several); it goes back, up to a bound.
+            if job.attempts < 2 || (checking.is_none() && job.attempts < MAX_ATTEMPTS) {
+                tracing::warn!(job = id, worker = %worker, attempts = job.attempts, "lease expired; the job goes back to the queue");
+                continue;
+            }
+            self.blame(u, &job, checking, now)?;
+        }
+        // Workers unheard of for three leases are forgotten (their leases expire on their own).
+        let forget_after = 3 * self.settings.lease_ms;
+        self.workers.retain(|_, w| now.saturating_sub(w.last_seen_ms) <= forget_after);
+        let leases: u64 = self.workers.values().map(|w| u64::from(w.max_leases)).sum();
+        let window = self.settings.min_window.max(2 * leases);
+        let ids: Vec<u64> = self.campaigns.keys().copied().collect();
+        for id in ids {
+            self.top_up(u, id, window, now)?;
+        }
+        for run in self.campaigns.values_mut().filter(|r| r.dirty) {
+            run.dirty = false;
+            let bucket = (now - now % STATS_BUCKET_MS).max(run.totals.at_ms);
+            run.totals.at_ms = bucket;
+            u.add_stats(run.record.id, &run.totals)?;
+        }
+        Ok(())
+    }
+
+    /// A job lost twice, the second time while checking a program it named: that program is a
+    /// `checker-crash`, and the rest of its range is queued again as new jobs. A job lost
+    /// [`MAX_ATTEMPTS`] times without naming a program is dropped.
+    fn blame(&mut self, u: &mut Update<'_>, job: &Job, checking: Option<(u64, String)>, now: u64) -> Result<(), ServiceError> {
+        u.complete_job(job.id, now)?;
+        self.job_done(job.id, job.campaign);
+        let (Work::Generate { first_index, count }, Some((index, program))) = (&job.work, checking) else {
+            tracing::error!(job = job.id, work = ?job.work, attempts = job.attempts, "job lost its worker too often without naming a program; dropped");
+            return Ok(());
+        };
+        tracing::error!(job = job.id, index, "job lost its worker twice; blaming program {index}");
+        let end = first_index + count;
+        let finding = Finding {
+            kind: Kind::CheckerCrash,
+            signature: WORKER_LOST_SIGNATURE.to_string(),
+            campaign: job.campaign,
+            seen_ms: now,
+            program,
+            sides: [
+                Side {
+                    name: "worker".into(),
+                    verdict: format!("died (or was cut off) while checking program {index} of job {}, twice", job.id),
+                },
+                Side { name: "expected".into(), verdict: "a verdict".into() },
+            ],
+        };
+        if let Some(run) = self.campaigns.get_mut(&job.campaign) {
+            run.totals.programs += 1;
+            run.dirty = true;
+        }
+        self.record_finding(u, finding)?;
+        if let Some(run) = self.campaigns.get_mut(&job.campaign) {
+            if index > *first_index {
+                enqueue_generate(u, run, *first_index, index - first_index)?;
+            }
+            if index + 1 < end {
+                enqueue_generate(u, run, index + 1, end - index - 1)?;
+            }
+        }
+        Ok(())
+    }
+
+    fn top_up(&mut self, u: &mut Update<'_>, campaign: u64, window: u64, now: u64) -> Result<(), ServiceError> {
+        let Some(run) = self.campaigns.get_mut(&campaign) else { return Ok(()) };
+        if !run.running() {
+            return Ok(());
+        }
+        let duration_over = run.spec.duration_ms != 0 && now >= run.record.created_ms.saturating_add(run.spec.duration_ms);
+        if duration_over {
+            // Time is up: queued generation jobs are dropped, leased ones may still report.
+            let generate: Vec<u64> = run.queued.iter().copied().filter(|&id| ids::parts(id).1 == Class::Generate).collect();
+            for id in generate {
+                u.cancel_job(id, now)?;
+                run.queued.remove(&id);
+                run.done += 1;
+            }
+        }
+        while run.wants_more(now) && ((run.queued.len() + run.leased.len()) as u64) < window && run.generate_jobs < ids::MAX_NUMBER {
+            let mut count = run.spec.job_programs;
+            if run.spec.programs != 0 {
+                count = count.min(run.spec.programs - run.next_index);
+            }
+            let first = run.next_index;
+            run.next_index += count;
+            enqueue_generate(u, run, first, count)?;
+        }
+        if !run.wants_more(now) && run.queued.is_empty() && run.leased.is_empty() {
+            run.record.state = CampaignState::Finished;
+            u.put_campaign(&run.record)?;
+            run.dirty = true;
+            tracing::info!(campaign, programs = run.totals.programs, "campaign finished");
+        }
+        Ok(())
+    }
+}
+
+fn enqueue_generate(u: &mut Update<'_>, run: &mut CampaignRun, first_index: u64, count: u64) -> Result<(), ServiceError> {
+    if run.generate_jobs >= ids::MAX_NUMBER {
+        // Possibly after other writes: Unavailable abandons the batch.
+        return Err(ServiceError::Unavailable(format!("campaign {} has queued its last possible generation job", run.record.id)));
+    }
+    run.generate_jobs += 1;
+    let id = ids::job_id(run.record.id, Class::Generate, run.generate_jobs);
+    u.enqueue_job_as(id, run.record.id, Work::Generate { first_index, count })?;
+    run.queued.insert(id);
+    Ok(())
+}
+
+fn to_proto_job(job: &Job, spec: &Spec, seed: u64, corpus: &Corpus) -> Result<v1::Job, ServiceError> {
+    let work = match &job.work {
+        Work::Generate { first_index, count } => v1::job::Work::Generate(v1::GenerateWork { first_index: *first_index, count: *count }),
+        Work::Minimize { kind, signature } => {
+            let d = corpus.discrepancy(*kind, signature)?.ok_or_else(|| {
+                ServiceError::Unavailable(format!("[tcfuzz internal bug] job {} minimizes a missing discrepancy", job.id))
+            })?;
+            v1::job::Work::Minimize(v1::MinimizeWork {
+                kind: validate::kind_to_proto(*kind) as i32,
+                signature: signature.clone(),
+                program: d.program,
+                budget_ms: spec.minimize_budget_ms,
+            })
+        }
+    };
+    Ok(v1::Job {
+        id: job.id,
+        campaign: job.campaign,
+        seed,
+        config: spec.generator.clone(),
+        program_budget_ms: spec.program_budget_ms,
+        careful: job.attempts >= 2,
+        work: Some(work),
+    })
+}

@@ -1,0 +1,422 @@
+//! Checks every incoming message before it reaches the ledger (DESIGN §5: workers are not
+//! trusted): sizes, enum values, programs that parse, counts that agree. A failure names the
+//! field (`results[2].findings[0].program`) and what was wrong; nothing has been written.
+//!
+//! What needs the job (ranges, counts against the job's size) is checked by [`matches_job`],
+//! which the ledger calls before it writes anything of that request.
+
+use std::collections::BTreeSet;
+
+use tcfuzz_corpus::{Kind, Side, Work};
+use tcfuzz_proto::v1;
+
+use crate::error::{ServiceError, invalid};
+
+pub const MAX_ID: usize = 64;
+pub const MAX_NAME: usize = 128;
+pub const MAX_GPU_ARCH: usize = 32;
+pub const MAX_VERSION: usize = 64;
+pub const MAX_CORES: u32 = 4096;
+/// Results, returned jobs or held jobs in one message (2 × the most cores).
+pub const MAX_JOBS_PER_MESSAGE: usize = 2 * MAX_CORES as usize;
+pub const MAX_PROGRAM: usize = 64 << 10;
+pub const MAX_VERDICT: usize = 64 << 10;
+pub const MAX_CONFIG: usize = 64 << 10;
+pub const MAX_SIGNATURE: usize = 1024;
+pub const MAX_SIDE_NAME: usize = 64;
+pub const MAX_FEATURE: usize = 256;
+pub const MAX_FINDINGS_PER_JOB: usize = 1000;
+pub const MAX_COVERAGE_PER_JOB: usize = 10_000;
+pub const MAX_SEEDS_PER_JOB: usize = 1000;
+pub const MAX_FEATURES_PER_SEED: usize = 256;
+pub const MAX_JOB_PROGRAMS: u64 = 1_000_000;
+pub const MAX_LIST: u32 = 1000;
+pub const MAX_ERROR: usize = 4 << 10;
+
+/// A finding of a report, checked.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Finding {
+    pub kind: Kind,
+    pub signature: String,
+    pub index: u64,
+    pub program: String,
+    pub sides: [Side; 2],
+}
+
+/// A coverage seed candidate, checked.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SeedCandidate {
+    pub index: u64,
+    pub features: Vec<String>,
+    pub program: String,
+}
+
+/// One job's result, checked.
+#[derive(Clone, Debug, PartialEq)]
+pub struct JobResult {
+    pub job_id: u64,
+    pub programs: u64,
+    pub executions: u64,
+    pub too_large: u64,
+    pub findings: Vec<Finding>,
+    pub coverage: Vec<(String, u64)>,
+    pub seeds: Vec<SeedCandidate>,
+    pub minimized: Option<String>,
+    /// The job could not run (then nothing else is set).
+    pub error: Option<String>,
+}
+
+/// A report, checked.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Report {
+    pub worker_id: String,
+    pub results: Vec<JobResult>,
+    pub returned: Vec<u64>,
+}
+
+/// The corpus kind of a protocol kind; UNSPECIFIED and unknown numbers are errors.
+pub fn kind(value: i32, field: &str) -> Result<Kind, ServiceError> {
+    use v1::DiscrepancyKind as K;
+    let kind = match K::try_from(value).ok() {
+        Some(K::GpuForbiddenOutcome) => Kind::GpuForbiddenOutcome,
+        Some(K::TileirWeakerThanPtx) => Kind::TileirWeakerThanPtx,
+        Some(K::CompilerLowering) => Kind::CompilerLowering,
+        Some(K::ExplorerVsOracle) => Kind::ExplorerVsOracle,
+        Some(K::PatternBroken) => Kind::PatternBroken,
+        Some(K::SyncRedundant) => Kind::SyncRedundant,
+        Some(K::ReferenceDisagrees) => Kind::ReferenceDisagrees,
+        Some(K::CheckerCrash) => Kind::CheckerCrash,
+        Some(K::Unspecified) => return Err(invalid!("{field}: a discrepancy kind is required")),
+        None => return Err(invalid!("{field}: {value} is not a discrepancy kind")),
+    };
+    Ok(kind)
+}
+
+/// The protocol kind of a corpus kind.
+pub fn kind_to_proto(kind: Kind) -> v1::DiscrepancyKind {
+    use v1::DiscrepancyKind as K;
+    match kind {
+        Kind::GpuForbiddenOutcome => K::GpuForbiddenOutcome,
+        Kind::TileirWeakerThanPtx => K::TileirWeakerThanPtx,
+        Kind::CompilerLowering => K::CompilerLowering,
+        Kind::ExplorerVsOracle => K::ExplorerVsOracle,
+        Kind::PatternBroken => K::PatternBroken,
+        Kind::SyncRedundant => K::SyncRedundant,
+        Kind::ReferenceDisagrees => K::ReferenceDisagrees,
+        Kind::CheckerCrash => K::CheckerCrash,
+    }
+}
+
+fn text(value: &str, field: &str, min: usize, max: usize) -> Result<(), ServiceError> {
+    if value.len() < min {
+        return Err(if min == 1 { invalid!("{field}: must not be empty") } else { invalid!("{field}: shorter than {min} bytes") });
+    }
+    if value.len() > max {
+        return Err(invalid!("{field}: {} bytes, more than the {max} allowed", value.len()));
+    }
+    if value.chars().any(|c| c.is_control() && c != '\n' && c != '\t' && c != '\r') {
+        return Err(invalid!("{field}: contains control characters"));
+    }
+    Ok(())
+}
+
+/// An id: printable ASCII without spaces.
+pub fn worker_id(value: &str, field: &str) -> Result<(), ServiceError> {
+    text(value, field, 1, MAX_ID)?;
+    if !value.bytes().all(|b| b.is_ascii_graphic()) {
+        return Err(invalid!("{field}: `{}` is not printable ASCII without spaces", value.escape_debug()));
+    }
+    Ok(())
+}
+
+/// A program: at most [`MAX_PROGRAM`] bytes and a valid litmus program.
+pub fn program(value: &str, field: &str) -> Result<(), ServiceError> {
+    text(value, field, 1, MAX_PROGRAM)?;
+    tcfuzz_litmus::parse(value).map(|_| ()).map_err(|d| {
+        let first = d.0.first().map_or_else(|| "no diagnostic".to_string(), |d| d.to_string());
+        invalid!("{field}: not a valid litmus program: {first}")
+    })
+}
+
+fn count(n: usize, field: &str, max: usize) -> Result<(), ServiceError> {
+    if n > max { Err(invalid!("{field}: {n} entries, more than the {max} allowed")) } else { Ok(()) }
+}
+
+fn distinct(ids: &[u64], field: &str) -> Result<(), ServiceError> {
+    let mut seen = BTreeSet::new();
+    match ids.iter().find(|id| !seen.insert(**id)) {
+        Some(id) => Err(invalid!("{field}: job {id} appears twice")),
+        None => Ok(()),
+    }
+}
+
+pub fn register(r: &v1::RegisterRequest) -> Result<(), ServiceError> {
+    if !(1..=MAX_CORES).contains(&r.cores) {
+        return Err(invalid!("cores: {} is not in 1..={MAX_CORES}", r.cores));
+    }
+    text(&r.gpu_arch, "gpu_arch", 0, MAX_GPU_ARCH)?;
+    text(&r.version, "version", 1, MAX_VERSION)?;
+    text(&r.name, "name", 0, MAX_NAME)?;
+    if !r.resume_worker_id.is_empty() {
+        worker_id(&r.resume_worker_id, "resume_worker_id")?;
+    }
+    Ok(())
+}
+
+pub fn lease(r: &v1::LeaseJobsRequest) -> Result<(), ServiceError> {
+    worker_id(&r.worker_id, "worker_id")?;
+    if r.max_jobs == 0 || r.max_jobs as usize > MAX_JOBS_PER_MESSAGE {
+        return Err(invalid!("max_jobs: {} is not in 1..={MAX_JOBS_PER_MESSAGE}", r.max_jobs));
+    }
+    Ok(())
+}
+
+pub fn heartbeat(r: &v1::HeartbeatRequest) -> Result<(), ServiceError> {
+    worker_id(&r.worker_id, "worker_id")?;
+    count(r.job_ids.len(), "job_ids", MAX_JOBS_PER_MESSAGE)?;
+    distinct(&r.job_ids, "job_ids")?;
+    if let Some(c) = &r.checking {
+        program(&c.program, "checking.program")?;
+        if !r.job_ids.contains(&c.job_id) {
+            return Err(invalid!("checking.job_id: job {} is not among job_ids", c.job_id));
+        }
+    }
+    Ok(())
+}
+
+/// Checks a report and converts it. Parses every program in it: run it off the async threads.
+pub fn report(r: v1::ReportResultsRequest) -> Result<Report, ServiceError> {
+    worker_id(&r.worker_id, "worker_id")?;
+    count(r.results.len(), "results", MAX_JOBS_PER_MESSAGE)?;
+    count(r.returned_job_ids.len(), "returned_job_ids", MAX_JOBS_PER_MESSAGE)?;
+    let mut ids: Vec<u64> = r.results.iter().map(|x| x.job_id).collect();
+    ids.extend(&r.returned_job_ids);
+    distinct(&ids, "results and returned_job_ids")?;
+    let results = r.results.into_iter().enumerate().map(|(i, x)| job_result(x, &format!("results[{i}]"))).collect::<Result<_, _>>()?;
+    Ok(Report { worker_id: r.worker_id, results, returned: r.returned_job_ids })
+}
+
+fn job_result(r: v1::JobResult, at: &str) -> Result<JobResult, ServiceError> {
+    if !r.error.is_empty() {
+        text(&r.error, &format!("{at}.error"), 1, MAX_ERROR)?;
+        let empty = r.stats.unwrap_or_default() == v1::Stats::default()
+            && r.findings.is_empty()
+            && r.coverage.is_empty()
+            && r.seeds.is_empty()
+            && r.minimized.is_empty();
+        if !empty {
+            return Err(invalid!("{at}: a result with `error` set has nothing else"));
+        }
+        return Ok(JobResult {
+            job_id: r.job_id,
+            programs: 0,
+            executions: 0,
+            too_large: 0,
+            findings: Vec::new(),
+            coverage: Vec::new(),
+            seeds: Vec::new(),
+            minimized: None,
+            error: Some(r.error),
+        });
+    }
+    let stats = r.stats.unwrap_or_default();
+    if stats.too_large > stats.programs {
+        return Err(invalid!("{at}.stats: too_large {} is more than programs {}", stats.too_large, stats.programs));
+    }
+    count(r.findings.len(), &format!("{at}.findings"), MAX_FINDINGS_PER_JOB)?;
+    count(r.coverage.len(), &format!("{at}.coverage"), MAX_COVERAGE_PER_JOB)?;
+    count(r.seeds.len(), &format!("{at}.seeds"), MAX_SEEDS_PER_JOB)?;
+    let mut findings = Vec::with_capacity(r.findings.len());
+    let mut seen = BTreeSet::new();
+    for (i, f) in r.findings.into_iter().enumerate() {
+        let at = format!("{at}.findings[{i}]");
+        let kind = kind(f.kind, &format!("{at}.kind"))?;
+        text(&f.signature, &format!("{at}.signature"), 1, MAX_SIGNATURE)?;
+        program(&f.program, &format!("{at}.program"))?;
+        if f.sides.len() != 2 {
+            return Err(invalid!("{at}.sides: {} sides, a discrepancy has exactly 2", f.sides.len()));
+        }
+        for (j, s) in f.sides.iter().enumerate() {
+            text(&s.name, &format!("{at}.sides[{j}].name"), 1, MAX_SIDE_NAME)?;
+            text(&s.verdict, &format!("{at}.sides[{j}].verdict"), 0, MAX_VERDICT)?;
+        }
+        // One program may show a kind twice (explorer-vs-oracle under two models), never twice
+        // the same discrepancy.
+        if !seen.insert((f.index, kind, f.signature.clone())) {
+            return Err(invalid!("{at}: a second `{kind}` finding `{}` for program {}", f.signature, f.index));
+        }
+        let mut sides = f.sides.into_iter().map(|s| Side { name: s.name, verdict: s.verdict });
+        let sides = [sides.next().unwrap_or_else(|| unreachable!()), sides.next().unwrap_or_else(|| unreachable!())];
+        findings.push(Finding { kind, signature: f.signature, index: f.index, program: f.program, sides });
+    }
+    let mut names = BTreeSet::new();
+    let mut coverage = Vec::with_capacity(r.coverage.len());
+    for (i, c) in r.coverage.into_iter().enumerate() {
+        let at = format!("{at}.coverage[{i}]");
+        text(&c.name, &format!("{at}.name"), 1, MAX_FEATURE)?;
+        if c.count == 0 || c.count > stats.programs.max(1) {
+            return Err(invalid!("{at}.count: {} is not in 1..={} (the job's programs)", c.count, stats.programs.max(1)));
+        }
+        if !names.insert(c.name.clone()) {
+            return Err(invalid!("{at}.name: `{}` appears twice", c.name));
+        }
+        coverage.push((c.name, c.count));
+    }
+    let mut seeds = Vec::with_capacity(r.seeds.len());
+    for (i, s) in r.seeds.into_iter().enumerate() {
+        let at = format!("{at}.seeds[{i}]");
+        if s.features.is_empty() {
+            return Err(invalid!("{at}.features: a seed reached at least one feature"));
+        }
+        count(s.features.len(), &format!("{at}.features"), MAX_FEATURES_PER_SEED)?;
+        for (j, f) in s.features.iter().enumerate() {
+            text(f, &format!("{at}.features[{j}]"), 1, MAX_FEATURE)?;
+        }
+        program(&s.program, &format!("{at}.program"))?;
+        seeds.push(SeedCandidate { index: s.index, features: s.features, program: s.program });
+    }
+    let minimized = if r.minimized.is_empty() {
+        None
+    } else {
+        program(&r.minimized, &format!("{at}.minimized"))?;
+        Some(r.minimized)
+    };
+    Ok(JobResult {
+        job_id: r.job_id,
+        programs: stats.programs,
+        executions: stats.executions,
+        too_large: stats.too_large,
+        findings,
+        coverage,
+        seeds,
+        minimized,
+        error: None,
+    })
+}
+
+/// Checks that a result fits its job: a generation job reports every program of its range and
+/// findings and seeds inside it; a minimization job reports no programs, findings or seeds.
+pub fn matches_job(r: &JobResult, work: &Work, at: &str) -> Result<(), ServiceError> {
+    if r.error.is_some() {
+        return Ok(());
+    }
+    match work {
+        Work::Generate { first_index, count } => {
+            let range = *first_index..first_index.saturating_add(*count);
+            if r.programs != *count {
+                return Err(invalid!("{at}.stats.programs: {} programs for job {}, which has {count}", r.programs, r.job_id));
+            }
+            if let Some(f) = r.findings.iter().find(|f| !range.contains(&f.index)) {
+                return Err(invalid!("{at}: finding for program {}, outside job {}'s range {range:?}", f.index, r.job_id));
+            }
+            if let Some(s) = r.seeds.iter().find(|s| !range.contains(&s.index)) {
+                return Err(invalid!("{at}: seed from program {}, outside job {}'s range {range:?}", s.index, r.job_id));
+            }
+            if r.minimized.is_some() {
+                return Err(invalid!("{at}.minimized: job {} is a generation job", r.job_id));
+            }
+        }
+        Work::Minimize { .. } => {
+            if r.programs != 0 || !r.findings.is_empty() || !r.seeds.is_empty() || !r.coverage.is_empty() {
+                return Err(invalid!("{at}: job {} is a minimization job: only `minimized` may be set", r.job_id));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Checks a campaign request; returns the job size, program budget and minimization budget with
+/// defaults filled in.
+pub fn create_campaign(r: &v1::CreateCampaignRequest) -> Result<(u64, u64, u64), ServiceError> {
+    text(&r.name, "name", 1, MAX_NAME)?;
+    text(&r.config, "config", 0, MAX_CONFIG)?;
+    if !r.config.trim().is_empty() {
+        serde_json::from_str::<serde_json::Value>(&r.config).map_err(|e| invalid!("config: not JSON: {e}"))?;
+    }
+    if r.programs == 0 && r.duration_ms == 0 {
+        return Err(invalid!("programs and duration_ms: give at least one bound"));
+    }
+    let job_programs = if r.job_programs == 0 { 100 } else { r.job_programs };
+    if job_programs > MAX_JOB_PROGRAMS {
+        return Err(invalid!("job_programs: {job_programs} is more than {MAX_JOB_PROGRAMS}"));
+    }
+    // A program count whose jobs would not fit in the id space.
+    if r.programs / job_programs >= crate::ids::MAX_NUMBER / 2 {
+        return Err(invalid!("programs: {} programs in jobs of {job_programs} is too many jobs; give larger jobs", r.programs));
+    }
+    let budget = if r.program_budget_ms == 0 { 10_000 } else { r.program_budget_ms };
+    let minimize_budget = if r.minimize_budget_ms == 0 { 60_000 } else { r.minimize_budget_ms };
+    const DAY_MS: u64 = 86_400_000;
+    if budget > DAY_MS || minimize_budget > DAY_MS {
+        return Err(invalid!("program_budget_ms and minimize_budget_ms: at most a day ({DAY_MS} ms)"));
+    }
+    Ok((job_programs, budget, minimize_budget))
+}
+
+pub fn discrepancy_key(kind_value: i32, signature: &str) -> Result<(Kind, String), ServiceError> {
+    let kind = kind(kind_value, "kind")?;
+    text(signature, "signature", 1, MAX_SIGNATURE)?;
+    Ok((kind, signature.to_string()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    pub(crate) const PROGRAM: &str = "PTX MP\n{\n  x = 0;\n  P1:r0 = 0;\n}\n P0@cta 0,gpu 0      | P1@cta 0,gpu 0       ;\n st.relaxed.gpu x, 1 | ld.relaxed.gpu r0, x ;\nexists (P1:r0 == 1)\n";
+
+    #[test]
+    fn the_test_program_is_valid() {
+        program(PROGRAM, "p").unwrap();
+    }
+
+    fn result(findings: Vec<v1::Finding>) -> v1::JobResult {
+        v1::JobResult { job_id: 5, stats: Some(v1::Stats { programs: 10, executions: 30, too_large: 1 }), findings, ..Default::default() }
+    }
+
+    fn finding(index: u64) -> v1::Finding {
+        v1::Finding {
+            kind: v1::DiscrepancyKind::PatternBroken as i32,
+            signature: "sig".into(),
+            index,
+            program: PROGRAM.into(),
+            sides: vec![v1::Side { name: "a".into(), verdict: "x".into() }, v1::Side { name: "b".into(), verdict: "y".into() }],
+        }
+    }
+
+    #[test]
+    fn a_result_is_checked_against_its_job() {
+        let r = job_result(result(vec![finding(104)]), "results[0]").unwrap();
+        matches_job(&r, &Work::Generate { first_index: 100, count: 10 }, "results[0]").unwrap();
+        let e = matches_job(&r, &Work::Generate { first_index: 100, count: 11 }, "results[0]").unwrap_err();
+        assert_eq!(e.to_string(), "results[0].stats.programs: 10 programs for job 5, which has 11");
+        let e = matches_job(&r, &Work::Generate { first_index: 0, count: 10 }, "results[0]").unwrap_err();
+        assert_eq!(e.to_string(), "results[0]: finding for program 104, outside job 5's range 0..10");
+    }
+
+    #[test]
+    fn errors_name_the_field() {
+        let mut f = finding(1);
+        f.kind = 99;
+        assert_eq!(job_result(result(vec![f]), "r").unwrap_err().to_string(), "r.findings[0].kind: 99 is not a discrepancy kind");
+        let mut f = finding(1);
+        f.program = "PTX broken\n".into();
+        assert!(
+            job_result(result(vec![f]), "r").unwrap_err().to_string().starts_with("r.findings[0].program: not a valid litmus program: ")
+        );
+        let mut f = finding(1);
+        f.sides.pop();
+        assert_eq!(job_result(result(vec![f]), "r").unwrap_err().to_string(), "r.findings[0].sides: 1 sides, a discrepancy has exactly 2");
+        assert_eq!(
+            job_result(result(vec![finding(1), finding(1)]), "r").unwrap_err().to_string(),
+            "r.findings[1]: a second `pattern-broken` finding `sig` for program 1"
+        );
+        // The same kind with another signature is another discrepancy (a kind under two models).
+        let mut other = finding(1);
+        other.signature = "sig 2".into();
+        assert_eq!(job_result(result(vec![finding(1), other]), "r").map(|r| r.findings.len()).ok(), Some(2));
+        let r = v1::ReportResultsRequest { worker_id: "w".into(), results: vec![result(vec![])], returned_job_ids: vec![5] };
+        assert_eq!(report(r).unwrap_err().to_string(), "results and returned_job_ids: job 5 appears twice");
+        assert_eq!(worker_id("w 1", "worker_id").unwrap_err().to_string(), "worker_id: `w 1` is not printable ASCII without spaces");
+    }
+}

@@ -1,0 +1,6 @@
+//! The coordinator in-process, on loopback, spoken to with the raw protocol: validation and status
+//! codes, leases, expiry, exactly-once recording, blame, restart.
+
+mod common;
+mod leases;
+mod requests;

@@ -1,0 +1,178 @@
+//! Malformed, oversized, out-of-range and unauthenticated requests: the right status code, a
+//! message naming what was wrong, and nothing written.
+
+use std::future::Future;
+use std::pin::Pin;
+
+use tcfuzz_corpus::{Corpus, JobState};
+use tcfuzz_proto::v1::{self, coordinator_client::CoordinatorClient};
+use tonic::{Code, Status};
+
+use crate::common::*;
+
+type Call = Pin<Box<dyn Future<Output = Result<(), Status>>>>;
+
+fn finding(index: u64, program: &str) -> v1::Finding {
+    v1::Finding {
+        kind: v1::DiscrepancyKind::PatternBroken as i32,
+        signature: "sig".into(),
+        index,
+        program: program.into(),
+        sides: vec![v1::Side { name: "a".into(), verdict: "x".into() }, v1::Side { name: "b".into(), verdict: "y".into() }],
+    }
+}
+
+#[tokio::test]
+async fn bad_requests_get_the_right_status_and_write_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = Server::start(dir.path(), 60_000).await;
+    let (mut w, mut a) = (server.worker(), server.admin());
+    let id = create(&mut a, 200, 100).await;
+    let me = register(&mut w, 1).await.worker_id;
+    let jobs = lease(&mut w, &me, 2).await;
+    assert_eq!(jobs.len(), 2, "two leases for one core");
+    let (job_a, job_b) = (&jobs[0], &jobs[1]);
+
+    let report = |results: Vec<v1::JobResult>| v1::ReportResultsRequest { worker_id: me.clone(), results, returned_job_ids: vec![] };
+    let with_finding = |f: v1::Finding| {
+        let mut r = result(job_a);
+        r.findings.push(f);
+        report(vec![r])
+    };
+    let mut wrong_count = result(job_a);
+    wrong_count.stats.as_mut().unwrap().programs = 99;
+    let mut bad_kind = finding(range(job_a).start, PROGRAM);
+    bad_kind.kind = 99;
+    let mut no_sides = finding(range(job_a).start, PROGRAM);
+    no_sides.sides.clear();
+    let mut good_then_bad = vec![result(job_a), result(job_b)];
+    good_then_bad[1].findings.push(finding(range(job_b).start, "PTX nonsense"));
+    let huge = "x".repeat(17 << 20);
+    let unregistered = v1::RegisterRequest { cores: 1, version: tcfuzz_proto::protocol_version().into(), ..Default::default() };
+
+    let no_token = server.target(None).coordinator().unwrap();
+    let wrong_token = server.target(Some("guess")).admin().unwrap();
+    // A client that sends more than the server accepts (the normal one refuses to).
+    let big_client = CoordinatorClient::with_interceptor(
+        server.target(Some(TOKEN)).channel().unwrap().0,
+        server.target(Some(TOKEN)).channel().unwrap().1,
+    )
+    .max_encoding_message_size(64 << 20);
+
+    let cases: Vec<(&str, Code, &str, Call)> = vec![
+        ("no token", Code::Unauthenticated, "missing or wrong token", {
+            let (mut c, r) = (no_token.clone(), unregistered.clone());
+            Box::pin(async move { c.register(r).await.map(drop) })
+        }),
+        ("wrong token", Code::Unauthenticated, "missing or wrong token", {
+            let mut c = wrong_token.clone();
+            Box::pin(async move { c.campaign_status(v1::CampaignStatusRequest::default()).await.map(drop) })
+        }),
+        ("zero cores", Code::InvalidArgument, "cores: 0 is not in 1..=4096", {
+            let (mut c, r) = (w.clone(), v1::RegisterRequest { cores: 0, ..unregistered.clone() });
+            Box::pin(async move { c.register(r).await.map(drop) })
+        }),
+        ("other version", Code::FailedPrecondition, "does not match the coordinator's", {
+            let (mut c, r) = (w.clone(), v1::RegisterRequest { version: "99.0.0".into(), ..unregistered.clone() });
+            Box::pin(async move { c.register(r).await.map(drop) })
+        }),
+        ("lease zero jobs", Code::InvalidArgument, "max_jobs: 0 is not in", {
+            let (mut c, r) = (w.clone(), v1::LeaseJobsRequest { worker_id: me.clone(), max_jobs: 0 });
+            Box::pin(async move { c.lease_jobs(r).await.map(drop) })
+        }),
+        ("unknown worker", Code::FailedPrecondition, "is not registered here", {
+            let (mut c, r) = (w.clone(), v1::LeaseJobsRequest { worker_id: "nobody".into(), max_jobs: 1 });
+            Box::pin(async move { c.lease_jobs(r).await.map(drop) })
+        }),
+        ("unknown job", Code::InvalidArgument, "results[0].job_id: no job 12345", {
+            let (mut c, r) = (w.clone(), report(vec![v1::JobResult { job_id: 12345, ..result(job_a) }]));
+            Box::pin(async move { c.report_results(r).await.map(drop) })
+        }),
+        ("wrong program count", Code::InvalidArgument, "results[0].stats.programs: 99 programs for job", {
+            let (mut c, r) = (w.clone(), report(vec![wrong_count]));
+            Box::pin(async move { c.report_results(r).await.map(drop) })
+        }),
+        ("program that does not parse", Code::InvalidArgument, "results[0].findings[0].program: not a valid litmus program", {
+            let (mut c, r) = (w.clone(), with_finding(finding(range(job_a).start, "PTX nonsense")));
+            Box::pin(async move { c.report_results(r).await.map(drop) })
+        }),
+        ("unknown kind", Code::InvalidArgument, "results[0].findings[0].kind: 99 is not a discrepancy kind", {
+            let (mut c, r) = (w.clone(), with_finding(bad_kind));
+            Box::pin(async move { c.report_results(r).await.map(drop) })
+        }),
+        ("one side", Code::InvalidArgument, "results[0].findings[0].sides: 0 sides", {
+            let (mut c, r) = (w.clone(), with_finding(no_sides));
+            Box::pin(async move { c.report_results(r).await.map(drop) })
+        }),
+        ("finding outside the job", Code::InvalidArgument, "outside job", {
+            let (mut c, r) = (w.clone(), with_finding(finding(range(job_a).end + 5, PROGRAM)));
+            Box::pin(async move { c.report_results(r).await.map(drop) })
+        }),
+        ("a program over its field's bound", Code::InvalidArgument, "more than the 65536 allowed", {
+            let (mut c, r) = (w.clone(), with_finding(finding(range(job_a).start, &"x".repeat(65_537))));
+            Box::pin(async move { c.report_results(r).await.map(drop) })
+        }),
+        ("a good result beside a bad one", Code::InvalidArgument, "results[1].findings[0].program", {
+            let (mut c, r) = (w.clone(), report(good_then_bad));
+            Box::pin(async move { c.report_results(r).await.map(drop) })
+        }),
+        ("a message over 16 MiB", Code::OutOfRange, "", {
+            let (mut c, r) = (big_client.clone(), with_finding(finding(range(job_a).start, &huge)));
+            Box::pin(async move { c.report_results(r).await.map(drop) })
+        }),
+        ("naming a job not held", Code::InvalidArgument, "checking.job_id", {
+            let checking = v1::Checking { job_id: job_a.id, index: range(job_a).start, program: PROGRAM.into() };
+            let (mut c, r) = (w.clone(), v1::HeartbeatRequest { worker_id: me.clone(), job_ids: vec![job_b.id], checking: Some(checking) });
+            Box::pin(async move { c.heartbeat(r).await.map(drop) })
+        }),
+        ("a campaign without bounds", Code::InvalidArgument, "give at least one bound", {
+            let (mut c, r) = (a.clone(), v1::CreateCampaignRequest { name: "x".into(), ..Default::default() });
+            Box::pin(async move { c.create_campaign(r).await.map(drop) })
+        }),
+        ("a config that is not JSON", Code::InvalidArgument, "config: not JSON", {
+            let (mut c, r) =
+                (a.clone(), v1::CreateCampaignRequest { name: "x".into(), programs: 1, config: "{".into(), ..Default::default() });
+            Box::pin(async move { c.create_campaign(r).await.map(drop) })
+        }),
+        ("no such discrepancy", Code::NotFound, "no discrepancy `pattern-broken` / `nope`", {
+            let mut c = a.clone();
+            let r = v1::GetDiscrepancyRequest { kind: v1::DiscrepancyKind::PatternBroken as i32, signature: "nope".into() };
+            Box::pin(async move { c.get_discrepancy(r).await.map(drop) })
+        }),
+        ("a page token never given", Code::InvalidArgument, "page_token", {
+            let (mut c, r) = (a.clone(), v1::ListDiscrepanciesRequest { page_token: "zz".into(), ..Default::default() });
+            Box::pin(async move { c.list_discrepancies(r).await.map(drop) })
+        }),
+        ("split exploration", Code::Unimplemented, "serialisable subtrees", {
+            let (mut c, r) = (a.clone(), v1::ExploreProgramRequest { program: PROGRAM.into() });
+            Box::pin(async move { c.explore_program(r).await.map(drop) })
+        }),
+    ];
+    let n = cases.len();
+    for (name, code, message, call) in cases {
+        let status = call.await.expect_err(name);
+        assert_eq!(status.code(), code, "{name}: {status:?}");
+        assert!(status.message().contains(message), "{name}: `{}` does not say `{message}`", status.message());
+    }
+    assert_eq!(n, 21);
+
+    // Nothing of those was recorded; a good report is, once.
+    let c = campaign(&mut a, id).await;
+    assert_eq!((c.stats.unwrap().programs, c.jobs_done, c.discrepancies_total), (0, 0, 0));
+    assert_eq!(report_results(&mut w, &me, vec![result(job_a)]).await, vec![v1::Recording::Recorded]);
+    assert_eq!(report_results(&mut w, &me, vec![result(job_a)]).await, vec![v1::Recording::AlreadyRecorded]);
+    server.stop().await;
+
+    let corpus = Corpus::open_existing(dir.path()).unwrap();
+    assert_eq!(corpus.discrepancies().count(), 0);
+    assert_eq!(corpus.seeds().count(), 0);
+    assert!(matches!(corpus.job(job_a.id).unwrap().unwrap().state, JobState::Done { .. }));
+    assert!(matches!(corpus.job(job_b.id).unwrap().unwrap().state, JobState::Leased { .. }));
+    let samples = corpus.stats(id).unwrap();
+    assert_eq!(samples.iter().map(|s| s.at_ms).max().map(|last| samples.iter().find(|s| s.at_ms == last).unwrap().programs), Some(100));
+    assert!(corpus.check().unwrap().problems.is_empty());
+}
+
+async fn report_results(c: &mut tcfuzz_proto::connect::Coordinator, worker: &str, results: Vec<v1::JobResult>) -> Vec<v1::Recording> {
+    report(c, worker, results).await
+}

@@ -1,0 +1,301 @@
+//! [`FuzzRunner`]: the worker service's jobs run by the crate's [`Executor`] — the same
+//! generation, checking and oracles as `tcfuzz fuzz` — and minimization jobs by the generator's
+//! minimizer with [`Executor::signature`] as the predicate ("the same kind with the same
+//! signature", DESIGN §7).
+//!
+//! A campaign's configuration is `tcfuzz fuzz --config`'s JSON; the job's per-program budget
+//! replaces its `budget.millis` (the coordinator's campaign says how long a program may take).
+//! Executors are prepared once per campaign and kept for the next jobs.
+//!
+//! Coverage: every job is generated with an empty seed pool, so the coverage-guided family
+//! mutates nothing and generates as it does before a campaign's first seed (the coordinator does
+//! not hand seed pools to workers yet). The features this worker has seen in a campaign are
+//! remembered, so that only programs reaching features new to it are sent as seed candidates;
+//! the coordinator keeps those that are new to the corpus.
+
+use std::collections::{HashMap, HashSet};
+use std::ops::Range;
+use std::sync::{Arc, Mutex, PoisonError};
+use std::time::{Duration, Instant};
+
+use tcfuzz_generator::minimize::{Budget, Size, minimize};
+use tcfuzz_generator::mutate::SeedPool;
+use tcfuzz_proto::v1::DiscrepancyKind;
+
+use super::work::{Campaign, Discrepancy, JobError, JobRunner, Output, SeedCandidate};
+use crate::config::ReferenceConfig;
+use crate::oracles::differential::Compiler;
+use crate::oracles::reference::Reference;
+use crate::{Executor, FuzzConfig, Hooks, Job, Kind, Recheck};
+
+/// Makes the reference checker a campaign's configuration names (it runs a process: the caller
+/// provides it, as `tcfuzz fuzz` does).
+pub type ReferenceFactory = Box<dyn Fn(&ReferenceConfig) -> Result<Arc<dyn Reference + Send>, String> + Send + Sync>;
+
+/// The protocol's limits on a verdict's and a signature's text (proto/tcfuzz.proto): longer
+/// ones are cut, the same way every time, so that a report is never refused for them.
+const MAX_VERDICT: usize = 64 << 10;
+const MAX_SIGNATURE: usize = 1024;
+
+/// `text` cut to at most `max` bytes, on a character boundary, saying so.
+fn fit(mut text: String, max: usize) -> String {
+    const CUT: &str = " [cut]";
+    if text.len() > max {
+        let mut end = max - CUT.len();
+        while !text.is_char_boundary(end) {
+            end -= 1;
+        }
+        text.truncate(end);
+        text.push_str(CUT);
+    }
+    text
+}
+
+/// Campaigns whose executors are kept (a worker serves a few campaigns at a time).
+const PREPARED_CAMPAIGNS: usize = 16;
+
+/// One campaign's executor and what this worker has seen of it.
+struct Prepared {
+    executor: Executor,
+    reference: Option<Arc<dyn Reference + Send>>,
+    known: Mutex<HashSet<String>>,
+}
+
+/// What identifies a campaign's executor: its id, seed, configuration and per-program budget.
+type CampaignKey = (u64, u64, String, Duration);
+
+/// See the module documentation.
+pub struct FuzzRunner {
+    compiler: Option<Arc<dyn Compiler + Send>>,
+    reference: Option<ReferenceFactory>,
+    pool: Arc<SeedPool>,
+    prepared: Mutex<HashMap<CampaignKey, Arc<Prepared>>>,
+}
+
+impl FuzzRunner {
+    /// A runner with NVIDIA's Tile IR compiler for `compiler-lowering` (if given) and the
+    /// reference checkers `reference` makes for `reference-disagrees` (if given; without it the
+    /// oracle is skipped).
+    pub fn new(compiler: Option<Arc<dyn Compiler + Send>>, reference: Option<ReferenceFactory>) -> FuzzRunner {
+        crate::crash::install_panic_hook();
+        FuzzRunner { compiler, reference, pool: Arc::new(SeedPool::default()), prepared: Mutex::new(HashMap::new()) }
+    }
+
+    fn prepare(&self, c: &Campaign) -> Result<Arc<Prepared>, JobError> {
+        let key: CampaignKey = (c.id, c.seed, c.config.clone(), c.program_budget);
+        let mut prepared = self.prepared.lock().unwrap_or_else(PoisonError::into_inner);
+        if let Some(p) = prepared.get(&key) {
+            return Ok(p.clone());
+        }
+        let mut config: FuzzConfig = if c.config.trim().is_empty() {
+            FuzzConfig::default()
+        } else {
+            serde_json::from_str(&c.config).map_err(|e| JobError(format!("config:{}:{}: error: {e}", e.line(), e.column())))?
+        };
+        if !c.program_budget.is_zero() {
+            config.budget.millis = c.program_budget.as_millis().min(u128::from(u64::MAX)) as u64;
+        }
+        let reference = match (&config.oracles.reference, &self.reference) {
+            (Some(r), Some(make)) => Some(make(r).map_err(|e| JobError(format!("the reference checker: {e}")))?),
+            (Some(_), None) => {
+                tracing::warn!(campaign = c.id, "reference-disagrees is skipped: this worker runs no reference checker");
+                None
+            }
+            (None, _) => None,
+        };
+        let executor = Executor::new(config).map_err(|e| JobError(e.to_string()))?;
+        if prepared.len() >= PREPARED_CAMPAIGNS {
+            prepared.clear();
+        }
+        let p = Arc::new(Prepared { executor, reference, known: Mutex::new(HashSet::new()) });
+        prepared.insert(key, p.clone());
+        Ok(p)
+    }
+
+    fn hooks<'a>(&'a self, p: &'a Prepared) -> Hooks<'a> {
+        Hooks {
+            cancel: None,
+            reference: p.reference.as_deref().map(|r| r as &dyn Reference),
+            compiler: self.compiler.as_deref().map(|c| c as &dyn Compiler),
+            on_program: None,
+        }
+    }
+}
+
+/// The proto's name of a kind.
+pub(crate) fn kind_to_proto(kind: Kind) -> DiscrepancyKind {
+    match kind {
+        Kind::TileirWeakerThanPtx => DiscrepancyKind::TileirWeakerThanPtx,
+        Kind::CompilerLowering => DiscrepancyKind::CompilerLowering,
+        Kind::ExplorerVsOracle => DiscrepancyKind::ExplorerVsOracle,
+        Kind::PatternBroken => DiscrepancyKind::PatternBroken,
+        Kind::SyncRedundant => DiscrepancyKind::SyncRedundant,
+        Kind::ReferenceDisagrees => DiscrepancyKind::ReferenceDisagrees,
+        Kind::CheckerCrash => DiscrepancyKind::CheckerCrash,
+    }
+}
+
+fn kind_from_proto(kind: DiscrepancyKind) -> Option<Kind> {
+    Kind::ALL.into_iter().find(|k| kind_to_proto(*k) == kind)
+}
+
+impl JobRunner for FuzzRunner {
+    fn program(&self, campaign: &Campaign, index: u64) -> Result<String, JobError> {
+        let p = self.prepare(campaign)?;
+        let made = p.executor.generate(campaign.seed, index, &self.pool).map_err(|e| JobError(format!("program {index}: {e}")))?;
+        Ok(tcfuzz_litmus::print(&made.program))
+    }
+
+    fn run(&self, campaign: &Campaign, range: Range<u64>) -> Result<Output, JobError> {
+        let p = self.prepare(campaign)?;
+        let known = Arc::new(p.known.lock().unwrap_or_else(PoisonError::into_inner).clone());
+        let job = Job {
+            campaign_seed: campaign.seed,
+            first_index: range.start,
+            count: range.end.saturating_sub(range.start),
+            pool: self.pool.clone(),
+            known,
+        };
+        let r = p.executor.run(&job, &self.hooks(&p));
+        for e in &r.errors {
+            tracing::error!(campaign = campaign.id, "[tcfuzz internal bug] the generator failed: {e}");
+        }
+        p.known.lock().unwrap_or_else(PoisonError::into_inner).extend(r.features.keys().cloned());
+        Ok(Output {
+            programs: r.stats.programs,
+            executions: r.stats.executions,
+            too_large: r.stats.too_large,
+            findings: r
+                .findings
+                .into_iter()
+                .map(|f| Discrepancy {
+                    kind: kind_to_proto(f.kind),
+                    signature: fit(f.signature, MAX_SIGNATURE),
+                    index: f.index,
+                    program: f.program,
+                    sides: f.sides.map(|s| (s.name, fit(s.verdict, MAX_VERDICT))),
+                })
+                .collect(),
+            coverage: r.features.into_iter().collect(),
+            seeds: r.candidates.into_iter().map(|c| SeedCandidate { index: c.index, features: c.features, program: c.program }).collect(),
+        })
+    }
+
+    fn minimize(
+        &self,
+        campaign: &Campaign,
+        kind: DiscrepancyKind,
+        signature: &str,
+        program: &str,
+        budget: Duration,
+    ) -> Result<Option<String>, JobError> {
+        let p = self.prepare(campaign)?;
+        // A discrepancy that cannot be minimized is not a failure of the campaign: no program.
+        let Some(kind) = kind_from_proto(kind) else { return Ok(None) };
+        let Some(recheck) = Recheck::from_signature(kind, signature) else {
+            tracing::warn!(%kind, signature, "not minimized: the signature does not have its kind's format");
+            return Ok(None);
+        };
+        if !recheck.minimizable() {
+            return Ok(None);
+        }
+        let original = match tcfuzz_litmus::parse(program) {
+            Ok(o) => o,
+            Err(d) => {
+                tracing::warn!(%kind, signature, "not minimized: the recorded program does not parse: {}", d.render("corpus"));
+                return Ok(None);
+            }
+        };
+        let hooks = self.hooks(&p);
+        let start = Instant::now();
+        let keeps = |c: &tcfuzz_litmus::Program| p.executor.signature(&recheck, c, &hooks).as_deref() == Some(signature);
+        let m = match minimize(&original, Budget::time(budget), keeps) {
+            Ok(m) => m,
+            Err(e) => {
+                tracing::info!(%kind, signature, "not minimized: {e}");
+                return Ok(None);
+            }
+        };
+        let (from, to) = (Size::of(&original), Size::of(&m.program));
+        tracing::info!(%kind, signature, seconds = start.elapsed().as_secs_f64(), exhausted = m.exhausted, "minimized: {from} → {to}");
+        let mut out = m.program;
+        out.comments =
+            vec![tcfuzz_litmus::Comment::header(format!(" minimized by a tcfuzz worker ({from} → {to}), keeping {kind}: {signature}"))];
+        Ok(Some(tcfuzz_litmus::print(&out)))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn campaign(config: &str) -> Campaign {
+        Campaign { id: 1, seed: 7, config: config.into(), program_budget: Duration::from_secs(10) }
+    }
+
+    #[test]
+    fn programs_are_a_function_of_seed_and_index_and_runs_check_them() {
+        let r = FuzzRunner::new(None, None);
+        let c = campaign("");
+        assert_eq!(r.program(&c, 3).unwrap(), r.program(&c, 3).unwrap());
+        assert_ne!(r.program(&c, 3).unwrap(), r.program(&c, 4).unwrap());
+        let out = r.run(&c, 0..8).unwrap();
+        assert_eq!(out.programs, 8);
+        assert!(out.executions >= 8, "{out:?}");
+        assert!(!out.coverage.is_empty(), "{out:?}");
+        // The features are known to this worker now: the same range has no new candidates.
+        assert!(!out.seeds.is_empty());
+        assert!(r.run(&c, 0..8).unwrap().seeds.is_empty());
+    }
+
+    #[test]
+    fn a_bad_config_is_a_job_error_naming_the_key() {
+        let r = FuzzRunner::new(None, None);
+        let e = r.run(&campaign("{\"modles\": []}"), 0..1).unwrap_err();
+        assert!(e.0.contains("modles"), "{e}");
+        let e = r.run(&campaign("{\"models\": [\"x86\"]}"), 0..1).unwrap_err();
+        assert!(e.0.contains("unknown model `x86`"), "{e}");
+    }
+
+    /// Random PTX programs only, explorer-vs-oracle on each, the oracle planted with a fault
+    /// (as `tcfuzz fuzz`'s test of the same fault).
+    const PLANTED: &str = r#"{"generator": {"families": {"random": 1, "pattern": 0, "mutant": 0, "coverage": 0}, "random": {"ptx": 1}},
+        "oracles": {"explorer_vs_oracle": 1}, "planted_fault": "oracle-without-load-buffering"}"#;
+
+    #[test]
+    fn a_planted_fault_is_found_and_minimized_from_its_signature_alone() {
+        let r = FuzzRunner::new(None, None);
+        let c = campaign(PLANTED);
+        let f = (0..16)
+            .find_map(|k| {
+                r.run(&c, k * 25..k * 25 + 25).unwrap().findings.into_iter().find(|f| f.kind == DiscrepancyKind::ExplorerVsOracle)
+            })
+            .expect("the planted fault is found in 400 programs");
+        let min = r.minimize(&c, f.kind, &f.signature, &f.program, Duration::from_secs(120)).unwrap().expect("minimized");
+        let (a, b) = (tcfuzz_litmus::parse(&f.program).unwrap(), tcfuzz_litmus::parse(&min).unwrap());
+        // Load buffering: two threads, a load and a store each.
+        assert_eq!(Size::of(&b).threads, 2, "{min}");
+        assert!(Size::of(&b).instructions <= Size::of(&a).instructions, "{min}");
+        assert!(min.contains(&f.signature), "{min}");
+        // Without the planted fault the program shows nothing: nothing to keep, no program.
+        assert_eq!(r.minimize(&campaign(""), f.kind, &f.signature, &f.program, Duration::from_secs(10)).unwrap(), None);
+    }
+
+    #[test]
+    fn long_texts_are_cut_to_the_protocol_limits() {
+        assert_eq!(fit("short".into(), 10), "short");
+        let cut = fit("é".repeat(20), 16);
+        assert!(cut.len() <= 16 && cut.ends_with(" [cut]"), "{cut}");
+    }
+
+    #[test]
+    fn rechecks_come_back_from_signatures() {
+        let r = Recheck::from_signature(Kind::ExplorerVsOracle, "ptx: missing-states").unwrap();
+        assert_eq!(r.model, Some(tcfuzz_checker::ModelKind::Ptx));
+        let r = Recheck::from_signature(Kind::PatternBroken, "message-passing: data race; outcome sometimes").unwrap();
+        assert!(r.never);
+        assert_eq!(r.pattern.map(|p| p.name()), Some("message-passing"));
+        assert_eq!(Recheck::from_signature(Kind::PatternBroken, "no-such-pattern: hang"), None);
+        assert_eq!(Recheck::from_signature(Kind::ExplorerVsOracle, "x86: missing"), None);
+    }
+}

@@ -1,0 +1,464 @@
+//! The worker's network loop: register, lease, run jobs on the pool, heartbeat, report; reconnect
+//! with exponential backoff and jitter when the coordinator is away, keeping finished results
+//! until they are acknowledged; on stop, hand back what has not started and finish (or hand
+//! back) what has.
+
+use std::collections::BTreeSet;
+use std::future::Future;
+use std::panic::{AssertUnwindSafe, catch_unwind};
+use std::sync::{Arc, OnceLock};
+use std::time::Duration;
+
+use tcfuzz_proto::connect::{self, ConnectError, Target};
+use tcfuzz_proto::v1::{self, job::Work};
+use tokio::sync::{mpsc, oneshot};
+use tokio::time::{Instant, sleep_until};
+use tonic::{Code, Status};
+
+use super::pool::Pool;
+use super::work::{Campaign, JobError, JobRunner, Output};
+
+/// How a worker runs.
+#[derive(Clone, Debug)]
+pub struct Config {
+    pub target: Target,
+    /// Threads checking programs (and the cores announced to the coordinator).
+    pub cores: usize,
+    /// A name for people (host name); may be empty.
+    pub name: String,
+    /// The GPU architecture programs can run on, empty for none.
+    pub gpu_arch: String,
+    /// On stop: how long running jobs may take to finish before they are handed back.
+    pub grace: Duration,
+}
+
+/// What a worker did, when it stops.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Summary {
+    /// Jobs whose results the coordinator recorded (not counting late duplicates).
+    pub jobs_recorded: u64,
+    /// Jobs whose results the coordinator had recorded from another worker already.
+    pub jobs_already_recorded: u64,
+    pub programs: u64,
+    /// Jobs handed back unstarted or unfinished.
+    pub jobs_handed_back: u64,
+    /// Times the coordinator was lost and found again.
+    pub reconnects: u64,
+}
+
+/// Why a worker gave up.
+#[derive(Debug, thiserror::Error)]
+pub enum WorkerError {
+    #[error(transparent)]
+    Connect(#[from] ConnectError),
+    /// The coordinator refused this worker for good (wrong token, other version, a request it
+    /// calls invalid).
+    #[error("the coordinator refused this worker: {0}")]
+    Refused(String),
+    #[error("cannot start the worker's threads: {0}")]
+    Threads(std::io::Error),
+}
+
+/// What the pool's threads tell the loop.
+enum FromPool {
+    Done(v1::JobResult),
+    /// A careful job is about to check `index`: name it to the coordinator first. The answer is
+    /// `false` when the job is no longer ours.
+    Naming {
+        job_id: u64,
+        index: u64,
+        program: String,
+        reply: oneshot::Sender<bool>,
+    },
+    /// The runner panicked outside a program's check (or the job was dropped mid-way): no
+    /// result; the lease runs out and the coordinator retries the job carefully.
+    Abandoned(u64),
+}
+
+/// The test-only crash switch: `TCFUZZ_TEST_ABORT_AT=INDEX` makes the worker abort, as a checker
+/// that kills its process would, when it is about to check program INDEX of any campaign. Fault
+/// tests use it to prove that such a program ends as one `checker-crash` discrepancy.
+fn abort_if_test_crash(index: u64) {
+    static AT: OnceLock<Option<u64>> = OnceLock::new();
+    if *AT.get_or_init(|| std::env::var("TCFUZZ_TEST_ABORT_AT").ok().and_then(|v| v.parse().ok())) == Some(index) {
+        eprintln!("tcfuzz worker: TCFUZZ_TEST_ABORT_AT={index}: aborting, as a crashing checker would");
+        std::process::abort();
+    }
+}
+
+fn ms(d: u64) -> Duration {
+    Duration::from_millis(d)
+}
+
+/// Runs one job on a pool thread.
+fn run_job(runner: &dyn JobRunner, job: v1::Job, to_loop: &mpsc::UnboundedSender<FromPool>) -> Option<v1::JobResult> {
+    let id = job.id;
+    let campaign = Campaign { id: job.campaign, seed: job.seed, config: job.config, program_budget: ms(job.program_budget_ms) };
+    let ran = catch_unwind(AssertUnwindSafe(|| -> Result<Option<v1::JobResult>, JobError> {
+        match job.work {
+            Some(Work::Generate(g)) => {
+                let range = g.first_index..g.first_index.saturating_add(g.count);
+                let output = if job.careful {
+                    let mut output = Output::default();
+                    for index in range {
+                        let program = runner.program(&campaign, index)?;
+                        let (reply, named) = oneshot::channel();
+                        let _ = to_loop.send(FromPool::Naming { job_id: id, index, program, reply });
+                        if named.blocking_recv() != Ok(true) {
+                            return Ok(None);
+                        }
+                        abort_if_test_crash(index);
+                        output.merge(runner.run(&campaign, index..index + 1)?);
+                    }
+                    output
+                } else {
+                    range.clone().for_each(abort_if_test_crash);
+                    runner.run(&campaign, range)?
+                };
+                Ok(Some(to_result(id, output)))
+            }
+            Some(Work::Minimize(m)) => {
+                let kind = v1::DiscrepancyKind::try_from(m.kind).unwrap_or(v1::DiscrepancyKind::Unspecified);
+                let minimized = runner.minimize(&campaign, kind, &m.signature, &m.program, ms(m.budget_ms))?;
+                Ok(Some(v1::JobResult { job_id: id, minimized: minimized.unwrap_or_default(), ..Default::default() }))
+            }
+            None => Err(JobError("a job without work (a newer coordinator?)".into())),
+        }
+    }));
+    match ran {
+        Ok(Ok(result)) => result,
+        Ok(Err(e)) => Some(v1::JobResult { job_id: id, error: e.0, ..Default::default() }),
+        Err(_) => {
+            tracing::error!(job = id, "the job runner panicked outside a program's check; the job is abandoned to its lease");
+            let _ = to_loop.send(FromPool::Abandoned(id));
+            None
+        }
+    }
+}
+
+fn to_result(job_id: u64, o: Output) -> v1::JobResult {
+    v1::JobResult {
+        job_id,
+        stats: Some(v1::Stats { programs: o.programs, executions: o.executions, too_large: o.too_large }),
+        findings: o
+            .findings
+            .into_iter()
+            .map(|f| v1::Finding {
+                kind: f.kind as i32,
+                signature: f.signature,
+                index: f.index,
+                program: f.program,
+                sides: f.sides.into_iter().map(|(name, verdict)| v1::Side { name, verdict }).collect(),
+            })
+            .collect(),
+        coverage: o.coverage.into_iter().map(|(name, count)| v1::FeatureCount { name, count }).collect(),
+        seeds: o.seeds.into_iter().map(|s| v1::SeedCandidate { index: s.index, features: s.features, program: s.program }).collect(),
+        minimized: String::new(),
+        error: String::new(),
+    }
+}
+
+/// Exponential backoff with full jitter: each wait is random in `[0, d]`, `d` doubling from 100 ms
+/// to 5 s; a success starts again from 100 ms.
+struct Backoff {
+    next: Duration,
+    failing: bool,
+}
+
+impl Backoff {
+    const FIRST: Duration = Duration::from_millis(100);
+    const MOST: Duration = Duration::from_secs(5);
+
+    fn wait(&mut self) -> Duration {
+        use std::hash::{BuildHasher, Hasher};
+        let mut h = std::collections::hash_map::RandomState::new().build_hasher();
+        h.write_u128(std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_nanos()));
+        let d = self.next;
+        self.next = (self.next * 2).min(Backoff::MOST);
+        self.failing = true;
+        d.mul_f64((h.finish() % 1000) as f64 / 1000.0)
+    }
+
+    /// A call went through; `true` if calls had been failing.
+    fn succeeded(&mut self) -> bool {
+        self.next = Backoff::FIRST;
+        std::mem::take(&mut self.failing)
+    }
+}
+
+/// A failed call: retry later, register again first, or give up.
+enum Failure {
+    Retry,
+    Reregister,
+    Fatal(String),
+}
+
+fn classify(status: &Status) -> Failure {
+    match status.code() {
+        Code::FailedPrecondition => Failure::Reregister,
+        Code::Unauthenticated | Code::PermissionDenied | Code::Unimplemented => Failure::Fatal(status.message().to_string()),
+        _ => Failure::Retry,
+    }
+}
+
+struct Session {
+    client: connect::Coordinator,
+    config: Config,
+    worker_id: Option<String>,
+    /// The id before the coordinator was lost: asked back on registering again.
+    last_id: String,
+    max_leases: usize,
+    heartbeat: Duration,
+    /// Jobs leased and not yet reported (queued on the pool, running, or finished).
+    held: BTreeSet<u64>,
+    finished: Vec<v1::JobResult>,
+    returned: Vec<u64>,
+    backoff: Backoff,
+    summary: Summary,
+}
+
+impl Session {
+    async fn pause(&mut self, why: &Status) {
+        let d = self.backoff.wait();
+        tracing::debug!(code = ?why.code(), "coordinator call failed ({}); retrying in {d:?}", why.message());
+        tokio::time::sleep(d).await;
+    }
+
+    fn went_through(&mut self) {
+        if self.backoff.succeeded() {
+            self.summary.reconnects += 1;
+            tracing::info!("coordinator reachable again");
+        }
+    }
+
+    /// Handles a failed call; `Err` when the worker must stop.
+    async fn failed(&mut self, status: Status) -> Result<(), WorkerError> {
+        match classify(&status) {
+            Failure::Fatal(m) => Err(WorkerError::Refused(m)),
+            Failure::Reregister => {
+                tracing::info!("{}", status.message());
+                self.worker_id = None;
+                Ok(())
+            }
+            Failure::Retry => {
+                self.pause(&status).await;
+                Ok(())
+            }
+        }
+    }
+
+    async fn register(&mut self) -> Result<(), WorkerError> {
+        let request = v1::RegisterRequest {
+            cores: self.config.cores as u32,
+            gpu_arch: self.config.gpu_arch.clone(),
+            version: tcfuzz_proto::protocol_version().to_string(),
+            name: self.config.name.clone(),
+            resume_worker_id: self.last_id.clone(),
+        };
+        match self.client.register(request).await {
+            Ok(r) => {
+                let r = r.into_inner();
+                self.went_through();
+                tracing::info!(worker = %r.worker_id, lease_ms = r.lease_ms, "registered");
+                self.last_id = r.worker_id.clone();
+                self.worker_id = Some(r.worker_id);
+                self.max_leases = (r.max_leases as usize).max(1);
+                self.heartbeat = ms(r.heartbeat_ms.max(10));
+                Ok(())
+            }
+            Err(s) if s.code() == Code::FailedPrecondition || s.code() == Code::InvalidArgument => {
+                Err(WorkerError::Refused(s.message().to_string()))
+            }
+            Err(s) => self.failed(s).await,
+        }
+    }
+
+    /// Sends finished results and handed-back jobs; they are forgotten once acknowledged.
+    async fn report(&mut self, worker_id: String) -> Result<(), WorkerError> {
+        let request = v1::ReportResultsRequest { worker_id, results: self.finished.clone(), returned_job_ids: self.returned.clone() };
+        match self.client.report_results(request).await {
+            Ok(r) => {
+                self.went_through();
+                for ack in r.into_inner().acks {
+                    match v1::Recording::try_from(ack.recording) {
+                        Ok(v1::Recording::AlreadyRecorded) => self.summary.jobs_already_recorded += 1,
+                        _ => self.summary.jobs_recorded += 1,
+                    }
+                }
+                self.summary.programs += self.finished.iter().map(|r| r.stats.map_or(0, |s| s.programs)).sum::<u64>();
+                self.summary.jobs_handed_back += self.returned.len() as u64;
+                for r in self.finished.drain(..) {
+                    self.held.remove(&r.job_id);
+                }
+                for id in self.returned.drain(..) {
+                    self.held.remove(&id);
+                }
+                Ok(())
+            }
+            Err(s) if matches!(s.code(), Code::InvalidArgument | Code::OutOfRange | Code::ResourceExhausted) => {
+                // Retrying cannot help; keeping them would block every later report.
+                tracing::error!("the coordinator rejected a report of {} results: {}", self.finished.len(), s.message());
+                for r in self.finished.drain(..) {
+                    self.held.remove(&r.job_id);
+                }
+                self.returned.clear();
+                Ok(())
+            }
+            Err(s) => self.failed(s).await,
+        }
+    }
+
+    /// Extends the leases of the held jobs; returns the ids the coordinator says are not ours.
+    async fn heartbeat(&mut self, worker_id: String, checking: Option<v1::Checking>) -> Result<Option<Vec<u64>>, WorkerError> {
+        let request = v1::HeartbeatRequest { worker_id, job_ids: self.held.iter().copied().collect(), checking };
+        match self.client.heartbeat(request).await {
+            Ok(r) => {
+                self.went_through();
+                Ok(Some(r.into_inner().dropped_job_ids))
+            }
+            Err(s) if s.code() == Code::InvalidArgument => {
+                tracing::error!("the coordinator rejected a heartbeat: {}", s.message());
+                Ok(Some(Vec::new()))
+            }
+            Err(s) => self.failed(s).await.map(|()| None),
+        }
+    }
+
+    async fn lease(&mut self, worker_id: String, room: usize) -> Result<Option<v1::LeaseJobsResponse>, WorkerError> {
+        match self.client.lease_jobs(v1::LeaseJobsRequest { worker_id, max_jobs: room as u32 }).await {
+            Ok(r) => {
+                self.went_through();
+                Ok(Some(r.into_inner()))
+            }
+            Err(s) => self.failed(s).await.map(|()| None),
+        }
+    }
+}
+
+/// Runs a worker until `shutdown` completes, then hands back unstarted jobs, lets running ones
+/// finish for `config.grace` (handing back those that do not), reports, and returns.
+pub async fn run(config: Config, runner: Arc<dyn JobRunner>, shutdown: impl Future<Output = ()>) -> Result<Summary, WorkerError> {
+    let client = config.target.coordinator()?;
+    let (to_loop, mut from_pool) = mpsc::unbounded_channel();
+    let pool = {
+        let to_loop = to_loop.clone();
+        Pool::start(config.cores, "tcfuzz-check", move |job: v1::Job| {
+            if let Some(result) = run_job(&*runner, job, &to_loop) {
+                let _ = to_loop.send(FromPool::Done(result));
+            }
+        })
+        .map_err(WorkerError::Threads)?
+    };
+    drop(to_loop);
+    let mut s = Session {
+        client,
+        config,
+        worker_id: None,
+        last_id: String::new(),
+        max_leases: 1,
+        heartbeat: Duration::from_secs(1),
+        held: BTreeSet::new(),
+        finished: Vec::new(),
+        returned: Vec::new(),
+        backoff: Backoff { next: Backoff::FIRST, failing: false },
+        summary: Summary::default(),
+    };
+    let mut shutdown = std::pin::pin!(shutdown);
+    let mut draining = false;
+    let mut grace_ends = None;
+    let far = || Instant::now() + Duration::from_secs(86_400);
+    let mut next_lease = Instant::now();
+    let mut next_heartbeat = Instant::now();
+    loop {
+        let Some(worker_id) = s.worker_id.clone() else {
+            tokio::select! {
+                r = s.register() => r?,
+                () = &mut shutdown, if !draining => {
+                    // Never registered (or lost): nothing leased can be handed back; what is
+                    // finished is reported once registered, if the coordinator comes back.
+                    draining = true;
+                    grace_ends = Some(Instant::now() + s.config.grace);
+                    s.returned.extend(pool.take_if(|_| true).into_iter().map(|j| j.id));
+                }
+                () = sleep_until(grace_ends.unwrap_or_else(far)), if draining => break,
+            }
+            continue;
+        };
+        if !s.finished.is_empty() || !s.returned.is_empty() {
+            s.report(worker_id).await?;
+            continue;
+        }
+        if draining && s.held.is_empty() {
+            break;
+        }
+        let room = s.max_leases.saturating_sub(s.held.len());
+        let lease_at = if !draining && room > 0 { next_lease } else { far() };
+        let heartbeat_at = if s.held.is_empty() { far() } else { next_heartbeat };
+        tokio::select! {
+            biased;
+            message = from_pool.recv() => match message {
+                Some(FromPool::Done(result)) => s.finished.push(result),
+                Some(FromPool::Abandoned(id)) => { s.held.remove(&id); }
+                Some(FromPool::Naming { job_id, index, program, reply }) => {
+                    // The program is checked only once the coordinator knows it (syzkaller's
+                    // executor announces each program before it runs it).
+                    let checking = v1::Checking { job_id, index, program };
+                    let named = loop {
+                        let Some(id) = s.worker_id.clone() else {
+                            s.register().await?;
+                            continue;
+                        };
+                        if let Some(dropped) = s.heartbeat(id, Some(checking.clone())).await? {
+                            break !dropped.contains(&job_id);
+                        }
+                    };
+                    if !named {
+                        s.held.remove(&job_id);
+                    }
+                    let _ = reply.send(named);
+                    next_heartbeat = Instant::now() + s.heartbeat;
+                }
+                None => break,
+            },
+            () = &mut shutdown, if !draining => {
+                draining = true;
+                let unstarted: Vec<u64> = pool.take_if(|_| true).into_iter().map(|j| j.id).collect();
+                tracing::info!(unstarted = unstarted.len(), running = s.held.len().saturating_sub(unstarted.len()), "stopping: handing back unstarted jobs, finishing running ones");
+                s.returned.extend(unstarted);
+                grace_ends = Some(Instant::now() + s.config.grace);
+            }
+            () = sleep_until(grace_ends.unwrap_or_else(far)), if draining => {
+                let finished: BTreeSet<u64> = s.finished.iter().map(|r| r.job_id).collect();
+                let running: Vec<u64> = s.held.iter().copied().filter(|id| !finished.contains(id) && !s.returned.contains(id)).collect();
+                tracing::warn!(jobs = running.len(), "grace period over: handing back the jobs still running");
+                s.returned.extend(running);
+                grace_ends = Some(far());
+            }
+            () = sleep_until(heartbeat_at) => {
+                next_heartbeat = Instant::now() + s.heartbeat;
+                if let Some(dropped) = s.heartbeat(worker_id, None).await? {
+                    let dropped: BTreeSet<u64> = dropped.into_iter().collect();
+                    let taken = pool.take_if(|j| dropped.contains(&j.id));
+                    for id in &dropped {
+                        s.held.remove(id);
+                    }
+                    if !dropped.is_empty() {
+                        tracing::warn!(jobs = dropped.len(), unstarted = taken.len(), "the coordinator says some leases are no longer ours");
+                    }
+                }
+            }
+            () = sleep_until(lease_at) => {
+                if let Some(r) = s.lease(worker_id, room).await? {
+                    next_lease = Instant::now() + ms(r.retry_after_ms);
+                    for job in r.jobs {
+                        s.held.insert(job.id);
+                        pool.push(job);
+                    }
+                }
+            }
+        }
+    }
+    pool.close();
+    tracing::info!(recorded = s.summary.jobs_recorded, programs = s.summary.programs, "worker stopped");
+    Ok(s.summary)
+}
