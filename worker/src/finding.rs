@@ -124,7 +124,10 @@ impl Recheck {
                 recheck(Some(ModelKind::Ptx), Some(pattern), never)
             }
             Kind::ReferenceDisagrees => recheck(Some(ModelKind::Ptx), None, false),
-            Kind::TileirWeakerThanPtx | Kind::CompilerLowering | Kind::CheckerCrash => recheck(None, None, false),
+            // (gpu-forbidden-outcome is not minimized: its recheck would need the GPU again.)
+            Kind::TileirWeakerThanPtx | Kind::CompilerLowering | Kind::CheckerCrash | Kind::GpuForbiddenOutcome => {
+                recheck(None, None, false)
+            }
         }
     }
 }

@@ -555,10 +555,10 @@ impl Explorer<'_, '_> {
         // A node above the split depth with no part below it (a leaf, or a graph whose children
         // are all inconsistent) is a part of its own: what it does (its execution, a revisit it
         // could not take) is in no other.
-        if let Part::Split { out, .. } = &mut self.part {
-            if out.len() == parts {
-                out.push(self.path.clone());
-            }
+        if let Part::Split { out, .. } = &mut self.part
+            && out.len() == parts
+        {
+            out.push(self.path.clone());
         }
         self.children.pop();
         self.path.pop();

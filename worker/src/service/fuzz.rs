@@ -117,6 +117,8 @@ impl FuzzRunner {
             cancel: None,
             reference: p.reference.as_deref().map(|r| r as &dyn Reference),
             compiler: self.compiler.as_deref().map(|c| c as &dyn Compiler),
+            // A service worker does not run programs on a GPU yet (README, "Not yet").
+            gpu: None,
             on_program: None,
         }
     }
@@ -125,6 +127,7 @@ impl FuzzRunner {
 /// The proto's name of a kind.
 pub(crate) fn kind_to_proto(kind: Kind) -> DiscrepancyKind {
     match kind {
+        Kind::GpuForbiddenOutcome => DiscrepancyKind::GpuForbiddenOutcome,
         Kind::TileirWeakerThanPtx => DiscrepancyKind::TileirWeakerThanPtx,
         Kind::CompilerLowering => DiscrepancyKind::CompilerLowering,
         Kind::ExplorerVsOracle => DiscrepancyKind::ExplorerVsOracle,
