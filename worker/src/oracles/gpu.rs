@@ -13,9 +13,9 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use tcfuzz_checker::Verdict;
 use tcfuzz_gpu::run::{Device, Histogram, Rng, RunError};
 use tcfuzz_gpu::session::{self, Model, PrepareError, Session, StressMode};
-use tcfuzz_litmus::{Program, StmtKind};
+use tcfuzz_litmus::Program;
 
-use super::{Found, entry_kinds, list, nearest_differences};
+use super::{Found, entry_kinds, instruction_kinds, list, nearest_differences};
 use crate::finding::{Kind, Recheck, Side};
 
 /// What one GPU run of a program showed: the first histogram and, when it had states outside the
@@ -62,16 +62,7 @@ pub(crate) fn judgeable(v: &Verdict) -> bool {
 
 /// The program's shape: thread count and its instruction kinds (with qualifiers), a set.
 fn shape(p: &Program) -> String {
-    let ops: BTreeSet<String> = p
-        .threads
-        .iter()
-        .flat_map(|t| &t.body)
-        .filter_map(|s| match &s.kind {
-            StmtKind::Instr(i) => Some(crate::coverage::mnemonic(i)),
-            StmtKind::Label(_) => None,
-        })
-        .collect();
-    format!("{} threads {}", p.threads.len(), list(&ops))
+    format!("{} threads {}", p.threads.len(), list(&instruction_kinds(p)))
 }
 
 /// The finding, if the GPU showed a state the model forbids, and the coverage features of the run.

@@ -105,6 +105,19 @@ pub(crate) fn nearest_differences(state: &[(String, i64)], others: &[Vec<(String
     out
 }
 
+/// The kinds of instruction `p` uses, with their qualifiers (`ld.acquire.gpu`): part of the
+/// signatures that name a program's shape.
+pub(crate) fn instruction_kinds(p: &Program) -> BTreeSet<String> {
+    p.threads
+        .iter()
+        .flat_map(|t| &t.body)
+        .filter_map(|s| match &s.kind {
+            StmtKind::Instr(i) => Some(crate::coverage::mnemonic(i)),
+            StmtKind::Label(_) => None,
+        })
+        .collect()
+}
+
 /// `[a, b]`.
 pub(crate) fn list(items: &BTreeSet<String>) -> String {
     format!("[{}]", items.iter().cloned().collect::<Vec<_>>().join(", "))

@@ -2,12 +2,10 @@
 //! that takes a litmus file and prints a herd7-style verdict) judges a PTX program differently.
 //! Running the command is the caller's I/O: the executor sees it through [`Reference`].
 
-use std::collections::BTreeSet;
-
 use tcfuzz_checker::{ModelKind, Observation, Verdict};
-use tcfuzz_litmus::{Program, StmtKind};
+use tcfuzz_litmus::Program;
 
-use super::{Found, list};
+use super::{Found, instruction_kinds, list};
 use crate::finding::{Kind, Recheck, Side};
 
 /// An external checker.
@@ -41,16 +39,7 @@ fn name(o: Observation) -> &'static str {
 
 /// The signature of a disagreement: both observations and the program's instruction kinds.
 pub(crate) fn signature(p: &Program, ours: Observation, theirs: Observation) -> String {
-    let ops: BTreeSet<String> = p
-        .threads
-        .iter()
-        .flat_map(|t| &t.body)
-        .filter_map(|s| match &s.kind {
-            StmtKind::Instr(i) => Some(crate::coverage::mnemonic(i)),
-            StmtKind::Label(_) => None,
-        })
-        .collect();
-    format!("ptx {}, reference {} {}", name(ours), name(theirs), list(&ops))
+    format!("ptx {}, reference {} {}", name(ours), name(theirs), list(&instruction_kinds(p)))
 }
 
 /// The finding if the reference's observation differs from `ours` (the PTX model's verdict).
