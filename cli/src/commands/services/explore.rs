@@ -1,5 +1,6 @@
-//! `tcfuzz explore FILE --coordinator URL`: one program's exploration split into subtrees here,
-//! explored by the coordinator's workers, and merged here into the verdict `tcfuzz check` prints.
+//! `tcfuzz explore FILE [--coordinator URL]`: one program's exploration split into subtrees here,
+//! explored by a coordinator's workers (a running one, or one embedded with local workers), and
+//! merged here into the verdict `tcfuzz check` prints.
 
 use std::io::{IsTerminal, Write};
 use std::process::ExitCode;
@@ -7,15 +8,16 @@ use std::time::{Duration, Instant};
 
 use anyhow::Context;
 use tcfuzz_checker::{ModelKind, Options, StateCount, Stats, Subtree, Verdict};
+use tcfuzz_proto::connect::Target;
 use tcfuzz_proto::v1;
 use tcfuzz_worker::service::explore;
 
 use super::connection::Connection;
 use crate::commands::check::{self, JsonVerdict, Model};
-use crate::exit::{self, UsageError};
+use crate::exit;
 use crate::inputs;
 
-/// Explore one program across the workers of a running coordinator: its exploration is split
+/// Explore one program across the workers of a coordinator: its exploration is split
 /// here into subtrees (the checker's `split`, as `tcfuzz check -j N` does), the coordinator
 /// leases one job per subtree to its workers (a dead worker's parts are leased again after their
 /// lease expires; each part is recorded once), and the parts' verdicts are merged here into the
@@ -24,7 +26,12 @@ use crate::inputs;
 /// travel as counts: a part that has any is explored again here to print them. Duplicates are
 /// counted inside each part (`--duplicates`); a part cannot see another part's graphs.
 ///
-/// Prints a progress line on a terminal; --json prints the object of `tcfuzz check --json`.
+/// With --coordinator URL (and --token-file) the parts go to that coordinator's workers;
+/// without, to --workers workers in this process (a coordinator on a loopback port with an
+/// in-memory corpus, as `tcfuzz campaign` embeds one), which measures what splitting costs and
+/// gains on one machine.
+///
+/// Prints a progress line on a terminal and a summary line on stderr (parts, seconds); --json prints the object of `tcfuzz check --json`.
 /// Exit codes as `tcfuzz check`: 0 checked, 1 unreadable/invalid program or a failed
 /// exploration (the coordinator's error is printed), 2 usage, 3 an instruction the checker does
 /// not support.
@@ -35,6 +42,11 @@ pub struct Args {
 
     #[command(flatten)]
     pub connection: Connection,
+
+    /// Workers in this process, one checking thread each (without --coordinator; default: the
+    /// machine's cores).
+    #[arg(long, value_name = "N", conflicts_with = "coordinator", value_parser = clap::value_parser!(u32).range(1..=1024))]
+    pub workers: Option<u32>,
 
     /// The memory model (default: tileir for Tile IR programs, ptx otherwise).
     #[arg(long, value_enum)]
@@ -98,22 +110,15 @@ pub fn run(args: &Args, quiet: bool) -> anyhow::Result<ExitCode> {
     };
     let progress = !quiet && std::io::stderr().is_terminal();
     let status = super::runtime()?.block_on(async {
-        let target = args.connection.target(Duration::from_secs(30))?.ok_or_else(|| UsageError("give --coordinator URL".into()))?;
-        let mut admin = target.admin()?;
-        let coordinator = |s: tonic::Status| anyhow::anyhow!("coordinator: {}: {}", super::campaign::code_name(s.code()), s.message());
-        let id = admin.explore_program(request).await.map_err(coordinator).context("explore")?.into_inner().exploration;
-        loop {
-            let s = admin.exploration_status(v1::ExplorationStatusRequest { exploration: id }).await.map_err(coordinator)?.into_inner();
-            if progress {
-                eprint!("\r{file}: exploration {id}: {}/{} parts, {} executions   ", s.parts_done, s.parts_total, s.complete_executions);
+        match args.connection.target(Duration::from_secs(30))? {
+            Some(target) => follow(&target, request, &file, progress).await,
+            None => {
+                let corpus = tcfuzz_corpus::Corpus::in_memory().context("an in-memory corpus")?;
+                let workers = args.workers.map_or_else(super::worker::cores, |n| n as usize);
+                let file = file.clone();
+                super::campaign::with_embedded(corpus, workers, |target| async move { follow(&target, request, &file, progress).await })
+                    .await?
             }
-            if s.state != v1::ExplorationState::Running as i32 {
-                if progress {
-                    eprintln!();
-                }
-                return anyhow::Ok(s);
-            }
-            tokio::time::sleep(POLL).await;
         }
     })?;
     if status.state != v1::ExplorationState::Finished as i32 {
@@ -142,6 +147,31 @@ pub fn run(args: &Args, quiet: bool) -> anyhow::Result<ExitCode> {
         write!(out, "{}", check::text(&file, &verdict, &condition, "explorer", elapsed))?;
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// Asks for the exploration and waits for it to end; its last status.
+async fn follow(
+    target: &Target,
+    request: v1::ExploreProgramRequest,
+    file: &str,
+    progress: bool,
+) -> anyhow::Result<v1::ExplorationStatusResponse> {
+    let mut admin = target.admin()?;
+    let coordinator = |s: tonic::Status| anyhow::anyhow!("coordinator: {}: {}", super::campaign::code_name(s.code()), s.message());
+    let id = admin.explore_program(request).await.map_err(coordinator).context("explore")?.into_inner().exploration;
+    loop {
+        let s = admin.exploration_status(v1::ExplorationStatusRequest { exploration: id }).await.map_err(coordinator)?.into_inner();
+        if progress {
+            eprint!("\r{file}: exploration {id}: {}/{} parts, {} executions   ", s.parts_done, s.parts_total, s.complete_executions);
+        }
+        if s.state != v1::ExplorationState::Running as i32 {
+            if progress {
+                eprintln!();
+            }
+            return Ok(s);
+        }
+        tokio::time::sleep(POLL).await;
+    }
 }
 
 fn outcome_code(o: check::Outcome) -> ExitCode {
