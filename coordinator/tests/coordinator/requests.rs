@@ -348,3 +348,34 @@ async fn a_part_that_cannot_run_fails_its_exploration_and_cancels_the_rest() {
     assert!(lease(&mut w, &me, 1).await.is_empty(), "the other part was cancelled");
     server.stop().await;
 }
+
+#[tokio::test]
+async fn a_restarted_coordinator_keeps_an_exploration_its_recorded_parts_and_leases() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = Server::start(dir.path(), 60_000).await;
+    let (mut w, mut a) = (server.worker(), server.admin());
+    let id = a.explore_program(exploration()).await.unwrap().into_inner().exploration;
+    let me = register(&mut w, 1).await.worker_id;
+    let jobs = lease(&mut w, &me, 2).await;
+    assert_eq!(report(&mut w, &me, vec![part_result(&jobs[0], part(3))]).await, vec![v1::Recording::Recorded]);
+    server.stop().await;
+
+    let server = Server::start(dir.path(), 60_000).await;
+    let (mut w, mut a) = (server.worker(), server.admin());
+    let s = exploration_status(&mut a, id).await;
+    assert_eq!((s.state, s.parts_done, s.parts_leased, s.complete_executions), (v1::ExplorationState::Running as i32, 1, 1, 3));
+    let r = v1::RegisterRequest {
+        cores: 1,
+        version: tcfuzz_proto::protocol_version().into(),
+        resume_worker_id: me.clone(),
+        ..Default::default()
+    };
+    assert_eq!(w.register(r).await.unwrap().into_inner().worker_id, me);
+    assert_eq!(
+        report(&mut w, &me, vec![part_result(&jobs[0], part(3)), part_result(&jobs[1], part(5))]).await,
+        vec![v1::Recording::AlreadyRecorded, v1::Recording::Recorded]
+    );
+    let s = exploration_status(&mut a, id).await;
+    assert_eq!((s.state, s.complete_executions, s.parts.len()), (v1::ExplorationState::Finished as i32, 8, 2));
+    server.stop().await;
+}

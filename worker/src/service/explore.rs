@@ -56,3 +56,42 @@ pub fn part_verdict(v: &Verdict) -> v1::PartVerdict {
         misuse: v.misuse.len() as u64,
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Store buffering with three threads: a few dozen executions, several final states.
+    const SB: &str = "PTX SB3\n{\n  x = 0; y = 0; z = 0;\n}\n P0@cta 0,gpu 0 | P1@cta 1,gpu 0 | P2@cta 2,gpu 0 ;\n st.relaxed.gpu x, 1 | st.relaxed.gpu y, 1 | st.relaxed.gpu z, 1 ;\n ld.relaxed.gpu r0, y | ld.relaxed.gpu r0, z | ld.relaxed.gpu r0, x ;\nexists (P0:r0 == 0 /\\ P1:r0 == 0 /\\ P2:r0 == 0)\n";
+
+    fn work(subtree: String) -> v1::ExploreWork {
+        v1::ExploreWork { program: SB.into(), model: "ptx".into(), loop_bound: 2, detect_duplicates: true, subtree }
+    }
+
+    #[test]
+    fn the_parts_of_a_split_add_up_to_the_whole_check() {
+        let program = tcfuzz_litmus::parse(SB).unwrap();
+        let options = options(2, true);
+        let whole = tcfuzz_checker::check(&program, ModelKind::Ptx, &options).unwrap();
+        let subtrees = tcfuzz_checker::split(&program, ModelKind::Ptx, &options, 4).unwrap();
+        assert!(subtrees.len() >= 4, "{subtrees:?}");
+        let parts: Vec<v1::PartVerdict> = subtrees.iter().map(|s| run(&work(s.to_string())).unwrap()).collect();
+        assert_eq!(parts.iter().map(|p| p.complete).sum::<u64>(), whole.stats.complete);
+        assert_eq!(parts.iter().map(|p| p.duplicates).sum::<u64>(), 0);
+        assert!(parts.iter().all(|p| p.duplicates_counted && p.states.iter().map(|s| s.executions).sum::<u64>() == p.complete));
+        let states: std::collections::BTreeSet<&Vec<i64>> = parts.iter().flat_map(|p| p.states.iter().map(|s| &s.values)).collect();
+        assert_eq!(states.len(), whole.states.len());
+    }
+
+    #[test]
+    fn a_subtree_of_another_check_or_a_bad_model_is_a_job_error() {
+        let program = tcfuzz_litmus::parse(SB).unwrap();
+        let s = &tcfuzz_checker::split(&program, ModelKind::Sc, &options(2, true), 2).unwrap()[0];
+        let e = run(&work(s.to_string())).unwrap_err();
+        assert!(e.0.contains("made for another program, model or options"), "{e}");
+        let e = run(&v1::ExploreWork { model: "x86".into(), ..work(s.to_string()) }).unwrap_err();
+        assert_eq!(e.0, "`x86` is not a model this worker knows");
+        let e = run(&work("subtree zz".into())).unwrap_err();
+        assert_eq!(e.0, "`subtree zz` is not a subtree (expected `subtree HEX:VARIANT:I.J.K`)");
+    }
+}
