@@ -157,7 +157,10 @@ impl Explorations {
 
     /// The job a worker gets for a leased part.
     pub fn leased(&mut self, job: &Job) -> Result<v1::Job, ServiceError> {
-        let run = self.runs.get_mut(&job.campaign).ok_or_else(|| invalid!("[tcfuzz internal bug] no exploration {}", job.campaign))?;
+        let run = self
+            .runs
+            .get_mut(&job.campaign)
+            .ok_or_else(|| ServiceError::Unavailable(format!("[tcfuzz internal bug] no exploration {}", job.campaign)))?;
         run.queued.remove(&job.id);
         run.leased.insert(job.id);
         let Work::Explore { subtree, .. } = &job.work else {
