@@ -560,3 +560,18 @@ fn explore_with_a_worker_killed_holding_parts_releases_them_and_equals_check() {
     assert!(recorded <= parts && recorded > 0, "{recorded} of {parts}");
     c.stop();
 }
+
+#[test]
+fn explore_reports_bad_input_like_check() {
+    let dir = TempDir::new("explore-bad");
+    let bad = dir.write("bad.litmus", "PTX nonsense\n");
+    let out = tcfuzz(&["explore", "missing.litmus", "--workers", "1"], dir.path());
+    assert_eq!(code(&out), 1, "{}", stderr(&out));
+    assert!(stderr(&out).starts_with("missing.litmus: error: "), "{}", stderr(&out));
+    let out = tcfuzz(&["explore", bad.to_str().unwrap(), "--workers", "1"], dir.path());
+    assert_eq!(code(&out), 1, "{}", stderr(&out));
+    assert!(stderr(&out).contains("bad.litmus:2:1: error: expected `{`"), "{}", stderr(&out));
+    let out = tcfuzz(&["explore", bad.to_str().unwrap(), "--workers", "1", "--coordinator", "http://127.0.0.1:1"], dir.path());
+    assert_eq!(code(&out), 2, "{}", stderr(&out));
+    assert!(stderr(&out).contains("--workers"), "{}", stderr(&out));
+}
