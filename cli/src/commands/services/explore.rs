@@ -71,6 +71,8 @@ pub struct Args {
 
 /// How often the exploration's status is asked for.
 const POLL: Duration = Duration::from_millis(200);
+/// How long a coordinator may stay unreachable (a restart) before `explore` gives up.
+const UNREACHABLE_FOR: Duration = Duration::from_secs(60);
 
 pub fn run(args: &Args, quiet: bool) -> anyhow::Result<ExitCode> {
     let file = args.file.display().to_string();
@@ -159,8 +161,23 @@ async fn follow(
     let mut admin = target.admin()?;
     let coordinator = |s: tonic::Status| anyhow::anyhow!("coordinator: {}: {}", super::campaign::code_name(s.code()), s.message());
     let id = admin.explore_program(request).await.map_err(coordinator).context("explore")?.into_inner().exploration;
+    let mut unreachable_since: Option<Instant> = None;
     loop {
-        let s = admin.exploration_status(v1::ExplorationStatusRequest { exploration: id }).await.map_err(coordinator)?.into_inner();
+        let s = match admin.exploration_status(v1::ExplorationStatusRequest { exploration: id }).await {
+            Ok(r) => {
+                unreachable_since = None;
+                r.into_inner()
+            }
+            // A coordinator restarting (the exploration is in its corpus): keep asking for a while.
+            Err(s)
+                if s.code() == tonic::Code::Unavailable
+                    && unreachable_since.get_or_insert_with(Instant::now).elapsed() < UNREACHABLE_FOR =>
+            {
+                tokio::time::sleep(POLL).await;
+                continue;
+            }
+            Err(s) => return Err(coordinator(s)),
+        };
         if progress {
             eprint!("\r{file}: exploration {id}: {}/{} parts, {} executions   ", s.parts_done, s.parts_total, s.complete_executions);
         }
