@@ -19,12 +19,9 @@ pub enum ServiceError {
     /// A worker of another tcfuzz version: programs are a function of the version.
     #[error("worker version {worker} does not match the coordinator's {coordinator}: run the same tcfuzz release on both")]
     VersionMismatch { worker: String, coordinator: String },
-    /// No such campaign or discrepancy.
+    /// No such campaign, discrepancy or exploration.
     #[error("{0}")]
     NotFound(String),
-    /// Declared in the protocol, not built yet.
-    #[error("{0}")]
-    Unimplemented(String),
     /// The coordinator is stopping, or its store failed and it refuses further writes.
     #[error("{0}")]
     Unavailable(String),
@@ -41,7 +38,6 @@ impl ServiceError {
             ServiceError::Invalid(_) => Code::InvalidArgument,
             ServiceError::UnknownWorker(_) | ServiceError::VersionMismatch { .. } => Code::FailedPrecondition,
             ServiceError::NotFound(_) => Code::NotFound,
-            ServiceError::Unimplemented(_) => Code::Unimplemented,
             ServiceError::Unavailable(_) => Code::Unavailable,
             ServiceError::Corpus(_) => Code::Internal,
         }

@@ -38,6 +38,8 @@ pub enum Op {
     StopCampaign(u64, Reply<v1::StopCampaignResponse>),
     Status(u64, Reply<v1::CampaignStatusResponse>),
     Minimize(Kind, String, Reply<v1::MinimizeResponse>),
+    ExploreProgram(v1::ExploreProgramRequest, Reply<v1::ExploreProgramResponse>),
+    ExplorationStatus(u64, Reply<v1::ExplorationStatusResponse>),
     /// Keep a rendered report's list as the next report's baseline.
     RecordReport(ReportRecord, Reply<()>),
     /// Expire leases, top up queues, end campaigns (sent by a timer).
@@ -174,6 +176,8 @@ fn apply(state: &mut State, corpus: &Corpus, ops: impl Iterator<Item = Op>) -> R
             Op::StopCampaign(id, reply) => settle(reply, state.stop_campaign(&mut u, id, now), f),
             Op::Status(id, reply) => settle(reply, state.status(id, now), f),
             Op::Minimize(kind, signature, reply) => settle(reply, state.minimize(&mut u, corpus, kind, signature), f),
+            Op::ExploreProgram(r, reply) => settle(reply, state.explore_program(&mut u, r, now), f),
+            Op::ExplorationStatus(id, reply) => settle(reply, state.exploration_status(id), f),
             Op::RecordReport(record, reply) => {
                 u.put_report(&record);
                 settle(reply, Ok(()), f)
@@ -227,6 +231,8 @@ fn fail_op(op: Op) -> Pending {
         Op::StopCampaign(_, r) => pending(r, e()),
         Op::Status(_, r) => pending(r, e()),
         Op::Minimize(_, _, r) => pending(r, e()),
+        Op::ExploreProgram(_, r) => pending(r, e()),
+        Op::ExplorationStatus(_, r) => pending(r, e()),
         Op::RecordReport(_, r) => pending(r, e()),
         Op::Tick => Box::new(|_| {}),
     }

@@ -9,16 +9,19 @@
 //!   ledger.rs    the one writer thread: batches ops into one corpus update (group commit) and
 //!                answers only after the flush
 //!   state.rs     campaigns, workers, leases, blame; mirrored from the corpus, which holds the truth
+//!   explore.rs   split explorations: one job per subtree, the parts' verdicts kept as data
 //!   reports.rs   the discrepancy report, on request and on a schedule
 //!   ids.rs       job ids as a function of (campaign, class, number)
 //!   error.rs     ServiceError and its one mapping to gRPC Status
 //! ```
 //!
-//! # Not yet
-//! `Admin.ExploreProgram` (splitting one program's exploration across workers) answers
-//! UNIMPLEMENTED until the checker can hand out serialisable subtrees (issue 26 item 10).
+//! # Split exploration
+//! `Admin.ExploreProgram` takes subtrees the client's checker cut (the coordinator does not link
+//! the checker), queues one job per subtree, and `Admin.ExplorationStatus` returns the parts'
+//! verdicts as data once all are recorded; the client merges them with its checker.
 
 mod error;
+mod explore;
 mod ids;
 mod ledger;
 mod reports;

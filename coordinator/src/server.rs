@@ -132,11 +132,15 @@ pub async fn serve(
             _ = failed.wait_for(|f| *f) => tracing::error!("stopping: the store failed"),
         }
     };
+    // `tcp_nodelay` above applies to addresses tonic binds itself, not to streams handed to it:
+    // without it here, Nagle's algorithm meets the peer's delayed ACK and holds small answers
+    // back (tens of ms per request/answer on loopback).
+    let incoming = tokio_stream::StreamExt::map(TcpListenerStream::new(listener), |s| s.and_then(|s| s.set_nodelay(true).map(|()| s)));
     let served = builder
         .add_service(health_service)
         .add_service(InterceptedService::new(coordinator, check.clone()))
         .add_service(InterceptedService::new(admin, check))
-        .serve_with_incoming_shutdown(TcpListenerStream::new(listener), stop)
+        .serve_with_incoming_shutdown(incoming, stop)
         .await;
     // The services (and their ledger handles) are gone: the ledger answers what it has and ends.
     ticker.abort();

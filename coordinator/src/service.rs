@@ -180,13 +180,20 @@ impl Admin for AdminService {
         Ok(Response::new(rendered.answer))
     }
 
-    async fn explore_program(&self, _: Request<v1::ExploreProgramRequest>) -> Answer<v1::ExploreProgramResponse> {
-        Err(ServiceError::Unimplemented(
-            "ExploreProgram is not implemented yet: splitting one program's exploration across workers needs the checker's \
-             serialisable subtrees (issue 26 item 10); run `tcfuzz check FILE` on one machine"
-                .into(),
-        )
-        .into())
+    async fn explore_program(&self, request: Request<v1::ExploreProgramRequest>) -> Answer<v1::ExploreProgramResponse> {
+        let r = request.into_inner();
+        let r = blocking(move || validate::explore_program(&r).map(|()| r)).await?;
+        Ok(Response::new(self.ledger.call(|reply| Op::ExploreProgram(r, reply)).await?))
+    }
+
+    async fn exploration_status(&self, request: Request<v1::ExplorationStatusRequest>) -> Answer<v1::ExplorationStatusResponse> {
+        let id = request.into_inner().exploration;
+        let mut status = self.ledger.call(|reply| Op::ExplorationStatus(id, reply)).await?;
+        if status.state == v1::ExplorationState::Finished as i32 {
+            let (corpus, total) = (self.corpus.clone(), status.parts_total);
+            status.parts = blocking(move || crate::explore::parts(&corpus, id, total)).await?;
+        }
+        Ok(Response::new(status))
     }
 }
 

@@ -17,6 +17,7 @@ use tcfuzz_corpus::{Campaign, CampaignState, Completion, Corpus, Finding, Job, J
 use tcfuzz_proto::v1;
 
 use crate::error::{ServiceError, invalid};
+use crate::explore::Explorations;
 use crate::ids::{self, Class};
 use crate::validate::{self, JobResult, Report};
 
@@ -155,6 +156,7 @@ pub struct State {
     leases: HashMap<String, BTreeSet<u64>>,
     /// Careful jobs → the program their worker last said it was about to check.
     checking: HashMap<u64, (u64, String)>,
+    explorations: Explorations,
     next_worker: u64,
 }
 
@@ -182,7 +184,11 @@ impl State {
     pub fn load(corpus: &Corpus, settings: Settings) -> Result<(State, Update<'_>), ServiceError> {
         let now = now_ms();
         let mut campaigns = BTreeMap::new();
+        let mut explorations = Explorations::default();
         for record in corpus.campaigns()? {
+            if explorations.load_record(&record) {
+                continue;
+            }
             let Some(spec) = spec_of(&record) else { continue };
             let totals = corpus.stats(record.id)?.into_iter().max_by_key(|s| s.at_ms).unwrap_or_default();
             let run = CampaignRun {
@@ -210,10 +216,17 @@ impl State {
             lease_of: HashMap::new(),
             leases: HashMap::new(),
             checking: HashMap::new(),
+            explorations,
             next_worker: 1,
         };
         let mut leased = Vec::new();
         for job in corpus.jobs()? {
+            if state.explorations.load_job(&job)? {
+                if let JobState::Leased { worker, .. } = &job.state {
+                    leased.push((job.id, worker.clone()));
+                }
+                continue;
+            }
             let Some(run) = state.campaigns.get_mut(&job.campaign) else { continue };
             let (_, class, number) = ids::parts(job.id);
             match (&job.work, class) {
@@ -296,6 +309,12 @@ impl State {
         let mut jobs = Vec::new();
         while (jobs.len() as u32) < room {
             let Some(job) = u.lease_next(&r.worker_id, deadline)? else { break };
+            if self.explorations.contains(job.campaign) {
+                jobs.push(self.explorations.leased(&job)?);
+                self.lease_of.insert(job.id, r.worker_id.clone());
+                self.leases.entry(r.worker_id.clone()).or_default().insert(job.id);
+                continue;
+            }
             let Some(run) = self.campaigns.get_mut(&job.campaign) else {
                 // A job of a campaign this coordinator does not drive: never handed out.
                 u.cancel_job(job.id, now)?;
@@ -349,6 +368,7 @@ impl State {
         for (i, result) in r.results.iter().enumerate() {
             let job = corpus.job(result.job_id)?.ok_or_else(|| invalid!("results[{i}].job_id: no job {}", result.job_id))?;
             validate::matches_job(result, &job.work, &format!("results[{i}]"))?;
+            self.explorations.check_result(result, job.campaign, &format!("results[{i}]"))?;
             jobs.push(job);
         }
         for id in &r.returned {
@@ -356,8 +376,17 @@ impl State {
         }
         let mut acks = Vec::with_capacity(jobs.len());
         for (result, job) in r.results.into_iter().zip(jobs) {
-            let recording = match u.complete_job(job.id, now)? {
+            let completion = match &result.part {
+                Some(part) => u.record_part(job.id, &Explorations::stored(part), now)?,
+                None => u.complete_job(job.id, now)?,
+            };
+            let recording = match completion {
                 Completion::AlreadyDone => v1::Recording::AlreadyRecorded,
+                Completion::Recorded if self.explorations.contains(job.campaign) => {
+                    self.unlease(job.id);
+                    self.explorations.recorded(u, &job, &result, now)?;
+                    v1::Recording::Recorded
+                }
                 Completion::Recorded => {
                     self.job_done(job.id, job.campaign);
                     self.record(u, &job, result, now)?;
@@ -369,7 +398,9 @@ impl State {
         for id in r.returned {
             if u.return_job(id, &r.worker_id)? {
                 self.unlease(id);
-                if let Some(run) = self.campaigns.get_mut(&ids::parts(id).0) {
+                if let Some(job) = corpus.job(id)?.filter(|j| self.explorations.contains(j.campaign)) {
+                    self.explorations.requeued(u, &job, false, now)?;
+                } else if let Some(run) = self.campaigns.get_mut(&ids::parts(id).0) {
                     run.leased.remove(&id);
                     run.queued.insert(id);
                 }
@@ -561,6 +592,19 @@ impl State {
         Ok(v1::CampaignStatusResponse { campaigns, workers })
     }
 
+    pub fn explore_program(
+        &mut self,
+        u: &mut Update<'_>,
+        r: v1::ExploreProgramRequest,
+        now: u64,
+    ) -> Result<v1::ExploreProgramResponse, ServiceError> {
+        self.explorations.create(u, r, now)
+    }
+
+    pub fn exploration_status(&self, id: u64) -> Result<v1::ExplorationStatusResponse, ServiceError> {
+        self.explorations.status(id)
+    }
+
     pub fn minimize(
         &mut self,
         u: &mut Update<'_>,
@@ -589,6 +633,13 @@ impl State {
             let worker = self.lease_of.get(&id).cloned().unwrap_or_default();
             let checking = self.checking.remove(&id);
             self.unlease(id);
+            if self.explorations.contains(job.campaign) {
+                // A part names no program: it goes back, up to a bound, like a careful job that
+                // named none.
+                tracing::warn!(job = id, worker = %worker, attempts = job.attempts, "lease of an exploration part expired; it goes back to the queue");
+                self.explorations.requeued(u, &job, job.attempts >= MAX_ATTEMPTS, now)?;
+                continue;
+            }
             if let Some(run) = self.campaigns.get_mut(&job.campaign) {
                 run.leased.remove(&id);
                 if !run.running() {
@@ -715,6 +766,9 @@ fn enqueue_generate(u: &mut Update<'_>, run: &mut CampaignRun, first_index: u64,
 
 fn to_proto_job(job: &Job, spec: &Spec, seed: u64, corpus: &Corpus) -> Result<v1::Job, ServiceError> {
     let work = match &job.work {
+        Work::Explore { .. } => {
+            return Err(ServiceError::Unavailable(format!("[tcfuzz internal bug] explore job {} of campaign {}", job.id, job.campaign)));
+        }
         Work::Generate { first_index, count } => v1::job::Work::Generate(v1::GenerateWork { first_index: *first_index, count: *count }),
         Work::Minimize { kind, signature } => {
             let d = corpus.discrepancy(*kind, signature)?.ok_or_else(|| {

@@ -32,6 +32,18 @@ pub const MAX_FEATURES_PER_SEED: usize = 256;
 pub const MAX_JOB_PROGRAMS: u64 = 1_000_000;
 pub const MAX_LIST: u32 = 1000;
 pub const MAX_ERROR: usize = 4 << 10;
+/// Parts of one exploration at most.
+pub const MAX_PARTS: usize = 100_000;
+/// A subtree's text at most (a path of a few hundred levels).
+pub const MAX_SUBTREE: usize = 4 << 10;
+pub const MAX_LOOP_BOUND: u32 = 1_000_000;
+/// Final states of one part at most, and values per state.
+pub const MAX_PART_STATES: usize = 1_000_000;
+pub const MAX_STATE_NAMES: usize = 1024;
+/// Thread names and caveats of one part at most (each [`MAX_ERROR`] bytes).
+pub const MAX_PART_TEXTS: usize = 1024;
+/// The models a worker's checker knows, by name.
+pub const MODELS: [&str; 3] = ["ptx", "sc", "tileir"];
 
 /// A finding of a report, checked.
 #[derive(Clone, Debug, PartialEq)]
@@ -62,6 +74,8 @@ pub struct JobResult {
     pub coverage: Vec<(String, u64)>,
     pub seeds: Vec<SeedCandidate>,
     pub minimized: Option<String>,
+    /// An explore job's part verdict.
+    pub part: Option<v1::PartVerdict>,
     /// The job could not run (then nothing else is set).
     pub error: Option<String>,
 }
@@ -203,7 +217,8 @@ fn job_result(r: v1::JobResult, at: &str) -> Result<JobResult, ServiceError> {
             && r.findings.is_empty()
             && r.coverage.is_empty()
             && r.seeds.is_empty()
-            && r.minimized.is_empty();
+            && r.minimized.is_empty()
+            && r.part.is_none();
         if !empty {
             return Err(invalid!("{at}: a result with `error` set has nothing else"));
         }
@@ -216,6 +231,7 @@ fn job_result(r: v1::JobResult, at: &str) -> Result<JobResult, ServiceError> {
             coverage: Vec::new(),
             seeds: Vec::new(),
             minimized: None,
+            part: None,
             error: Some(r.error),
         });
     }
@@ -281,6 +297,9 @@ fn job_result(r: v1::JobResult, at: &str) -> Result<JobResult, ServiceError> {
         program(&r.minimized, &format!("{at}.minimized"))?;
         Some(r.minimized)
     };
+    if let Some(p) = &r.part {
+        part_verdict(p, &format!("{at}.part"))?;
+    }
     Ok(JobResult {
         job_id: r.job_id,
         programs: stats.programs,
@@ -290,8 +309,94 @@ fn job_result(r: v1::JobResult, at: &str) -> Result<JobResult, ServiceError> {
         coverage,
         seeds,
         minimized,
+        part: r.part,
         error: None,
     })
+}
+
+/// A part verdict: sizes, and states that add up to its complete executions.
+fn part_verdict(p: &v1::PartVerdict, at: &str) -> Result<(), ServiceError> {
+    count(p.state_names.len(), &format!("{at}.state_names"), MAX_STATE_NAMES)?;
+    for (i, n) in p.state_names.iter().enumerate() {
+        text(n, &format!("{at}.state_names[{i}]"), 1, MAX_NAME)?;
+    }
+    count(p.states.len(), &format!("{at}.states"), MAX_PART_STATES)?;
+    let mut seen = BTreeSet::new();
+    let mut executions: u64 = 0;
+    for (i, s) in p.states.iter().enumerate() {
+        if s.values.len() != p.state_names.len() {
+            return Err(invalid!("{at}.states[{i}]: {} values for {} names", s.values.len(), p.state_names.len()));
+        }
+        if s.executions == 0 {
+            return Err(invalid!("{at}.states[{i}].executions: a final state has at least one execution"));
+        }
+        if !seen.insert(&s.values) {
+            return Err(invalid!("{at}.states[{i}]: the state {:?} appears twice", s.values));
+        }
+        executions = executions.saturating_add(s.executions);
+    }
+    if executions != p.complete {
+        return Err(invalid!("{at}: the states' executions add up to {executions}, not to complete {}", p.complete));
+    }
+    if !p.duplicates_counted && p.duplicates != 0 {
+        return Err(invalid!("{at}.duplicates: {} duplicates, but duplicates_counted is false", p.duplicates));
+    }
+    for (field, items) in [("blocked_threads", &p.blocked_threads), ("hung_threads", &p.hung_threads), ("caveats", &p.caveats)] {
+        count(items.len(), &format!("{at}.{field}"), MAX_PART_TEXTS)?;
+        for (i, t) in items.iter().enumerate() {
+            text(t, &format!("{at}.{field}[{i}]"), 1, MAX_ERROR)?;
+        }
+    }
+    Ok(())
+}
+
+/// Checks a subtree's text form as the checker prints it, `subtree HEX:VARIANT:I.J.K`; returns
+/// its HEX (the check it belongs to). The coordinator does not link the checker: this is the
+/// syntax only.
+pub fn subtree(value: &str, field: &str) -> Result<String, ServiceError> {
+    text(value, field, 1, MAX_SUBTREE)?;
+    let bad = || invalid!("{field}: `{}` is not a subtree (expected `subtree HEX:VARIANT:I.J.K`)", value.escape_debug());
+    let rest = value.strip_prefix("subtree ").ok_or_else(bad)?;
+    let mut fields = rest.split(':');
+    let (Some(check), Some(variant), Some(path), None) = (fields.next(), fields.next(), fields.next(), fields.next()) else {
+        return Err(bad());
+    };
+    let number = |t: &str| !t.is_empty() && t.len() <= 10 && t.bytes().all(|b| b.is_ascii_digit()) && t.parse::<u32>().is_ok();
+    let hex = !check.is_empty() && check.len() <= 16 && check.bytes().all(|b| b.is_ascii_hexdigit());
+    if !hex || !number(variant) || !path.split('.').all(number) {
+        return Err(bad());
+    }
+    Ok(check.to_ascii_lowercase())
+}
+
+/// Checks an exploration request: the program parses, the model is known, the subtrees are
+/// distinct subtrees of one check.
+pub fn explore_program(r: &v1::ExploreProgramRequest) -> Result<(), ServiceError> {
+    program(&r.program, "program")?;
+    if !MODELS.contains(&r.model.as_str()) {
+        return Err(invalid!("model: `{}` is not one of {}", r.model.escape_debug(), MODELS.join(", ")));
+    }
+    if !(1..=MAX_LOOP_BOUND).contains(&r.loop_bound) {
+        return Err(invalid!("loop_bound: {} is not in 1..={MAX_LOOP_BOUND}", r.loop_bound));
+    }
+    text(&r.name, "name", 0, MAX_NAME)?;
+    if r.subtrees.is_empty() {
+        return Err(invalid!("subtrees: an exploration has at least one part"));
+    }
+    count(r.subtrees.len(), "subtrees", MAX_PARTS)?;
+    let mut seen = BTreeSet::new();
+    let mut check = None;
+    for (i, s) in r.subtrees.iter().enumerate() {
+        let field = format!("subtrees[{i}]");
+        let hex = subtree(s, &field)?;
+        if *check.get_or_insert_with(|| hex.clone()) != hex {
+            return Err(invalid!("{field}: a subtree of another check than subtrees[0]"));
+        }
+        if !seen.insert(s.as_str()) {
+            return Err(invalid!("{field}: `{s}` appears twice"));
+        }
+    }
+    Ok(())
 }
 
 /// Checks that a result fits its job: a generation job reports every program of its range and
@@ -312,13 +417,22 @@ pub fn matches_job(r: &JobResult, work: &Work, at: &str) -> Result<(), ServiceEr
             if let Some(s) = r.seeds.iter().find(|s| !range.contains(&s.index)) {
                 return Err(invalid!("{at}: seed from program {}, outside job {}'s range {range:?}", s.index, r.job_id));
             }
-            if r.minimized.is_some() {
-                return Err(invalid!("{at}.minimized: job {} is a generation job", r.job_id));
+            if r.minimized.is_some() || r.part.is_some() {
+                return Err(invalid!("{at}: job {} is a generation job: `minimized` and `part` are not set", r.job_id));
             }
         }
         Work::Minimize { .. } => {
-            if r.programs != 0 || !r.findings.is_empty() || !r.seeds.is_empty() || !r.coverage.is_empty() {
+            if r.programs != 0 || !r.findings.is_empty() || !r.seeds.is_empty() || !r.coverage.is_empty() || r.part.is_some() {
                 return Err(invalid!("{at}: job {} is a minimization job: only `minimized` may be set", r.job_id));
+            }
+        }
+        Work::Explore { .. } => {
+            let others = r.programs != 0 || r.executions != 0 || r.too_large != 0;
+            if others || !r.findings.is_empty() || !r.seeds.is_empty() || !r.coverage.is_empty() || r.minimized.is_some() {
+                return Err(invalid!("{at}: job {} is an explore job: only `part` may be set", r.job_id));
+            }
+            if r.part.is_none() {
+                return Err(invalid!("{at}.part: job {} is an explore job: its part verdict is required", r.job_id));
             }
         }
     }

@@ -138,6 +138,21 @@ impl Update<'_> {
         Ok(Completion::Recorded)
     }
 
+    /// Marks explore job `id` done with its part's verdict `part`, whoever reports it (exactly
+    /// once, like [`Update::complete_job`]).
+    pub fn record_part(&mut self, id: u64, part: &str, at_ms: u64) -> Result<Completion> {
+        let mut job = self.job(id)?;
+        if matches!(job.state, JobState::Done { .. }) {
+            return Ok(Completion::AlreadyDone);
+        }
+        let Work::Explore { part: slot, .. } = &mut job.work else {
+            return Err(CorpusError::Invalid(format!("job {id} is not an explore job")));
+        };
+        *slot = Some(part.to_string());
+        self.set_state(job, JobState::Done { at_ms });
+        Ok(Completion::Recorded)
+    }
+
     /// Puts every job whose lease deadline is before `now_ms` back in the queue; returns their
     /// ids.
     pub fn requeue_expired(&mut self, now_ms: u64) -> Result<Vec<u64>> {
@@ -207,6 +222,25 @@ mod tests {
         u.commit().unwrap();
 
         assert_eq!(c.counts().unwrap().iter().find(|(t, _)| *t == Tree::LeaseDeadlines).unwrap().1, 1);
+        assert!(c.check().unwrap().problems.is_empty());
+    }
+
+    #[test]
+    fn an_explore_part_is_recorded_with_its_verdict_exactly_once() {
+        let c = Corpus::in_memory().unwrap();
+        let mut u = c.update().unwrap();
+        u.enqueue_job_as(7, 1, Work::Explore { subtree: "subtree 00ff:0:0.1".into(), part: None }).unwrap();
+        u.enqueue_job_as(8, 1, generate(0)).unwrap();
+        u.commit().unwrap();
+        let mut u = c.update().unwrap();
+        assert_eq!(u.lease_next("w1", 100).unwrap().unwrap().id, 7);
+        assert_eq!(u.record_part(7, "first", 50).unwrap(), Completion::Recorded);
+        assert_eq!(u.record_part(7, "late", 60).unwrap(), Completion::AlreadyDone);
+        assert!(matches!(u.record_part(8, "x", 60), Err(CorpusError::Invalid(m)) if m == "job 8 is not an explore job"));
+        u.commit().unwrap();
+        let job = c.job(7).unwrap().unwrap();
+        assert_eq!(job.work, Work::Explore { subtree: "subtree 00ff:0:0.1".into(), part: Some("first".into()) });
+        assert_eq!(job.state, JobState::Done { at_ms: 50 });
         assert!(c.check().unwrap().problems.is_empty());
     }
 

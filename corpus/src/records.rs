@@ -191,6 +191,10 @@ pub enum Work {
     Generate { first_index: u64, count: u64 },
     /// Minimize the program of a discrepancy.
     Minimize { kind: Kind, signature: String },
+    /// Explore one part of a split exploration (the job's campaign record holds the program):
+    /// the checker's subtree text, and once done the part's verdict as the worker reported it
+    /// (the coordinator's encoding; the corpus does not read it).
+    Explore { subtree: String, part: Option<String> },
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -343,6 +347,7 @@ impl Record for Job {
         match &self.work {
             Work::Generate { first_index, count } => e.u8(0).u64(*first_index).u64(*count),
             Work::Minimize { kind, signature } => e.u8(1).str(kind.name()).str(signature),
+            Work::Explore { subtree, part } => e.u8(2).str(subtree).opt_str(part.as_deref()),
         };
         match &self.state {
             JobState::Queued => e.u8(0),
@@ -355,7 +360,8 @@ impl Record for Job {
         let work = match d.u8("work")? {
             0 => Work::Generate { first_index: d.u64("first_index")?, count: d.u64("count")? },
             1 => Work::Minimize { kind: kind(d)?, signature: d.str("signature")? },
-            t => return Err(DecodeError::Corrupt(format!("job work tag {t} is not 0 or 1"))),
+            2 => Work::Explore { subtree: d.str("subtree")?, part: d.opt_str("part")? },
+            t => return Err(DecodeError::Corrupt(format!("job work tag {t} is not 0, 1 or 2"))),
         };
         let state = match d.u8("state")? {
             0 => JobState::Queued,
@@ -495,6 +501,16 @@ mod tests {
             attempts: 2,
         };
         assert_eq!(Job::from_value(&j.to_value()), Ok(j));
+        for part in [None, Some("0a08".to_string())] {
+            let j = Job {
+                id: 5,
+                campaign: 2,
+                work: Work::Explore { subtree: "subtree 00ff:0:0.3".into(), part },
+                state: JobState::Queued,
+                attempts: 0,
+            };
+            assert_eq!(Job::from_value(&j.to_value()), Ok(j));
+        }
         let c = Campaign { id: 1, name: "n".into(), seed: 5, config: "{}".into(), created_ms: 3, state: CampaignState::Stopped };
         assert_eq!(Campaign::from_value(&c.to_value()), Ok(c));
         let s = Seed { id: 1, campaign: 2, added_ms: 3, features: vec!["f".into()], program: "p".into() };

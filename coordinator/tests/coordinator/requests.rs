@@ -143,9 +143,9 @@ async fn bad_requests_get_the_right_status_and_write_nothing() {
             let (mut c, r) = (a.clone(), v1::ListDiscrepanciesRequest { page_token: "zz".into(), ..Default::default() });
             Box::pin(async move { c.list_discrepancies(r).await.map(drop) })
         }),
-        ("split exploration", Code::Unimplemented, "serialisable subtrees", {
-            let (mut c, r) = (a.clone(), v1::ExploreProgramRequest { program: PROGRAM.into() });
-            Box::pin(async move { c.explore_program(r).await.map(drop) })
+        ("no such exploration", Code::NotFound, "no exploration 999", {
+            let mut c = a.clone();
+            Box::pin(async move { c.exploration_status(v1::ExplorationStatusRequest { exploration: 999 }).await.map(drop) })
         }),
     ];
     let n = cases.len();
@@ -175,4 +175,207 @@ async fn bad_requests_get_the_right_status_and_write_nothing() {
 
 async fn report_results(c: &mut tcfuzz_proto::connect::Coordinator, worker: &str, results: Vec<v1::JobResult>) -> Vec<v1::Recording> {
     report(c, worker, results).await
+}
+
+/// A valid exploration request of two parts (the coordinator cannot tell whether they cover the
+/// program's tree: that is the client's checker's word).
+fn exploration() -> v1::ExploreProgramRequest {
+    v1::ExploreProgramRequest {
+        program: PROGRAM.into(),
+        model: "ptx".into(),
+        loop_bound: 2,
+        detect_duplicates: true,
+        subtrees: vec!["subtree 00ff:0:0.0".into(), "subtree 00ff:0:0.1.2".into()],
+        name: "mp".into(),
+    }
+}
+
+/// A part verdict of `complete` executions in one final state.
+fn part(complete: u64) -> v1::PartVerdict {
+    v1::PartVerdict {
+        complete,
+        duplicates_counted: true,
+        state_names: vec!["P1:r0".into()],
+        states: vec![v1::FinalState { values: vec![1], executions: complete }],
+        ..Default::default()
+    }
+}
+
+fn part_result(job: &v1::Job, p: v1::PartVerdict) -> v1::JobResult {
+    v1::JobResult { job_id: job.id, part: Some(p), ..Default::default() }
+}
+
+async fn exploration_status(a: &mut tcfuzz_proto::connect::Admin, id: u64) -> v1::ExplorationStatusResponse {
+    a.exploration_status(v1::ExplorationStatusRequest { exploration: id }).await.unwrap().into_inner()
+}
+
+#[tokio::test]
+async fn bad_exploration_requests_and_part_reports_get_the_right_status_and_write_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = Server::start(dir.path(), 60_000).await;
+    let (mut w, mut a) = (server.worker(), server.admin());
+    let no_token = server.target(None).admin().unwrap();
+    let with = |f: fn(&mut v1::ExploreProgramRequest)| {
+        let mut r = exploration();
+        f(&mut r);
+        r
+    };
+    let requests: Vec<(&str, Code, &str, v1::ExploreProgramRequest)> = vec![
+        (
+            "oversized program",
+            Code::InvalidArgument,
+            "program: 65537 bytes, more than the 65536 allowed",
+            with(|r| r.program = "x".repeat(65_537)),
+        ),
+        ("unparsable program", Code::InvalidArgument, "program: not a valid litmus program", with(|r| r.program = "PTX nonsense".into())),
+        ("unknown model", Code::InvalidArgument, "model: `x86` is not one of ptx, sc, tileir", with(|r| r.model = "x86".into())),
+        ("no parts", Code::InvalidArgument, "subtrees: an exploration has at least one part", with(|r| r.subtrees.clear())),
+        (
+            "bad subtree text",
+            Code::InvalidArgument,
+            "subtrees[1]: `subtree 00ff:0:0..1` is not a subtree",
+            with(|r| r.subtrees[1] = "subtree 00ff:0:0..1".into()),
+        ),
+        (
+            "subtree without prefix",
+            Code::InvalidArgument,
+            "subtrees[0]: `00ff:0:0` is not a subtree",
+            with(|r| r.subtrees[0] = "00ff:0:0".into()),
+        ),
+        (
+            "subtrees of two checks",
+            Code::InvalidArgument,
+            "subtrees[1]: a subtree of another check",
+            with(|r| r.subtrees[1] = "subtree 00fe:0:0.1".into()),
+        ),
+        (
+            "a subtree twice",
+            Code::InvalidArgument,
+            "subtrees[1]: `subtree 00ff:0:0.0` appears twice",
+            with(|r| r.subtrees[1] = r.subtrees[0].clone()),
+        ),
+        ("loop bound 0", Code::InvalidArgument, "loop_bound: 0 is not in 1..=1000000", with(|r| r.loop_bound = 0)),
+    ];
+    for (name, code, message, r) in requests {
+        let status = a.explore_program(r).await.expect_err(name);
+        assert_eq!(status.code(), code, "{name}: {status:?}");
+        assert!(status.message().contains(message), "{name}: `{}` does not say `{message}`", status.message());
+    }
+    let status = no_token.clone().explore_program(exploration()).await.expect_err("no token");
+    assert_eq!(status.code(), Code::Unauthenticated);
+    let status = no_token.clone().exploration_status(v1::ExplorationStatusRequest { exploration: 1 }).await.expect_err("no token");
+    assert_eq!(status.code(), Code::Unauthenticated);
+
+    // None of those was recorded: the first exploration gets the first id.
+    let id = a.explore_program(exploration()).await.unwrap().into_inner().exploration;
+    assert_eq!(id, 1);
+    let me = register(&mut w, 1).await.worker_id;
+    let jobs = lease(&mut w, &me, 2).await;
+    let subtrees: Vec<&str> = jobs
+        .iter()
+        .map(|j| match &j.work {
+            Some(v1::job::Work::Explore(e)) => e.subtree.as_str(),
+            other => panic!("not an explore job: {other:?}"),
+        })
+        .collect();
+    assert_eq!(subtrees, ["subtree 00ff:0:0.0", "subtree 00ff:0:0.1.2"]);
+
+    let mut wrong_sum = part(3);
+    wrong_sum.complete = 4;
+    let mut short_state = part(3);
+    short_state.states[0].values.clear();
+    let mut uncounted = part(3);
+    uncounted.duplicates_counted = false;
+    let mut twice = part(3);
+    twice.states.push(twice.states[0].clone());
+    let reports: Vec<(&str, &str, v1::JobResult)> = vec![
+        (
+            "states that do not add up",
+            "results[0].part: the states' executions add up to 3, not to complete 4",
+            part_result(&jobs[0], wrong_sum),
+        ),
+        ("a state without its values", "results[0].part.states[0]: 0 values for 1 names", part_result(&jobs[0], short_state)),
+        ("a state twice", "results[0].part.states[1]: the state [1] appears twice", part_result(&jobs[0], twice)),
+        (
+            "duplicates not counted",
+            "results[0].part.duplicates_counted: false, but the exploration asked for true",
+            part_result(&jobs[0], uncounted),
+        ),
+        ("no part", "results[0].part: job", v1::JobResult { job_id: jobs[0].id, ..Default::default() }),
+        (
+            "generation stats",
+            "is an explore job: only `part` may be set",
+            v1::JobResult { stats: Some(v1::Stats { programs: 1, ..Default::default() }), ..part_result(&jobs[0], part(3)) },
+        ),
+    ];
+    for (name, message, r) in reports {
+        let request = v1::ReportResultsRequest { worker_id: me.clone(), results: vec![r], returned_job_ids: vec![] };
+        let status = w.report_results(request).await.expect_err(name);
+        assert_eq!(status.code(), Code::InvalidArgument, "{name}: {status:?}");
+        assert!(status.message().contains(message), "{name}: `{}` does not say `{message}`", status.message());
+    }
+    let s = exploration_status(&mut a, id).await;
+    assert_eq!((s.state, s.parts_done, s.parts_leased, s.complete_executions), (v1::ExplorationState::Running as i32, 0, 2, 0));
+
+    // Good parts are recorded once each; the finished exploration returns them in order.
+    assert_eq!(report(&mut w, &me, vec![part_result(&jobs[1], part(5))]).await, vec![v1::Recording::Recorded]);
+    assert_eq!(report(&mut w, &me, vec![part_result(&jobs[1], part(7))]).await, vec![v1::Recording::AlreadyRecorded]);
+    let s = exploration_status(&mut a, id).await;
+    assert_eq!((s.state, s.parts_done, s.complete_executions, s.parts.len()), (v1::ExplorationState::Running as i32, 1, 5, 0));
+    assert_eq!(report(&mut w, &me, vec![part_result(&jobs[0], part(3))]).await, vec![v1::Recording::Recorded]);
+    let s = exploration_status(&mut a, id).await;
+    assert_eq!((s.state, s.parts_done, s.complete_executions), (v1::ExplorationState::Finished as i32, 2, 8));
+    let parts: Vec<(&str, u64)> = s.parts.iter().map(|p| (p.subtree.as_str(), p.verdict.as_ref().unwrap().complete)).collect();
+    assert_eq!(parts, [("subtree 00ff:0:0.0", 3), ("subtree 00ff:0:0.1.2", 5)]);
+    server.stop().await;
+    let corpus = Corpus::open_existing(dir.path()).unwrap();
+    assert!(corpus.check().unwrap().problems.is_empty());
+}
+
+#[tokio::test]
+async fn a_part_that_cannot_run_fails_its_exploration_and_cancels_the_rest() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = Server::start(dir.path(), 60_000).await;
+    let (mut w, mut a) = (server.worker(), server.admin());
+    let id = a.explore_program(exploration()).await.unwrap().into_inner().exploration;
+    let me = register(&mut w, 1).await.worker_id;
+    let jobs = lease(&mut w, &me, 1).await;
+    let failed = v1::JobResult { job_id: jobs[0].id, error: "subtree 00ff:0:0.0: made for another program".into(), ..Default::default() };
+    assert_eq!(report(&mut w, &me, vec![failed]).await, vec![v1::Recording::Recorded]);
+    let s = exploration_status(&mut a, id).await;
+    assert_eq!((s.state, s.parts_done), (v1::ExplorationState::Failed as i32, 2));
+    assert_eq!(s.error, "part 1 could not be explored: subtree 00ff:0:0.0: made for another program");
+    assert!(lease(&mut w, &me, 1).await.is_empty(), "the other part was cancelled");
+    server.stop().await;
+}
+
+#[tokio::test]
+async fn a_restarted_coordinator_keeps_an_exploration_its_recorded_parts_and_leases() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = Server::start(dir.path(), 60_000).await;
+    let (mut w, mut a) = (server.worker(), server.admin());
+    let id = a.explore_program(exploration()).await.unwrap().into_inner().exploration;
+    let me = register(&mut w, 1).await.worker_id;
+    let jobs = lease(&mut w, &me, 2).await;
+    assert_eq!(report(&mut w, &me, vec![part_result(&jobs[0], part(3))]).await, vec![v1::Recording::Recorded]);
+    server.stop().await;
+
+    let server = Server::start(dir.path(), 60_000).await;
+    let (mut w, mut a) = (server.worker(), server.admin());
+    let s = exploration_status(&mut a, id).await;
+    assert_eq!((s.state, s.parts_done, s.parts_leased, s.complete_executions), (v1::ExplorationState::Running as i32, 1, 1, 3));
+    let r = v1::RegisterRequest {
+        cores: 1,
+        version: tcfuzz_proto::protocol_version().into(),
+        resume_worker_id: me.clone(),
+        ..Default::default()
+    };
+    assert_eq!(w.register(r).await.unwrap().into_inner().worker_id, me);
+    assert_eq!(
+        report(&mut w, &me, vec![part_result(&jobs[0], part(3)), part_result(&jobs[1], part(5))]).await,
+        vec![v1::Recording::AlreadyRecorded, v1::Recording::Recorded]
+    );
+    let s = exploration_status(&mut a, id).await;
+    assert_eq!((s.state, s.complete_executions, s.parts.len()), (v1::ExplorationState::Finished as i32, 8, 2));
+    server.stop().await;
 }

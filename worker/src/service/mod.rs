@@ -7,11 +7,13 @@
 //!   work.rs      JobRunner: what the loop needs of the fuzzing core (generate, check, minimize)
 //!   fuzz.rs      FuzzRunner: JobRunner with the crate's Executor and the generator's minimizer
 //!   pool.rs      the checking threads, with a queue jobs can be taken back from
+//!   explore.rs   explore jobs: one part of a split exploration, through the checker
 //! ```
 //!
 //! A job whose previous worker was lost comes back `careful`: the worker names each program to
 //! the coordinator before checking it, so a program that kills the worker is blamed exactly.
 
+pub mod explore;
 mod fuzz;
 mod pool;
 mod session;

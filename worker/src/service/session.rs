@@ -61,7 +61,7 @@ pub enum WorkerError {
 
 /// What the pool's threads tell the loop.
 enum FromPool {
-    Done(v1::JobResult),
+    Done(Box<v1::JobResult>),
     /// A careful job is about to check `index`: name it to the coordinator first. The answer is
     /// `false` when the job is no longer ours.
     Naming {
@@ -122,6 +122,10 @@ fn run_job(runner: &dyn JobRunner, job: v1::Job, to_loop: &mpsc::UnboundedSender
                 let minimized = runner.minimize(&campaign, kind, &m.signature, &m.program, ms(m.budget_ms))?;
                 Ok(Some(v1::JobResult { job_id: id, minimized: minimized.unwrap_or_default(), ..Default::default() }))
             }
+            Some(Work::Explore(e)) => {
+                let part = super::explore::run(&e)?;
+                Ok(Some(v1::JobResult { job_id: id, part: Some(part), ..Default::default() }))
+            }
             None => Err(JobError("a job without work (a newer coordinator?)".into())),
         }
     }));
@@ -155,6 +159,7 @@ fn to_result(job_id: u64, o: Output) -> v1::JobResult {
         seeds: o.seeds.into_iter().map(|s| v1::SeedCandidate { index: s.index, features: s.features, program: s.program }).collect(),
         minimized: String::new(),
         error: String::new(),
+        part: None,
     }
 }
 
@@ -344,7 +349,7 @@ pub async fn run(config: Config, runner: Arc<dyn JobRunner>, shutdown: impl Futu
         let to_loop = to_loop.clone();
         Pool::start(config.cores, "tcfuzz-check", move |job: v1::Job| {
             if let Some(result) = run_job(&*runner, job, &to_loop) {
-                let _ = to_loop.send(FromPool::Done(result));
+                let _ = to_loop.send(FromPool::Done(Box::new(result)));
             }
         })
         .map_err(WorkerError::Threads)?
@@ -397,7 +402,7 @@ pub async fn run(config: Config, runner: Arc<dyn JobRunner>, shutdown: impl Futu
         tokio::select! {
             biased;
             message = from_pool.recv() => match message {
-                Some(FromPool::Done(result)) => s.finished.push(result),
+                Some(FromPool::Done(result)) => s.finished.push(*result),
                 Some(FromPool::Abandoned(id)) => { s.held.remove(&id); }
                 Some(FromPool::Naming { job_id, index, program, reply }) => {
                     // The program is checked only once the coordinator knows it (syzkaller's

@@ -231,6 +231,17 @@ fn write_report(path: &Path, text: &str) -> anyhow::Result<()> {
 /// A coordinator on a loopback port and one worker per core, in this process.
 async fn embedded(args: &Args, request: v1::CreateCampaignRequest, progress: bool) -> anyhow::Result<Ended> {
     let corpus = Corpus::open(&args.corpus).with_context(|| format!("--corpus {}", args.corpus.display()))?;
+    let workers = args.workers.unwrap_or_else(super::worker::cores);
+    with_embedded(corpus, workers, |target| async move { follow(&target, request, progress).await }).await?
+}
+
+/// Runs `work` against a coordinator on a loopback port (recording into `corpus`) with `workers`
+/// workers of one checking thread each, all in this process over real gRPC; stops them after.
+pub(super) async fn with_embedded<T, F: std::future::Future<Output = T>>(
+    corpus: Corpus,
+    workers: usize,
+    work: impl FnOnce(Target) -> F,
+) -> anyhow::Result<T> {
     let token = random_token();
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.context("cannot listen on a loopback port")?;
     let addr = listener.local_addr().context("the loopback address")?;
@@ -242,8 +253,8 @@ async fn embedded(args: &Args, request: v1::CreateCampaignRequest, progress: boo
     }));
     let target = Target { url: format!("http://{addr}"), token: Some(token), timeout: Some(Duration::from_secs(30)), ..Target::default() };
     let runner = super::runner();
-    let mut workers = Vec::new();
-    for i in 0..args.workers.unwrap_or_else(super::worker::cores) {
+    let mut tasks = Vec::new();
+    for i in 0..workers {
         let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
         let config = tcfuzz_worker::service::Config {
             target: target.clone(),
@@ -255,13 +266,13 @@ async fn embedded(args: &Args, request: v1::CreateCampaignRequest, progress: boo
         let task = tokio::spawn(tcfuzz_worker::service::run(config, runner.clone(), async {
             let _ = stopped.await;
         }));
-        workers.push((stop, task));
+        tasks.push((stop, task));
     }
-    let ended = follow(&target, request, progress).await;
-    for (stop, _) in &mut workers {
+    let result = work(target).await;
+    for (stop, _) in &mut tasks {
         let _ = std::mem::replace(stop, tokio::sync::oneshot::channel().0).send(());
     }
-    for (_, task) in workers {
+    for (_, task) in tasks {
         match task.await {
             Ok(Ok(_)) => {}
             Ok(Err(e)) => tracing::warn!("an embedded worker: {e}"),
@@ -270,7 +281,7 @@ async fn embedded(args: &Args, request: v1::CreateCampaignRequest, progress: boo
     }
     let _ = stop_server.send(());
     server.await.context("[tcfuzz internal bug] the embedded coordinator task")?.context("the embedded coordinator")?;
-    ended
+    Ok(result)
 }
 
 /// How long `follow` waits for a coordinator that went away (a restart) before giving up.

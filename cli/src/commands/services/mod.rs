@@ -5,6 +5,7 @@
 pub mod campaign;
 pub(crate) mod connection;
 pub mod coordinator;
+pub mod explore;
 mod report;
 pub mod status;
 pub mod worker;

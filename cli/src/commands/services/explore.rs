@@ -1,0 +1,241 @@
+//! `tcfuzz explore FILE [--coordinator URL]`: one program's exploration split into subtrees here,
+//! explored by a coordinator's workers (a running one, or one embedded with local workers), and
+//! merged here into the verdict `tcfuzz check` prints.
+
+use std::io::{IsTerminal, Write};
+use std::process::ExitCode;
+use std::time::{Duration, Instant};
+
+use anyhow::Context;
+use tcfuzz_checker::{ModelKind, Options, StateCount, Stats, Subtree, Verdict};
+use tcfuzz_proto::connect::Target;
+use tcfuzz_proto::v1;
+use tcfuzz_worker::service::explore;
+
+use super::connection::Connection;
+use crate::commands::check::{self, JsonVerdict, Model};
+use crate::exit;
+use crate::inputs;
+
+/// Explore one program across the workers of a coordinator: its exploration is split
+/// here into subtrees (the checker's `split`, as `tcfuzz check -j N` does), the coordinator
+/// leases one job per subtree to its workers (a dead worker's parts are leased again after their
+/// lease expires; each part is recorded once), and the parts' verdicts are merged here into the
+/// verdict of `tcfuzz check FILE`: complete/blocked executions, every final state with its
+/// count, Ok/No, Never/Sometimes/Always, hangs, threads at the loop bound. Races and misuse
+/// travel as counts: a part that has any is explored again here to print them. Duplicates are
+/// counted inside each part (`--duplicates`); a part cannot see another part's graphs.
+///
+/// With --coordinator URL (and --token-file) the parts go to that coordinator's workers;
+/// without, to --workers workers in this process (a coordinator on a loopback port with an
+/// in-memory corpus, as `tcfuzz campaign` embeds one), which measures what splitting costs and
+/// gains on one machine.
+///
+/// Prints a progress line on a terminal and a summary line on stderr (parts, seconds); --json prints the object of `tcfuzz check --json`.
+/// Exit codes as `tcfuzz check`: 0 checked, 1 unreadable/invalid program or a failed
+/// exploration (the coordinator's error is printed), 2 usage, 3 an instruction the checker does
+/// not support.
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// The litmus file to explore.
+    pub file: std::path::PathBuf,
+
+    #[command(flatten)]
+    pub connection: Connection,
+
+    /// Workers in this process, one checking thread each (without --coordinator; default: the
+    /// machine's cores).
+    #[arg(long, value_name = "N", conflicts_with = "coordinator", value_parser = clap::value_parser!(u32).range(1..=1024))]
+    pub workers: Option<u32>,
+
+    /// The memory model (default: tileir for Tile IR programs, ptx otherwise).
+    #[arg(long, value_enum)]
+    pub model: Option<Model>,
+
+    /// Split into at least this many parts (fewer when the exploration tree is smaller).
+    #[arg(long, value_name = "N", default_value_t = 64, value_parser = clap::value_parser!(u32).range(1..=100_000))]
+    pub parts: u32,
+
+    /// Count duplicate executions inside each part (the explorer must report 0).
+    #[arg(long)]
+    pub duplicates: bool,
+
+    /// Print at most this many final states (--json prints every state).
+    #[arg(long, value_name = "N", default_value_t = 200)]
+    pub max_states: usize,
+
+    /// JSON output: the object of `tcfuzz check --json`.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// How often the exploration's status is asked for.
+const POLL: Duration = Duration::from_millis(200);
+/// How long a coordinator may stay unreachable (a restart) before `explore` gives up.
+const UNREACHABLE_FOR: Duration = Duration::from_secs(60);
+
+pub fn run(args: &Args, quiet: bool) -> anyhow::Result<ExitCode> {
+    let file = args.file.display().to_string();
+    let src = match inputs::read(&args.file) {
+        Ok(src) => src,
+        Err(why) => {
+            eprintln!("{file}: error: {why}");
+            return Ok(ExitCode::from(exit::INPUT_ERRORS));
+        }
+    };
+    let program = match tcfuzz_litmus::parse(&src) {
+        Ok(program) => program,
+        Err(diagnostics) => {
+            eprint!("{}", diagnostics.render(&file));
+            return Ok(ExitCode::from(exit::INPUT_ERRORS));
+        }
+    };
+    let model = match args.model {
+        Some(m) => m.kind(),
+        None if program.arch == tcfuzz_litmus::Arch::TileIr => ModelKind::TileIr,
+        None => ModelKind::Ptx,
+    };
+    let options = explore::options(Options::default().loop_bound, args.duplicates);
+    let start = Instant::now();
+    let subtrees = match tcfuzz_checker::split(&program, model, &options, args.parts as usize) {
+        Ok(s) => s,
+        Err(e) => return Ok(outcome_code(check::report_error(&file, &e))),
+    };
+    tracing::info!(file, parts = subtrees.len(), "split");
+    let request = v1::ExploreProgramRequest {
+        program: tcfuzz_litmus::print(&program),
+        model: model.name().to_string(),
+        loop_bound: options.loop_bound,
+        detect_duplicates: options.detect_duplicates,
+        subtrees: subtrees.iter().map(Subtree::to_string).collect(),
+        name: format!("explore {file}"),
+    };
+    let progress = !quiet && std::io::stderr().is_terminal();
+    let status = super::runtime()?.block_on(async {
+        match args.connection.target(Duration::from_secs(30))? {
+            Some(target) => follow(&target, request, &file, progress).await,
+            None => {
+                let corpus = tcfuzz_corpus::Corpus::in_memory().context("an in-memory corpus")?;
+                let workers = args.workers.map_or_else(super::worker::cores, |n| n as usize);
+                let file = file.clone();
+                super::campaign::with_embedded(corpus, workers, |target| async move { follow(&target, request, &file, progress).await })
+                    .await?
+            }
+        }
+    })?;
+    if status.state != v1::ExplorationState::Finished as i32 {
+        eprintln!("{file}: error: the exploration failed: {}", status.error);
+        return Ok(ExitCode::from(exit::INPUT_ERRORS));
+    }
+    let verdict = match merge(&program, model, &options, &status.parts) {
+        Ok(v) => v,
+        Err(e) => return Ok(outcome_code(check::report_error(&file, &e))),
+    };
+    let mut verdict = verdict;
+    let elapsed = start.elapsed();
+    if !quiet {
+        eprintln!("{file}: explored in {} parts by the coordinator's workers in {:.3} s", status.parts_total, elapsed.as_secs_f64());
+    }
+    let condition = check::condition_text(&program);
+    let mut out = std::io::stdout().lock();
+    if args.json {
+        writeln!(out, "{}", serde_json::to_string(&JsonVerdict::new(&file, &verdict, &condition, elapsed))?)?;
+    } else {
+        // As `tcfuzz check` keeps them: the smallest states, the others counted.
+        if verdict.states.len() > args.max_states {
+            verdict.omitted_states += (verdict.states.len() - args.max_states) as u64;
+            verdict.states.truncate(args.max_states);
+        }
+        write!(out, "{}", check::text(&file, &verdict, &condition, "explorer", elapsed))?;
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Asks for the exploration and waits for it to end; its last status.
+async fn follow(
+    target: &Target,
+    request: v1::ExploreProgramRequest,
+    file: &str,
+    progress: bool,
+) -> anyhow::Result<v1::ExplorationStatusResponse> {
+    let mut admin = target.admin()?;
+    let coordinator = |s: tonic::Status| anyhow::anyhow!("coordinator: {}: {}", super::campaign::code_name(s.code()), s.message());
+    let id = admin.explore_program(request).await.map_err(coordinator).context("explore")?.into_inner().exploration;
+    let mut unreachable_since: Option<Instant> = None;
+    loop {
+        let s = match admin.exploration_status(v1::ExplorationStatusRequest { exploration: id }).await {
+            Ok(r) => {
+                unreachable_since = None;
+                r.into_inner()
+            }
+            // A coordinator restarting (the exploration is in its corpus): keep asking for a while.
+            Err(s)
+                if s.code() == tonic::Code::Unavailable
+                    && unreachable_since.get_or_insert_with(Instant::now).elapsed() < UNREACHABLE_FOR =>
+            {
+                tokio::time::sleep(POLL).await;
+                continue;
+            }
+            Err(s) => return Err(coordinator(s)),
+        };
+        if progress {
+            eprint!("\r{file}: exploration {id}: {}/{} parts, {} executions   ", s.parts_done, s.parts_total, s.complete_executions);
+        }
+        if s.state != v1::ExplorationState::Running as i32 {
+            if progress {
+                eprintln!();
+            }
+            return Ok(s);
+        }
+        tokio::time::sleep(POLL).await;
+    }
+}
+
+fn outcome_code(o: check::Outcome) -> ExitCode {
+    match o {
+        check::Outcome::Unsupported => ExitCode::from(exit::UNSUPPORTED),
+        _ => ExitCode::from(exit::INPUT_ERRORS),
+    }
+}
+
+/// The parts' verdicts merged by the checker. A part's counts and states come as data; a part
+/// with races or misuse is explored again here, whose structured findings do not travel.
+fn merge(
+    program: &tcfuzz_litmus::Program,
+    model: ModelKind,
+    options: &Options,
+    parts: &[v1::ExploredPart],
+) -> Result<Verdict, tcfuzz_checker::CheckError> {
+    // The verdict of no executions: what a verdict says of the program itself.
+    let empty = tcfuzz_checker::check_subtrees(program, model, options, &[])?;
+    let mut verdicts = Vec::with_capacity(parts.len());
+    for part in parts {
+        let p = part.verdict.clone().unwrap_or_default();
+        if p.races > 0 || p.misuse > 0 {
+            let subtree: Subtree = part.subtree.parse().map_err(tcfuzz_checker::CheckError::ForeignSubtree)?;
+            verdicts.push(tcfuzz_checker::check_subtrees(program, model, options, &[subtree])?);
+            continue;
+        }
+        let names: Vec<std::sync::Arc<str>> = p.state_names.iter().map(|n| std::sync::Arc::from(n.as_str())).collect();
+        let mut v = empty.clone();
+        v.states = p
+            .states
+            .iter()
+            .map(|s| StateCount { values: names.iter().cloned().zip(s.values.iter().copied()).collect(), executions: s.executions })
+            .collect();
+        v.stats = Stats {
+            complete: p.complete,
+            blocked: p.blocked,
+            hangs: p.hangs,
+            assume_failed: p.assume_failed,
+            max_depth: p.max_depth as usize,
+            duplicates: p.duplicates_counted.then_some(p.duplicates),
+        };
+        v.blocked_threads = p.blocked_threads;
+        v.hung_threads = p.hung_threads;
+        v.caveats = p.caveats;
+        verdicts.push(v);
+    }
+    let merged = tcfuzz_checker::merge_verdicts(program, options, verdicts)?;
+    Ok(merged.unwrap_or(empty))
+}

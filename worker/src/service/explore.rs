@@ -1,0 +1,97 @@
+//! Explore jobs: one part of a split exploration (`Admin.ExploreProgram`), explored with the
+//! checker's [`tcfuzz_checker::check_subtrees`] and returned as a [`v1::PartVerdict`]: plain
+//! data, merged by the client that asked (with [`tcfuzz_checker::merge_verdicts`]).
+
+use tcfuzz_checker::{ModelKind, Options, Subtree, Verdict};
+use tcfuzz_proto::v1;
+
+use super::work::JobError;
+
+/// The model named `name` (as the protocol spells it).
+pub fn model(name: &str) -> Option<ModelKind> {
+    [ModelKind::Ptx, ModelKind::Sc, ModelKind::TileIr].into_iter().find(|m| m.name() == name)
+}
+
+/// The options a part is explored under: those its subtrees were cut under (the loop bound; the
+/// checker refuses a subtree of other options), every final state kept (merging needs them
+/// all), no witnesses (they do not travel).
+pub fn options(loop_bound: u32, detect_duplicates: bool) -> Options {
+    Options { loop_bound, detect_duplicates, witnesses: false, max_states: None, ..Options::default() }
+}
+
+/// Explores one part. A program, model or subtree the checker refuses is a job error: the same
+/// part would fail on every worker.
+pub fn run(work: &v1::ExploreWork) -> Result<v1::PartVerdict, JobError> {
+    let program = tcfuzz_litmus::parse(&work.program).map_err(|d| {
+        JobError(format!("the program does not parse: {}", d.0.first().map_or_else(|| "no diagnostic".to_string(), |d| d.to_string())))
+    })?;
+    let model = model(&work.model).ok_or_else(|| JobError(format!("`{}` is not a model this worker knows", work.model)))?;
+    let subtree: Subtree = work.subtree.parse().map_err(JobError)?;
+    let options = options(work.loop_bound, work.detect_duplicates);
+    let verdict = tcfuzz_checker::check_subtrees(&program, model, &options, &[subtree]).map_err(|e| JobError(e.to_string()))?;
+    Ok(part_verdict(&verdict))
+}
+
+/// A verdict as plain data.
+pub fn part_verdict(v: &Verdict) -> v1::PartVerdict {
+    let state_names = v.states.first().map(|s| s.values.iter().map(|(n, _)| n.to_string()).collect()).unwrap_or_default();
+    v1::PartVerdict {
+        complete: v.stats.complete,
+        blocked: v.stats.blocked,
+        hangs: v.stats.hangs,
+        assume_failed: v.stats.assume_failed,
+        max_depth: v.stats.max_depth as u64,
+        duplicates_counted: v.stats.duplicates.is_some(),
+        duplicates: v.stats.duplicates.unwrap_or(0),
+        state_names,
+        states: v
+            .states
+            .iter()
+            .map(|s| v1::FinalState { values: s.values.iter().map(|(_, x)| *x).collect(), executions: s.executions })
+            .collect(),
+        blocked_threads: v.blocked_threads.clone(),
+        hung_threads: v.hung_threads.clone(),
+        caveats: v.caveats.clone(),
+        races: v.races.len() as u64,
+        misuse: v.misuse.len() as u64,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Store buffering with three threads: a few dozen executions, several final states.
+    const SB: &str = "PTX SB3\n{\n  x = 0; y = 0; z = 0;\n}\n P0@cta 0,gpu 0 | P1@cta 1,gpu 0 | P2@cta 2,gpu 0 ;\n st.relaxed.gpu x, 1 | st.relaxed.gpu y, 1 | st.relaxed.gpu z, 1 ;\n ld.relaxed.gpu r0, y | ld.relaxed.gpu r0, z | ld.relaxed.gpu r0, x ;\nexists (P0:r0 == 0 /\\ P1:r0 == 0 /\\ P2:r0 == 0)\n";
+
+    fn work(subtree: String) -> v1::ExploreWork {
+        v1::ExploreWork { program: SB.into(), model: "ptx".into(), loop_bound: 2, detect_duplicates: true, subtree }
+    }
+
+    #[test]
+    fn the_parts_of_a_split_add_up_to_the_whole_check() {
+        let program = tcfuzz_litmus::parse(SB).unwrap();
+        let options = options(2, true);
+        let whole = tcfuzz_checker::check(&program, ModelKind::Ptx, &options).unwrap();
+        let subtrees = tcfuzz_checker::split(&program, ModelKind::Ptx, &options, 4).unwrap();
+        assert!(subtrees.len() >= 4, "{subtrees:?}");
+        let parts: Vec<v1::PartVerdict> = subtrees.iter().map(|s| run(&work(s.to_string())).unwrap()).collect();
+        assert_eq!(parts.iter().map(|p| p.complete).sum::<u64>(), whole.stats.complete);
+        assert_eq!(parts.iter().map(|p| p.duplicates).sum::<u64>(), 0);
+        assert!(parts.iter().all(|p| p.duplicates_counted && p.states.iter().map(|s| s.executions).sum::<u64>() == p.complete));
+        let states: std::collections::BTreeSet<&Vec<i64>> = parts.iter().flat_map(|p| p.states.iter().map(|s| &s.values)).collect();
+        assert_eq!(states.len(), whole.states.len());
+    }
+
+    #[test]
+    fn a_subtree_of_another_check_or_a_bad_model_is_a_job_error() {
+        let program = tcfuzz_litmus::parse(SB).unwrap();
+        let s = &tcfuzz_checker::split(&program, ModelKind::Sc, &options(2, true), 2).unwrap()[0];
+        let e = run(&work(s.to_string())).unwrap_err();
+        assert!(e.0.contains("made for another program, model or options"), "{e}");
+        let e = run(&v1::ExploreWork { model: "x86".into(), ..work(s.to_string()) }).unwrap_err();
+        assert_eq!(e.0, "`x86` is not a model this worker knows");
+        let e = run(&work("subtree zz".into())).unwrap_err();
+        assert_eq!(e.0, "`subtree zz` is not a subtree (expected `subtree HEX:VARIANT:I.J.K`)");
+    }
+}
