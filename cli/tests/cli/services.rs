@@ -279,8 +279,13 @@ fn a_coordinator_killed_and_restarted_resumes_and_loses_nothing_acknowledged() {
     assert_eq!(c.url, url);
     let result = campaign_result(campaign);
     assert_eq!(result["programs"].as_u64(), Some(300));
-    let recorded: u64 = workers.into_iter().map(|w| stop_worker(w).0).sum();
-    assert_eq!(recorded, 30, "every acknowledged result survived the kill: none was recorded twice");
+    let tallies: Vec<(u64, u64)> = workers.into_iter().map(stop_worker).collect();
+    let (recorded, already): (u64, u64) = tallies.iter().fold((0, 0), |(r, a), (x, y)| (r + x, a + y));
+    assert_eq!(c.status(&dir)["campaigns"][0]["jobs_done"].as_u64(), Some(30), "every job recorded once");
+    // A report the coordinator flushed just before the kill, whose answer never arrived, is sent
+    // again after the restart and answered "already recorded": so the workers' RECORDED tallies
+    // may come up short by those, never past 30, and together with them cover every job.
+    assert!(recorded <= 30 && recorded + already >= 30, "recorded {recorded}, already recorded {already}");
     c.stop();
 }
 
