@@ -73,6 +73,13 @@
 //!   which holes wait and for what.) Nor through the register a `cas` compares with (its read
 //!   needs the reads that register comes from).
 //!
+//! For a PTX program both classes are judged on its instruction graph ([`crate::porf_cycles`]):
+//! the `cas` class needs a load-buffering cycle the model allows in some execution (not one
+//! with a `fence.sc` morally strong with every thread's on each stretch, nor one of atomics of a
+//! single location reading each other's writes), the barrier class a read that reaches, through
+//! a barrier arrival, a write it may read (program order following the branches). The lost
+//! revisit is detected while exploring.
+//!
 //! [`crate::check_oracle`] has none of these limits.
 
 mod holes;
