@@ -1,10 +1,13 @@
-//! Whether some execution of a PTX program could have a cyclic `po ∪ rf` (load buffering): a
-//! static over-approximation on instructions, so that the explorer's caveat about such
-//! executions ([`crate::explore`]) is given only where they can exist.
+//! Whether some execution of a PTX program could have a cyclic `po ∪ rf` (load buffering), or
+//! a chain of dependencies through a barrier back to a read: static over-approximations on
+//! instructions, so that the explorer's caveats about such executions ([`crate::explore`]) are
+//! given only where they can exist.
 //!
 //! The graph has one node per instruction and an edge
-//! - from each instruction to every later one of its thread (program order; both ways inside a
-//!   thread that loops, where any instruction may run after any other);
+//! - from each instruction to the next ones its thread may run (program order: the next
+//!   instruction, a branch's target, a `goto`'s target; a path of these edges is a run of the
+//!   thread's code, so an instruction that runs after another in some execution is reachable
+//!   from it);
 //! - from an instruction that may write a location to one of another thread that may read it (a
 //!   possible `rf`);
 //! - within a thread, from a write to an earlier read of the same location where the model lets
@@ -16,13 +19,26 @@
 //! - both ways between arrivals at the same CTA barrier (or `cta_group::2` rendezvous) in
 //!   different threads, which the explorer adds together.
 //!
-//! Every `po ∪ rf` cycle of an execution maps to a cycle of this graph through one of its `rf`
-//! edges, so the program can have one only if some `rf` edge `W → R` has a path back from `R` to
-//! `W`.
+//! Every `po ∪ rf` cycle of an execution maps to a closed walk of this graph through its `rf`
+//! edges, each *stretch* (from the read where the cycle enters a thread to the write where it
+//! leaves it) a path of program-order edges. Two kinds of cycle the PTX model forbids in every
+//! execution are left out ([`StaticGraph::porf_cycle_possible`]):
+//! - *fenced*: every stretch passes a `fence.sc` morally strong with every other thread's, and
+//!   every `rf` joins two generic accesses of one virtual address — Causality forbids it
+//!   (§8.9.3, §8.9.4, §8.9.5, §8.10.6; the argument is the model's, `model/ptx/fenced_cycle.rs`);
+//! - *on one location*: every stretch goes from a read of a location `x` to a write of `x`, and
+//!   the accesses of `x` in the program are pairwise morally strong (§8.7: strong, generic, one
+//!   virtual address, each one's scope including every thread that accesses `x`) — then the cycle
+//!   is one of program order between overlapping operations and `rf`, which SC per location
+//!   forbids (§8.10.5: "communication order cannot contradict program order"). Two `cas`es or
+//!   exchanges of a lock that read each other's writes are such a cycle.
+//!
+//! A walk that mixes the two kinds, or has a stretch of neither, or goes through a barrier,
+//! counts.
 
 use std::collections::HashMap;
 
-use crate::event::Label;
+use crate::event::{Label, Proxy};
 use crate::program::{CompiledProgram, Op};
 
 /// One instruction's memory events: what it may read and write, and its barrier arrival.
@@ -87,65 +103,335 @@ fn reads_later_own_write(r: &Label, w: &Label) -> bool {
 /// See the module docs. Tile IR programs, whose program order orders nothing, are not judged
 /// here (the caller treats any thread that reads and writes as a possible cycle).
 pub(crate) fn may_have_porf_cycles(prog: &CompiledProgram) -> bool {
-    // Nodes: every instruction, thread by thread.
-    let mut nodes: Vec<(usize, Accesses)> = Vec::new();
-    for (t, code) in prog.threads.iter().enumerate() {
-        nodes.extend(code.code.iter().map(|l| (t, accesses(&l.op))));
-    }
-    let n = nodes.len();
-    let mut succ: Vec<Vec<usize>> = vec![Vec::new(); n];
-    // Program order: each instruction to the next (the rest follows by transitivity); a thread
-    // that loops also from its last instruction back to its first.
-    let mut start = 0;
-    for code in &prog.threads {
-        let len = code.code.len();
-        for (i, out) in succ[start..start + len].iter_mut().enumerate() {
-            if i + 1 < len {
-                out.push(start + i + 1);
+    StaticGraph::new(prog).porf_cycle_possible()
+}
+
+/// A possible `rf` between two instructions: of location `loc`, `causal` where both accesses
+/// are generic ones of one virtual address (base causality between them is causality order,
+/// §8.9.5).
+struct Rf {
+    w: usize,
+    r: usize,
+    loc: u32,
+    causal: bool,
+}
+
+/// The graph of the module docs.
+pub(crate) struct StaticGraph {
+    /// Program-order successors of each node.
+    po: Vec<Vec<usize>>,
+    /// Arrivals at the same barrier in other threads.
+    partners: Vec<Vec<usize>>,
+    rf: Vec<Rf>,
+    /// Per node, the indices in `rf` of the edges that leave it.
+    rf_out: Vec<Vec<usize>>,
+    /// Per node: a `fence.sc` morally strong with every other thread's `fence.sc` (§8.7).
+    global_fence: Vec<bool>,
+    /// Per node: a barrier arrival.
+    barrier: Vec<bool>,
+    /// The locations whose accesses are pairwise morally strong (module docs, "on one location").
+    coherent: HashMap<u32, bool>,
+    /// Strongly connected component of each node (program order, `rf`, barrier partners).
+    scc: Vec<usize>,
+    /// Per node: one event per location read or written in any run (no loop, no two reads or
+    /// two writes of one location).
+    single: Vec<bool>,
+}
+
+/// How many steps [`StaticGraph::porf_cycle_possible`] spends on simple cycles before it falls
+/// back to closed walks (a coarser answer), so that no generated program makes it slow.
+const SIMPLE_CYCLE_BUDGET: u32 = 100_000;
+
+impl StaticGraph {
+    pub(crate) fn new(prog: &CompiledProgram) -> StaticGraph {
+        // Nodes: every instruction, thread by thread.
+        let mut nodes: Vec<(usize, Accesses)> = Vec::new();
+        for (t, code) in prog.threads.iter().enumerate() {
+            nodes.extend(code.code.iter().map(|l| (t, accesses(&l.op))));
+        }
+        let n = nodes.len();
+        let mut po: Vec<Vec<usize>> = vec![Vec::new(); n];
+        let mut global_fence = vec![false; n];
+        let mut start = 0;
+        for (t, code) in prog.threads.iter().enumerate() {
+            let len = code.code.len();
+            for (i, l) in code.code.iter().enumerate() {
+                let next: &[usize] = match l.op {
+                    Op::Goto { target } => &[target],
+                    Op::Branch { target, .. } => &[i + 1, target],
+                    _ => &[i + 1],
+                };
+                po[start + i].extend(next.iter().filter(|&&j| j < len).map(|&j| start + j));
+                if let Op::Fence { label } = &l.op {
+                    global_fence[start + i] = label.sc
+                        && label.strong
+                        && label.proxy == Proxy::Generic
+                        && prog.places.iter().all(|p| prog.places[t].scope_includes(label.scope, p));
+                }
+            }
+            start += len;
+        }
+        // Possible rf, location by location; barrier meetings, barrier by barrier.
+        let mut writers: HashMap<u32, Vec<(usize, Label)>> = HashMap::new();
+        let mut readers: HashMap<u32, Vec<(usize, Label)>> = HashMap::new();
+        let mut arrivals: HashMap<u32, Vec<usize>> = HashMap::new();
+        for (a, (_, acc)) in nodes.iter().enumerate() {
+            for w in &acc.writes {
+                writers.entry(w.loc).or_default().push((a, *w));
+            }
+            for r in &acc.reads {
+                readers.entry(r.loc).or_default().push((a, *r));
+            }
+            for &id in &acc.barriers {
+                arrivals.entry(id).or_default().push(a);
             }
         }
-        let looping =
-            code.code.iter().enumerate().any(|(pc, l)| matches!(l.op, Op::Branch { target, .. } | Op::Goto { target } if target <= pc));
-        if looping && len > 1 {
-            succ[start + len - 1].push(start);
-        }
-        start += len;
-    }
-    // Possible rf, location by location; barrier meetings, barrier by barrier.
-    let mut writers: HashMap<u32, Vec<(usize, Label)>> = HashMap::new();
-    let mut readers: HashMap<u32, Vec<(usize, Label)>> = HashMap::new();
-    let mut arrivals: HashMap<u32, Vec<usize>> = HashMap::new();
-    for (a, (_, acc)) in nodes.iter().enumerate() {
-        for w in &acc.writes {
-            writers.entry(w.loc).or_default().push((a, *w));
-        }
-        for r in &acc.reads {
-            readers.entry(r.loc).or_default().push((a, *r));
-        }
-        for &id in &acc.barriers {
-            arrivals.entry(id).or_default().push(a);
-        }
-    }
-    let mut rf: Vec<(usize, usize)> = Vec::new();
-    for (loc, ws) in &writers {
-        for &(a, w) in ws {
-            for &(b, r) in readers.get(loc).into_iter().flatten() {
-                let (ta, tb) = (nodes[a].0, nodes[b].0);
-                if ta != tb || (b < a && (reads_later_own_write(&r, &w) || nodes[b].1.bulk_copy)) {
-                    succ[a].push(b);
-                    rf.push((a, b));
+        let generic = |l: &Label| l.proxy == Proxy::Generic && !l.is_async() && l.bulk_copy == 0 && l.tc.is_none();
+        let mut rf: Vec<Rf> = Vec::new();
+        let mut rf_out: Vec<Vec<usize>> = vec![Vec::new(); n];
+        for (&loc, ws) in &writers {
+            for &(a, w) in ws {
+                for &(b, r) in readers.get(&loc).into_iter().flatten() {
+                    let (ta, tb) = (nodes[a].0, nodes[b].0);
+                    if ta != tb || (b < a && (reads_later_own_write(&r, &w) || nodes[b].1.bulk_copy)) {
+                        rf_out[a].push(rf.len());
+                        rf.push(Rf { w: a, r: b, loc, causal: generic(&w) && generic(&r) && w.vloc == r.vloc });
+                    }
                 }
             }
         }
-    }
-    for members in arrivals.values() {
-        for &a in members {
-            succ[a].extend(members.iter().copied().filter(|&b| nodes[b].0 != nodes[a].0));
+        let mut partners: Vec<Vec<usize>> = vec![Vec::new(); n];
+        let mut barrier = vec![false; n];
+        for members in arrivals.values() {
+            for &a in members {
+                barrier[a] = true;
+                partners[a].extend(members.iter().copied().filter(|&b| nodes[b].0 != nodes[a].0));
+            }
         }
+        // Pairwise morally strong (§8.7): generic, one virtual address, strong, each one's scope
+        // including the other's thread — here every thread that accesses the location.
+        let mut coherent = HashMap::new();
+        for (&loc, ws) in &writers {
+            let all: Vec<&(usize, Label)> = ws.iter().chain(readers.get(&loc).into_iter().flatten()).collect();
+            let ok = all.iter().all(|(a, l)| {
+                generic(l)
+                    && l.strong
+                    && l.vloc == loc
+                    && all.iter().all(|(b, _)| prog.places[nodes[*a].0].scope_includes(l.scope, &prog.places[nodes[*b].0]))
+            });
+            coherent.insert(loc, ok);
+        }
+        let succ: Vec<Vec<usize>> =
+            (0..n).map(|a| po[a].iter().chain(&partners[a]).copied().chain(rf_out[a].iter().map(|&e| rf[e].r)).collect()).collect();
+        let scc = components(&succ);
+        // A node in a loop is on a cycle of program order alone: in its own component with
+        // another node of its thread, or a jump to itself.
+        let mut single: Vec<bool> = nodes
+            .iter()
+            .map(|(_, acc)| {
+                let distinct = |ls: &[Label]| ls.iter().enumerate().all(|(i, l)| ls[..i].iter().all(|m| m.loc != l.loc));
+                distinct(&acc.reads) && distinct(&acc.writes)
+            })
+            .collect();
+        let po_scc = components(&po);
+        let mut size = vec![0usize; n];
+        for &c in &po_scc {
+            size[c] += 1;
+        }
+        for a in 0..n {
+            if po[a].contains(&a) || size[po_scc[a]] > 1 {
+                single[a] = false;
+            }
+        }
+        StaticGraph { po, partners, rf, rf_out, global_fence, barrier, coherent, scc, single }
     }
-    // A cycle through `w → r` exists iff both are in one strongly connected component.
-    let scc = components(&succ);
-    rf.iter().any(|&(w, r)| scc[w] == scc[r])
+
+    /// Whether some `po ∪ rf` cycle may be in a consistent execution: a closed walk through some
+    /// `rf` edge that is neither fenced nor on one location (module docs).
+    pub(crate) fn porf_cycle_possible(&self) -> bool {
+        let cyclic: Vec<usize> = (0..self.rf.len()).filter(|&e| self.scc[self.rf[e].w] == self.scc[self.rf[e].r]).collect();
+        if cyclic.is_empty() {
+            return false;
+        }
+        // Where every node the cycles can pass is one event (no loop, one read and one write of
+        // a location at most), an execution's cycle, simple, enters each read at most once:
+        // search those. Otherwise (or past a budget), closed walks.
+        if cyclic.iter().all(|&e| self.single[self.rf[e].w] && self.single[self.rf[e].r]) {
+            let mut budget = SIMPLE_CYCLE_BUDGET;
+            if let Some(found) = self.unexcused_simple_cycle(&cyclic, &mut budget) {
+                return found;
+            }
+        }
+        cyclic.iter().any(|&e| self.unexcused_cycle_through(e))
+    }
+
+    /// For each `rf` edge `e` of `edges`, the stretches that can follow it: `(e', unfenced,
+    /// incoherent)` where a run of `e.r`'s thread (or, through barrier partners, of others) goes
+    /// from `e.r` to `e'.w` — `unfenced` where one such run passes no global `fence.sc` (or
+    /// `e'` is not causal), `incoherent` where the stretch is not a read and a write of one
+    /// coherent location.
+    fn stretches(&self, edges: &[usize]) -> HashMap<usize, Vec<(usize, bool, bool)>> {
+        let mut out = HashMap::new();
+        for &e in edges {
+            let f = &self.rf[e];
+            // (node, fenced so far, through a partner)
+            let start = (f.r, false, false);
+            let mut seen = std::collections::HashSet::from([start]);
+            let mut stack = vec![start];
+            let mut next: HashMap<usize, (bool, bool)> = HashMap::new();
+            while let Some((a, fenced, partner)) = stack.pop() {
+                for &o in &self.rf_out[a] {
+                    if !edges.contains(&o) {
+                        continue;
+                    }
+                    let g = &self.rf[o];
+                    let unfenced = !fenced || partner || !g.causal;
+                    let incoherent = partner || g.loc != f.loc || !self.coherent.get(&f.loc).copied().unwrap_or(false);
+                    let entry = next.entry(o).or_insert((false, false));
+                    *entry = (entry.0 || unfenced, entry.1 || incoherent);
+                }
+                let po = self.po[a].iter().map(|&b| (b, fenced || self.global_fence[b], partner));
+                let across = self.partners[a].iter().map(|&b| (b, fenced, true));
+                for s in po.chain(across) {
+                    if self.scc[s.0] == self.scc[f.r] && seen.insert(s) {
+                        stack.push(s);
+                    }
+                }
+            }
+            out.insert(e, next.into_iter().map(|(o, (u, i))| (o, u, i)).collect());
+        }
+        out
+    }
+
+    /// Whether a simple cycle of `rf` edges (each read and each write entered once) has an
+    /// unfenced and an incoherent stretch; `None` past `budget` steps.
+    fn unexcused_simple_cycle(&self, edges: &[usize], budget: &mut u32) -> Option<bool> {
+        let next = self.stretches(edges);
+        // Depth-first over simple paths from each first edge (the least of its cycle).
+        fn extend(
+            g: &StaticGraph,
+            next: &HashMap<usize, Vec<(usize, bool, bool)>>,
+            first: usize,
+            path: &mut Vec<usize>,
+            seen: (bool, bool),
+            budget: &mut u32,
+        ) -> Option<bool> {
+            let last = *path.last()?;
+            for &(o, unfenced, incoherent) in next.get(&last).into_iter().flatten() {
+                *budget = budget.checked_sub(1)?;
+                let seen = (seen.0 || unfenced, seen.1 || incoherent);
+                if o == first {
+                    if seen.0 && seen.1 {
+                        return Some(true);
+                    }
+                    continue;
+                }
+                // The read and the write of `o` are events of the cycle already (`single`: a node
+                // has one read and one write of a location).
+                let (w, r, loc) = (g.rf[o].w, g.rf[o].r, g.rf[o].loc);
+                if o < first || path.iter().any(|&p| g.rf[p].loc == loc && (g.rf[p].r == r || g.rf[p].w == w)) {
+                    continue;
+                }
+                path.push(o);
+                let found = extend(g, next, first, path, seen, budget)?;
+                path.pop();
+                if found {
+                    return Some(true);
+                }
+            }
+            Some(false)
+        }
+        for &first in edges {
+            if extend(self, &next, first, &mut vec![first], (false, false), budget)? {
+                return Some(true);
+            }
+        }
+        Some(false)
+    }
+
+    /// Whether a closed walk starts and ends with the `rf` edge `first` and has a stretch without
+    /// a global `fence.sc` (or a non-causal `rf`, or a barrier) and a stretch that is not a read
+    /// and a write of one coherent location (or a barrier). A search over (node, the location the
+    /// current stretch read, whether it passed a global fence, whether the walk so far has an
+    /// unfenced stretch, whether it has one off a coherent location).
+    fn unexcused_cycle_through(&self, first: usize) -> bool {
+        #[derive(Clone, Copy, PartialEq, Eq, Hash)]
+        struct State {
+            node: usize,
+            loc: Option<u32>,
+            fenced: bool,
+            unfenced_seen: bool,
+            incoherent_seen: bool,
+        }
+        let f = &self.rf[first];
+        let component = self.scc[f.r];
+        let enter = |e: &Rf, unfenced_seen: bool, incoherent_seen: bool| State {
+            node: e.r,
+            loc: Some(e.loc),
+            fenced: false,
+            unfenced_seen: unfenced_seen || !e.causal,
+            incoherent_seen: incoherent_seen || !self.coherent.get(&e.loc).copied().unwrap_or(false),
+        };
+        let start = enter(f, false, false);
+        let mut seen = std::collections::HashSet::from([start]);
+        let mut stack = vec![start];
+        while let Some(s) = stack.pop() {
+            let mut push = |next: State| {
+                if self.scc[next.node] == component && seen.insert(next) {
+                    stack.push(next);
+                }
+            };
+            for &j in &self.po[s.node] {
+                push(State { node: j, fenced: s.fenced || self.global_fence[j], ..s });
+            }
+            for &j in &self.partners[s.node] {
+                push(State { node: j, loc: None, unfenced_seen: true, incoherent_seen: true, ..s });
+            }
+            for &e in &self.rf_out[s.node] {
+                let out = &self.rf[e];
+                let unfenced_seen = s.unfenced_seen || !s.fenced;
+                let incoherent_seen = s.incoherent_seen || s.loc != Some(out.loc);
+                if e == first {
+                    if unfenced_seen && incoherent_seen {
+                        return true;
+                    }
+                    continue;
+                }
+                push(enter(out, unfenced_seen, incoherent_seen));
+            }
+        }
+        false
+    }
+
+    /// Whether some read may be in the dependency prefix of a write it may read from, through a
+    /// barrier arrival: some possible `rf` edge `W → R` with a path from `R` back to `W` that goes
+    /// through a barrier arrival (the chains of [`crate::explore`]'s dependency prefix —
+    /// dependencies and what decides whether a thread goes on, which program order contains,
+    /// `rf`, and barrier partners — are paths of this graph).
+    pub(crate) fn barrier_on_cycle(&self) -> bool {
+        self.rf.iter().any(|f| {
+            if self.scc[f.w] != self.scc[f.r] {
+                return false;
+            }
+            // (node, whether the path passed a barrier arrival)
+            let start = (f.r, self.barrier[f.r]);
+            let mut seen = std::collections::HashSet::from([start]);
+            let mut stack = vec![start];
+            while let Some((a, through)) = stack.pop() {
+                if a == f.w && through {
+                    return true;
+                }
+                let next = self.po[a].iter().chain(&self.partners[a]).copied().chain(self.rf_out[a].iter().map(|&e| self.rf[e].r));
+                for b in next {
+                    let s = (b, through || self.barrier[b]);
+                    if self.scc[b] == self.scc[f.r] && seen.insert(s) {
+                        stack.push(s);
+                    }
+                }
+            }
+            false
+        })
+    }
 }
 
 /// The strongly connected component of each node (Tarjan's algorithm, iterative).

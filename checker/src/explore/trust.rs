@@ -72,6 +72,7 @@ use crate::event::{EventId, EventKind};
 use crate::graph::{ExecutionGraph, HOLE};
 use crate::interp::{NewEvent, Replay, Step, replay};
 use crate::model::{MemoryModel, ModelKind};
+use crate::porf_cycles::StaticGraph;
 use crate::program::{CompiledProgram, Op};
 use crate::verdict::Collector;
 
@@ -91,7 +92,13 @@ pub(crate) fn explores_porf_cycles(kind: ModelKind) -> bool {
 /// - With the dependency revisits: executions whose cycle goes through a barrier reached after a
 ///   branch on a read ([`barrier_after_branch`]), or through a `cas` that fails but would succeed
 ///   in every graph the revisit could start from ([`cas_before_ordering`]; module docs of
-///   [`super`]). (A load-buffering cycle through an asynchronous operation — a `tcgen05` perform
+///   [`super`]).
+///
+/// For a PTX program both tests ask the instruction graph of [`StaticGraph`] too: a `po ∪ rf`
+/// cycle counts only where the model does not forbid it in every execution (a `fence.sc.gpu`
+/// on each stretch, or atomics of one lock reading each other's writes:
+/// [`StaticGraph::porf_cycle_possible`]), and a barrier blocks a revisit only where some read
+/// reaches, through a barrier arrival, a write it may read ([`StaticGraph::barrier_on_cycle`]). (A load-buffering cycle through an asynchronous operation — a `tcgen05` perform
 ///   or a bulk copy, which program order does not order before later events of its thread — is
 ///   reached like any other: nothing in the dependency prefix keeps the operation before them.)
 pub(crate) fn caveats(prog: &CompiledProgram, model: ModelKind, allows_porf_cycles: bool, dependency: bool) -> Vec<String> {
@@ -100,10 +107,17 @@ pub(crate) fn caveats(prog: &CompiledProgram, model: ModelKind, allows_porf_cycl
         return out;
     }
     let name = model.name();
-    // The static analysis is the costly part (a graph of every instruction): once, and only
-    // where a cheaper test leaves it to decide.
+    // The static analysis is the costly part (a graph of every instruction, [`StaticGraph`] for
+    // PTX programs): once, and only where a cheaper test leaves it to decide.
+    let graph = std::cell::OnceCell::new();
+    let graph = || prog.tile.is_none().then(|| graph.get_or_init(|| StaticGraph::new(prog)));
     let porf = std::cell::OnceCell::new();
-    let may_have_porf_cycles = || *porf.get_or_init(|| prog.may_have_porf_cycles());
+    let may_have_porf_cycles = || {
+        *porf.get_or_init(|| match graph() {
+            Some(g) => g.porf_cycle_possible(),
+            None => prog.may_have_porf_cycles(),
+        })
+    };
     if !dependency {
         if barrier_after_branch(prog) || may_have_porf_cycles() {
             out.push(format!(
@@ -112,7 +126,9 @@ pub(crate) fn caveats(prog: &CompiledProgram, model: ModelKind, allows_porf_cycl
         }
         return out;
     }
-    if barrier_after_branch(prog) && barrier_cycle_possible(prog) {
+    // In a PTX program, a barrier blocks a revisit only where a read reaches a write it may read
+    // through a barrier arrival ([`StaticGraph::barrier_on_cycle`]).
+    if barrier_after_branch(prog) && barrier_cycle_possible(prog) && graph().is_none_or(|g| g.barrier_on_cycle()) {
         out.push(format!(
             "the explorer does not explore load-buffering executions whose cycle goes through a barrier that a thread reaches after a branch (or an assume) on a value it read, which the {name} model allows; use the oracle for those"
         ));
