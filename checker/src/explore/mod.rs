@@ -73,12 +73,13 @@
 //!   which holes wait and for what.) Nor through the register a `cas` compares with (its read
 //!   needs the reads that register comes from).
 //!
-//! - **Not named by any caveat yet** (a known soundness gap): the same hole without load
-//!   buffering. A write that revisits a read and depends on a later read of its thread, but not
-//!   on a `cas` before that read, leaves the `cas` a hole, refilled before the write it reads in
-//!   the missed executions comes back (`ptx::cas_hole_refilled_before_its_source_returns_is_a_known_gap_without_load_buffering`:
-//!   28 of the oracle's 30 executions). The caveat's test below, which asks for a
-//!   load-buffering cycle, does not see it.
+//! - The same hole without load buffering (a known gap, open): a write that revisits a read and
+//!   depends on a later read of its thread, but not on a `cas` before that read, leaves the
+//!   `cas` a hole, refilled before the write it reads in the missed executions comes back
+//!   (`ptx::cas_hole_refilled_before_its_source_returns_is_a_known_gap_named_by_a_caveat`: 28
+//!   of the oracle's 30 executions). No cycle is needed, so its caveat asks only for a `cas`
+//!   with instructions after it and a write of its location elsewhere (`trust`'s
+//!   `cas_hole_possible`): a wide over-approximation until the explorer covers the class.
 //!
 //! For a PTX program both classes are judged on its instruction graph ([`crate::porf_cycles`]):
 //! the `cas` class needs a load-buffering cycle the model allows in some execution (not one
