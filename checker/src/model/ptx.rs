@@ -326,7 +326,14 @@ impl Ptx {
     /// write placed anywhere in `co` but right after the write its read reads from, or two rmws
     /// reading one write). Holes, which have no place in `co` and read nothing, count for nothing.
     fn breaks_atomicity(&self, g: &ExecutionGraph) -> bool {
-        g.threads.iter().enumerate().any(|(t, evs)| (1..evs.len()).any(|i| self.rmw_breaks_atomicity(g, EventId::new(t, i))))
+        g.co.iter().enumerate().any(|(l, ws)| {
+            ws.iter().enumerate().any(|(p, &w)| {
+                // Nothing sits between an rmw's write and the write right before it in `co`.
+                let before = if p == 0 { EventId::init(l as crate::event::LocId) } else { ws[p - 1] };
+                let right_after = w.index > 0 && g.event(EventId { thread: w.thread, index: w.index - 1 }).rf == Some(before);
+                !right_after && self.rmw_breaks_atomicity(g, w)
+            })
+        })
     }
 
     /// Atomicity for one event `w` of `g`: whether it is the write half of an rmw with, between
