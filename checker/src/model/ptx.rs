@@ -155,6 +155,9 @@ pub struct Ptx {
     plain_program: bool,
     /// Whether, besides, its only synchronisation is `fence.sc` ([`fence_sc_sync_only`]).
     fence_sc_sync_only: bool,
+    /// Whether, besides, every two accesses the program can make to one location are morally
+    /// strong ([`Ptx::race_free_program`]): then no execution has a data race.
+    race_free_program: bool,
     /// Scratch space for the checks, reused from graph to graph.
     scratch: Mutex<Scratch>,
 }
@@ -168,6 +171,7 @@ impl Clone for Ptx {
             global_sc_fences: self.global_sc_fences,
             plain_program: self.plain_program,
             fence_sc_sync_only: self.fence_sc_sync_only,
+            race_free_program: self.race_free_program,
             scratch: Mutex::default(),
         }
     }
@@ -204,7 +208,18 @@ impl Ptx {
         });
         let plain_program = quick_accept::plain_program(program);
         let fence_sc_sync_only = plain_program && fence_sc_sync_only(program);
-        Ptx { places, compat, class_words, global_sc_fences, plain_program, fence_sc_sync_only, scratch: Mutex::default() }
+        let mut ptx = Ptx {
+            places,
+            compat,
+            class_words,
+            global_sc_fences,
+            plain_program,
+            fence_sc_sync_only,
+            race_free_program: false,
+            scratch: Mutex::default(),
+        };
+        ptx.race_free_program = plain_program && ptx.race_free_program(program);
+        ptx
     }
 
     fn scratch(&self) -> std::sync::MutexGuard<'_, Scratch> {
@@ -311,7 +326,14 @@ impl Ptx {
     /// write placed anywhere in `co` but right after the write its read reads from, or two rmws
     /// reading one write). Holes, which have no place in `co` and read nothing, count for nothing.
     fn breaks_atomicity(&self, g: &ExecutionGraph) -> bool {
-        g.threads.iter().enumerate().any(|(t, evs)| (1..evs.len()).any(|i| self.rmw_breaks_atomicity(g, EventId::new(t, i))))
+        g.co.iter().enumerate().any(|(l, ws)| {
+            ws.iter().enumerate().any(|(p, &w)| {
+                // Nothing sits between an rmw's write and the write right before it in `co`.
+                let before = if p == 0 { EventId::init(l as crate::event::LocId) } else { ws[p - 1] };
+                let right_after = w.index > 0 && g.event(EventId { thread: w.thread, index: w.index - 1 }).rf == Some(before);
+                !right_after && self.rmw_breaks_atomicity(g, w)
+            })
+        })
     }
 
     /// Atomicity for one event `w` of `g`: whether it is the write half of an rmw with, between
@@ -401,6 +423,32 @@ impl Ptx {
         }
         let (pa, pb) = (&self.places[ta], &self.places[tb]);
         la.strong && lb.strong && pa.scope_includes(la.scope, pb) && pb.scope_includes(lb.scope, pa)
+    }
+}
+
+impl Ptx {
+    /// [`MemoryModel::races`] read off `g` (consistent, complete).
+    fn races_judged(&self, g: &ExecutionGraph) -> Vec<(EventId, EventId)> {
+        // The explorer asks about the graph it has just found consistent: its causality order is
+        // still in the scratch space.
+        let mut s = self.scratch();
+        if s.consistent && s.holds(g) {
+            return s.races();
+        }
+        // It may not be (the last event came in through `sink_extension` or a quick test). Most
+        // graphs have no conflicting pair that is not morally strong: read off the graph where
+        // every access is plainly so, else from morally strong as built.
+        if self.no_weak_conflict(g) {
+            return Vec::new();
+        }
+        s.consistent = false;
+        s.load_facts(g);
+        s.build::<0>(g);
+        s.build_ms::<0>(&self.compat);
+        if !s.weak_conflict() {
+            return Vec::new();
+        }
+        if !self.breaks_atomicity(g) && self.evaluate(g, &mut s) { s.races() } else { Vec::new() }
     }
 }
 
@@ -529,26 +577,13 @@ impl MemoryModel for Ptx {
     }
 
     fn races(&self, g: &ExecutionGraph) -> Vec<(EventId, EventId)> {
-        // The explorer asks about the graph it has just found consistent: its causality order is
-        // still in the scratch space.
-        let mut s = self.scratch();
-        if s.consistent && s.holds(g) {
-            return s.races();
-        }
-        // It may not be (the last event came in through `sink_extension` or a quick test). Most
-        // graphs have no conflicting pair that is not morally strong: read off the graph where
-        // every access is plainly so, else from morally strong as built.
-        if self.no_weak_conflict(g) {
+        // Most programs have no access that could race at all (every access strong, the scopes
+        // of each location's accesses all including each other): then no graph needs a look.
+        if self.race_free_program {
+            debug_assert!(self.races_judged(g).is_empty(), "[tcfuzz internal bug] a race in a program found race-free");
             return Vec::new();
         }
-        s.consistent = false;
-        s.load_facts(g);
-        s.build::<0>(g);
-        s.build_ms::<0>(&self.compat);
-        if !s.weak_conflict() {
-            return Vec::new();
-        }
-        if !self.breaks_atomicity(g) && self.evaluate(g, &mut s) { s.races() } else { Vec::new() }
+        self.races_judged(g)
     }
 
     fn allows_porf_cycles(&self) -> bool {

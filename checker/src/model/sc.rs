@@ -9,7 +9,7 @@
 //! Under SC `po ∪ rf` is acyclic, so the explorer is complete for it. SC has no notion of data race
 //! here: [`MemoryModel::races`] returns none.
 
-use crate::event::{EventId, Label};
+use crate::event::{EventId, Label, LocId};
 use crate::graph::ExecutionGraph;
 use crate::model::sweep::{Frame, until_stuck};
 use crate::model::{MemoryModel, ModelKind};
@@ -94,18 +94,17 @@ pub(crate) fn rmw_source(g: &ExecutionGraph, w: EventId) -> Option<(EventId, Eve
 }
 
 /// Rule 2: each rmw write immediately follows, in `co`, the write its read half reads from.
+/// (Rmw writes not in `co`, or whose source is not, are not judged.) One pass over `co`: the
+/// write before each rmw write there is its source, or its source is not in `co` at all.
 pub fn atomicity_holds(g: &ExecutionGraph) -> bool {
-    for (t, evs) in g.threads.iter().enumerate() {
-        for (i, e) in evs.iter().enumerate() {
-            if !e.label.rmw_write {
+    for (l, ws) in g.co.iter().enumerate() {
+        for (p, &w) in ws.iter().enumerate() {
+            if w.index == 0 || !g.label(w).rmw_write {
                 continue;
             }
-            let read = &evs[i - 1];
-            let Some(src) = read.rf else { continue };
-            let (Some(ps), Some(pw)) = (g.co_position(src), g.co_position(EventId::new(t, i))) else {
-                continue;
-            };
-            if pw != ps + 1 {
+            let Some(src) = g.event(EventId { thread: w.thread, index: w.index - 1 }).rf else { continue };
+            let before = if p == 0 { EventId::init(l as LocId) } else { ws[p - 1] };
+            if src != before && g.co_position(src).is_some() {
                 return false;
             }
         }

@@ -15,6 +15,7 @@
 
 use crate::event::{EventId, Label, LocId};
 use crate::graph::{ExecutionGraph, HOLE};
+use crate::program::CompiledProgram;
 
 use super::{Ptx, SCOPES, scope_index};
 
@@ -159,6 +160,38 @@ impl Ptx {
     /// Whether the accesses of `loc` in `g` are all morally strong with each other (module
     /// docs), `accesses` then holding them thread by thread in program order (at most
     /// [`MAX_ACCESSES`] of them; more count as not).
+    /// [`Ptx::no_weak_conflict`] for every execution of `prog`, a plain program
+    /// ([`super::quick_accept::plain_program`]: its events are those of its loads, stores, rmws
+    /// and fences, with the labels of the instructions): whether, for each location, the accesses
+    /// of every instruction to it are all morally strong with each other — each
+    /// [`always_morally_strong`], and their (thread, scope) classes compatible. Morally strong
+    /// is a property of each pair, so the accesses of any execution, a part of them, are too;
+    /// and a data race needs a conflicting pair that is not (§8.10).
+    pub(super) fn race_free_program(&self, prog: &CompiledProgram) -> bool {
+        use crate::program::Op;
+        let mut loc_classes: Vec<Vec<(usize, usize)>> = vec![Vec::new(); prog.locations.len()];
+        for (t, code) in prog.threads.iter().enumerate() {
+            for line in &code.code {
+                let labels = match &line.op {
+                    Op::Load { label, .. } | Op::Store { label, .. } => [Some(label), None],
+                    Op::Rmw { read, write, .. } => [Some(read), Some(write)],
+                    _ => [None, None],
+                };
+                for l in labels.into_iter().flatten() {
+                    let Some(classes) = loc_classes.get_mut(l.loc as usize) else { return false };
+                    if !always_morally_strong(l) {
+                        return false;
+                    }
+                    let class = (t, scope_index(l.scope));
+                    if !classes.contains(&class) {
+                        classes.push(class);
+                    }
+                }
+            }
+        }
+        loc_classes.iter().all(|classes| self.classes_compatible(classes))
+    }
+
     fn all_morally_strong(&self, g: &ExecutionGraph, loc: LocId, accesses: &mut Vec<EventId>) -> bool {
         accesses.clear();
         let mut classes: Vec<(usize, usize)> = Vec::new();
@@ -360,6 +393,27 @@ mod tests {
             let forwards = graph(&prog, &[None, Some((0, 0))]);
             assert!(!ptx.quick_reject(&forwards));
             assert!(ptx.is_consistent(&forwards));
+        }
+    }
+
+    /// A program is race-free before any graph is built only where every two accesses it can
+    /// make to one location are morally strong (§8.7): strong accesses whose scopes include each
+    /// other's thread. Weak data, or `.cta` scope across two CTAs, leave it to each graph, and
+    /// the graph where the reader sees `flag == 0` then has its races (§8.10, as the examples
+    /// expect).
+    #[test]
+    fn race_free_programs_are_known_before_any_graph() {
+        for (file, race_free) in [
+            (include_str!("../../../../examples/ptx/MP+rel+acq-gpu-diffcta.litmus"), true),
+            (include_str!("../../../../examples/ptx/MP+weak+rel+acq-gpu-unguarded.litmus"), false),
+            (include_str!("../../../../examples/ptx/MP+rel+acq-cta-diffcta.litmus"), false),
+        ] {
+            let prog = compile(file);
+            let ptx = Ptx::new(&prog);
+            assert_eq!(ptx.race_free_program(&prog), race_free);
+            let flag_zero = graph(&prog, &[None, None]);
+            assert!(ptx.is_consistent(&flag_zero));
+            assert_eq!(ptx.races(&flag_zero).is_empty(), race_free);
         }
     }
 
