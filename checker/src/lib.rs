@@ -47,8 +47,9 @@
 //!   buffering) with HMC's dependency revisits and TruSt's maximality extended to their holes
 //!   (`explore`). What it still does not reach is named in the verdict's caveat (a barrier reached
 //!   after a branch on a read, a failing `cas` a later access needs, the register a `cas`
-//!   compares with, a revisit no graph qualifies for); [`check_oracle`] has no such limit, and [`check_exact`] asks it where a
-//!   caveat applies.
+//!   compares with, a `cas` a revisit leaves a hole that only a deleted write can fill — with
+//!   or without load buffering —, a revisit no graph qualifies for); [`check_oracle`] has no
+//!   such limit, and [`check_exact`] asks it where a caveat applies.
 //! - Locations a program uses without declaring them start at 0 (herd7 / Dat3M convention).
 //! - Tile IR programs (tile-block threads only; a PTX thread beside them is unsupported) are
 //!   compiled element by element ([`tile_program`]) and judged by the `tileir` model
