@@ -142,6 +142,15 @@ pub(crate) struct StaticGraph {
 /// back to closed walks (a coarser answer), so that no generated program makes it slow.
 const SIMPLE_CYCLE_BUDGET: u32 = 100_000;
 
+/// Per `rf` edge, the edges a stretch of program order can lead to from it, each with whether
+/// some such stretch is unfenced and whether it is incoherent ([`StaticGraph::stretches`]).
+type Stretches = HashMap<usize, Vec<(usize, bool, bool)>>;
+
+/// How many steps each search of [`StaticGraph`] may take in all before it gives the
+/// conservative answer (a cycle is possible: the caveat stays). Without it, programs with many
+/// possible `rf` edges (`indexer` n = 12: hundreds of cas on shared slots) took minutes.
+const SEARCH_BUDGET: u64 = 1_000_000;
+
 impl StaticGraph {
     pub(crate) fn new(prog: &CompiledProgram) -> StaticGraph {
         // Nodes: every instruction, thread by thread.
@@ -256,13 +265,23 @@ impl StaticGraph {
         // Where every node the cycles can pass is one event (no loop, one read and one write of
         // a location at most), an execution's cycle, simple, enters each read at most once:
         // search those. Otherwise (or past a budget), closed walks.
+        let mut steps = SEARCH_BUDGET;
         if cyclic.iter().all(|&e| self.single[self.rf[e].w] && self.single[self.rf[e].r]) {
             let mut budget = SIMPLE_CYCLE_BUDGET;
-            if let Some(found) = self.unexcused_simple_cycle(&cyclic, &mut budget) {
-                return found;
+            match self.unexcused_simple_cycle(&cyclic, &mut budget, &mut steps) {
+                Some(found) => return found,
+                None if steps == 0 => return true,
+                None => {}
             }
         }
-        cyclic.iter().any(|&e| self.unexcused_cycle_through(e))
+        for &e in &cyclic {
+            match self.unexcused_cycle_through(e, &mut steps) {
+                Some(false) => {}
+                // Found, or past the budget: a cycle may be possible.
+                Some(true) | None => return true,
+            }
+        }
+        false
     }
 
     /// For each `rf` edge `e` of `edges`, the stretches that can follow it: `(e', unfenced,
@@ -270,7 +289,12 @@ impl StaticGraph {
     /// from `e.r` to `e'.w` — `unfenced` where one such run passes no global `fence.sc` (or
     /// `e'` is not causal), `incoherent` where the stretch is not a read and a write of one
     /// coherent location.
-    fn stretches(&self, edges: &[usize]) -> HashMap<usize, Vec<(usize, bool, bool)>> {
+    /// `None` past `steps`.
+    fn stretches(&self, edges: &[usize], steps: &mut u64) -> Option<Stretches> {
+        let mut member = vec![false; self.rf.len()];
+        for &e in edges {
+            member[e] = true;
+        }
         let mut out = HashMap::new();
         for &e in edges {
             let f = &self.rf[e];
@@ -280,8 +304,9 @@ impl StaticGraph {
             let mut stack = vec![start];
             let mut next: HashMap<usize, (bool, bool)> = HashMap::new();
             while let Some((a, fenced, partner)) = stack.pop() {
+                *steps = steps.checked_sub(1 + self.rf_out[a].len() as u64)?;
                 for &o in &self.rf_out[a] {
-                    if !edges.contains(&o) {
+                    if !member[o] {
                         continue;
                     }
                     let g = &self.rf[o];
@@ -300,17 +325,18 @@ impl StaticGraph {
             }
             out.insert(e, next.into_iter().map(|(o, (u, i))| (o, u, i)).collect());
         }
-        out
+        Some(out)
     }
 
     /// Whether a simple cycle of `rf` edges (each read and each write entered once) has an
-    /// unfenced and an incoherent stretch; `None` past `budget` steps.
-    fn unexcused_simple_cycle(&self, edges: &[usize], budget: &mut u32) -> Option<bool> {
-        let next = self.stretches(edges);
+    /// unfenced and an incoherent stretch; `None` past `budget` steps (or `steps`, spent in
+    /// finding the stretches).
+    fn unexcused_simple_cycle(&self, edges: &[usize], budget: &mut u32, steps: &mut u64) -> Option<bool> {
+        let next = self.stretches(edges, steps)?;
         // Depth-first over simple paths from each first edge (the least of its cycle).
         fn extend(
             g: &StaticGraph,
-            next: &HashMap<usize, Vec<(usize, bool, bool)>>,
+            next: &Stretches,
             first: usize,
             path: &mut Vec<usize>,
             seen: (bool, bool),
@@ -354,7 +380,8 @@ impl StaticGraph {
     /// and a write of one coherent location (or a barrier). A search over (node, the location the
     /// current stretch read, whether it passed a global fence, whether the walk so far has an
     /// unfenced stretch, whether it has one off a coherent location).
-    fn unexcused_cycle_through(&self, first: usize) -> bool {
+    /// `None` past `steps`.
+    fn unexcused_cycle_through(&self, first: usize, steps: &mut u64) -> Option<bool> {
         #[derive(Clone, Copy, PartialEq, Eq, Hash)]
         struct State {
             node: usize,
@@ -376,6 +403,7 @@ impl StaticGraph {
         let mut seen = std::collections::HashSet::from([start]);
         let mut stack = vec![start];
         while let Some(s) = stack.pop() {
+            *steps = steps.checked_sub(1 + self.rf_out[s.node].len() as u64)?;
             let mut push = |next: State| {
                 if self.scc[next.node] == component && seen.insert(next) {
                     stack.push(next);
@@ -393,14 +421,14 @@ impl StaticGraph {
                 let incoherent_seen = s.incoherent_seen || s.loc != Some(out.loc);
                 if e == first {
                     if unfenced_seen && incoherent_seen {
-                        return true;
+                        return Some(true);
                     }
                     continue;
                 }
                 push(enter(out, unfenced_seen, incoherent_seen));
             }
         }
-        false
+        Some(false)
     }
 
     /// Whether some read may be in the dependency prefix of a write it may read from, through a
@@ -408,7 +436,9 @@ impl StaticGraph {
     /// through a barrier arrival (the chains of [`crate::explore`]'s dependency prefix —
     /// dependencies and what decides whether a thread goes on, which program order contains,
     /// `rf`, and barrier partners — are paths of this graph).
+    /// Past [`SEARCH_BUDGET`] steps, `true` (the caveat stays).
     pub(crate) fn barrier_on_cycle(&self) -> bool {
+        let mut steps = SEARCH_BUDGET;
         self.rf.iter().any(|f| {
             if self.scc[f.w] != self.scc[f.r] {
                 return false;
@@ -421,6 +451,8 @@ impl StaticGraph {
                 if a == f.w && through {
                     return true;
                 }
+                let Some(left) = steps.checked_sub(1 + self.po[a].len() as u64 + self.rf_out[a].len() as u64) else { return true };
+                steps = left;
                 let next = self.po[a].iter().chain(&self.partners[a]).copied().chain(self.rf_out[a].iter().map(|&e| self.rf[e].r));
                 for b in next {
                     let s = (b, through || self.barrier[b]);
