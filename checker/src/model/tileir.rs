@@ -78,6 +78,8 @@ impl TileIr {
 struct Eval {
     idx: NodeIndex,
     labels: Vec<Option<Label>>,
+    /// `(location, node)` of every access, sorted.
+    accesses: Vec<(u32, usize)>,
     ms: Relation,
     hb: Relation,
 }
@@ -107,22 +109,26 @@ impl TileIr {
         let co = g.co(&idx);
         let fr = g.fr(&idx);
         let rmw = g.rmw(&idx);
-        // §7.4 moral strength.
+        // §7.4 moral strength, between accesses of one location (element): the accesses sorted
+        // by location, so only pairs within a location are looked at.
+        let accesses = accesses_by_location(&labels);
         let mut ms = Relation::empty(n);
-        for a in 0..n {
-            for b in 0..n {
-                let (Some(la), Some(lb)) = (labels[a], labels[b]) else { continue };
-                if a == b || !la.is_access() || !lb.is_access() || la.loc != lb.loc {
-                    continue;
-                }
-                let (ta, tb) = (idx.id(a).thread as usize, idx.id(b).thread as usize);
-                let token_ordered = to.contains(a, b) || to.contains(b, a);
-                let scoped = la.strong
-                    && lb.strong
-                    && self.places[ta].scope_includes(la.scope, &self.places[tb])
-                    && self.places[tb].scope_includes(lb.scope, &self.places[ta]);
-                if token_ordered || scoped {
-                    ms.add(a, b);
+        for group in accesses.chunk_by(|x, y| x.0 == y.0) {
+            for &(_, a) in group {
+                for &(_, b) in group {
+                    let (Some(la), Some(lb)) = (labels[a], labels[b]) else { continue };
+                    if a == b {
+                        continue;
+                    }
+                    let (ta, tb) = (idx.id(a).thread as usize, idx.id(b).thread as usize);
+                    let token_ordered = to.contains(a, b) || to.contains(b, a);
+                    let scoped = la.strong
+                        && lb.strong
+                        && self.places[ta].scope_includes(la.scope, &self.places[tb])
+                        && self.places[tb].scope_includes(lb.scope, &self.places[ta]);
+                    if token_ordered || scoped {
+                        ms.add(a, b);
+                    }
                 }
             }
         }
@@ -172,8 +178,17 @@ impl TileIr {
                 return None;
             }
         }
-        Some(Eval { idx, labels, ms, hb })
+        Some(Eval { idx, labels, accesses, ms, hb })
     }
+}
+
+/// `(location, node)` of every access among `labels` (initial writes, `None`, are not accesses of
+/// a thread), sorted by location and then node.
+fn accesses_by_location(labels: &[Option<Label>]) -> Vec<(u32, usize)> {
+    let mut out: Vec<(u32, usize)> =
+        labels.iter().enumerate().filter_map(|(x, l)| l.filter(|l| l.is_access()).map(|l| (l.loc, x))).collect();
+    out.sort_unstable();
+    out
 }
 
 impl MemoryModel for TileIr {
@@ -189,16 +204,20 @@ impl MemoryModel for TileIr {
     fn races(&self, g: &ExecutionGraph) -> Vec<(EventId, EventId)> {
         let Some(ev) = self.evaluate(g) else { return Vec::new() };
         let mut out = Vec::new();
-        for x in 0..ev.idx.len() {
-            for y in x + 1..ev.idx.len() {
-                let (Some(lx), Some(ly)) = (ev.labels[x], ev.labels[y]) else { continue };
-                let conflict = lx.is_access() && ly.is_access() && lx.loc == ly.loc && (lx.is_write() || ly.is_write());
-                if conflict && !ev.ms.contains(x, y) && !ev.hb.contains(x, y) && !ev.hb.contains(y, x) {
-                    out.push((ev.idx.id(x), ev.idx.id(y)));
+        for group in ev.accesses.chunk_by(|x, y| x.0 == y.0) {
+            for (i, &(_, x)) in group.iter().enumerate() {
+                for &(_, y) in &group[i + 1..] {
+                    let (Some(lx), Some(ly)) = (ev.labels[x], ev.labels[y]) else { continue };
+                    let conflict = lx.is_write() || ly.is_write();
+                    if conflict && !ev.ms.contains(x, y) && !ev.hb.contains(x, y) && !ev.hb.contains(y, x) {
+                        out.push((x, y));
+                    }
                 }
             }
         }
-        out
+        // In node order, as a scan of all pairs would give them.
+        out.sort_unstable();
+        out.into_iter().map(|(x, y)| (ev.idx.id(x), ev.idx.id(y))).collect()
     }
 
     /// §7.12.1: load buffering (and a load reading from a later store of its own tile block).
