@@ -51,6 +51,7 @@ use crate::event::{EventId, Label};
 use crate::graph::{ExecutionGraph, NodeIndex};
 use crate::model::{MemoryModel, ModelKind};
 use crate::program::{CompiledProgram, ThreadPlace};
+use tcfuzz_litmus::Scope;
 
 #[derive(Clone, Debug)]
 pub struct TileIr {
@@ -112,21 +113,26 @@ impl TileIr {
         // §7.4 moral strength, between accesses of one location (element): the accesses sorted
         // by location, so only pairs within a location are looked at.
         let accesses = accesses_by_location(&labels);
+        // Token order relates events of one tile block only; scopes relate strong accesses only.
         let mut ms = Relation::empty(n);
+        let mut strong: Vec<(usize, usize, Scope)> = Vec::new();
         for group in accesses.chunk_by(|x, y| x.0 == y.0) {
+            strong.clear();
             for &(_, a) in group {
+                let ta = idx.id(a).thread as usize;
                 for &(_, b) in group {
-                    let (Some(la), Some(lb)) = (labels[a], labels[b]) else { continue };
-                    if a == b {
-                        continue;
+                    if a != b && idx.id(b).thread as usize == ta && (to.contains(a, b) || to.contains(b, a)) {
+                        ms.add(a, b);
                     }
-                    let (ta, tb) = (idx.id(a).thread as usize, idx.id(b).thread as usize);
-                    let token_ordered = to.contains(a, b) || to.contains(b, a);
-                    let scoped = la.strong
-                        && lb.strong
-                        && self.places[ta].scope_includes(la.scope, &self.places[tb])
-                        && self.places[tb].scope_includes(lb.scope, &self.places[ta]);
-                    if token_ordered || scoped {
+                }
+                if let Some(l) = labels[a].filter(|l| l.strong) {
+                    strong.push((a, ta, l.scope));
+                }
+            }
+            for &(a, ta, sa) in &strong {
+                for &(b, tb, sb) in &strong {
+                    let (pa, pb) = (&self.places[ta], &self.places[tb]);
+                    if a != b && pa.scope_includes(sa, pb) && pb.scope_includes(sb, pa) {
                         ms.add(a, b);
                     }
                 }
