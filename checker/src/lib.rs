@@ -74,29 +74,15 @@
 //!   lowerings; explorer = unrestricted oracle on about 240 random Tile IR programs, 0
 //!   duplicates.
 
-pub mod bitset;
-mod bound;
-pub mod code;
-mod cta_pair;
 pub mod differential;
 pub mod error;
-pub mod event;
+pub mod exec;
 mod explore;
-pub mod graph;
-pub mod interp;
-pub mod lower;
 pub mod model;
-mod oracle;
-mod porf_cycles;
 pub mod program;
-pub mod sync;
-mod sync_lower;
-mod tc_lower;
-pub mod tile_program;
-pub mod tmem;
 pub mod verdict;
-mod witness;
 
+pub use differential::lower::{LowerError, lower_tile_ir};
 pub use error::{CheckError, Interruption};
 pub use explore::split::{Subtree, check_key, check_parallel, check_subtrees, merge_verdicts, split};
 pub use model::{MemoryModel, ModelKind};
@@ -250,7 +236,7 @@ fn explore_part<'p>(
 ) -> Result<(explore::trust::Part, usize, bool), CheckError> {
     model_applies(p, model)?;
     let m = model::model_for(model, p);
-    let bound = bound::Bound::new(options);
+    let bound = explore::bound::Bound::new(options);
     let mut explorer = explore::trust::Explorer {
         prog: p,
         model: &*m,
@@ -329,10 +315,10 @@ pub fn check_oracle_compiled(prog: &program::CompiledProgram, model: ModelKind, 
     let variants = prog.rendezvous_variants()?;
     let progs: Vec<&program::CompiledProgram> = if variants.is_empty() { vec![prog] } else { variants.iter().collect() };
     let mut out = new_collector(prog, options);
-    let bound = bound::Bound::new(options);
+    let bound = explore::bound::Bound::new(options);
     for p in progs {
         out.set_program(p);
-        oracle::Oracle {
+        explore::oracle::Oracle {
             prog: p,
             model: &*m,
             loop_bound: options.loop_bound,

@@ -5,7 +5,7 @@ use crate::exit;
 use anyhow::Result;
 use std::path::PathBuf;
 use std::process::ExitCode;
-use tcfuzz_checker::lower::LowerError;
+use tcfuzz_checker::LowerError;
 use tcfuzz_litmus::Span;
 
 /// Print the PTX program a Tile IR program lowers to (the rules are documented in
@@ -49,7 +49,7 @@ pub fn run(args: &Args) -> Result<ExitCode> {
             }
         };
     }
-    match tcfuzz_checker::lower::lower_tile_ir(&program) {
+    match tcfuzz_checker::lower_tile_ir(&program) {
         Ok(lowered) => {
             print!("{}", tcfuzz_litmus::print(&lowered));
             Ok(ExitCode::SUCCESS)

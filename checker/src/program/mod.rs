@@ -8,10 +8,10 @@
 //! `membar.{cta,gl,sys}` is `fence.sc` at that scope (§9.7.13.4).
 //!
 //! `bar.sync a` / `bar.sync a, b` in a program without thread counts or `bar.arrive` are symmetric
-//! barrier events met by the threads that execute the same operands (see [`crate::sync`] for this
+//! barrier events met by the threads that execute the same operands (see [`crate::program::sync`] for this
 //! reading of PTX ISA §9.7.13.1 and Dat3M's barrier ids). Barriers with a thread count,
 //! `bar.arrive`, Dat3M's three-operand quorum barrier, cluster barriers, mbarriers and
-//! `cp.async.bulk` become synchronization objects ([`crate::sync`], lowered by `sync_lower.rs`).
+//! `cp.async.bulk` become synchronization objects ([`crate::program::sync`], lowered by `sync_lower.rs`).
 //!
 //! Proxies (§8.6): `tld` / `suld` / `sust` / `cold` go through the texture / surface / constant
 //! proxy; `x @ generic aliases y` is a second virtual address of `y`'s physical location, and
@@ -19,7 +19,7 @@
 //! `fence.proxy.alias` and `fence.proxy.{texture,surface,constant}` become proxy fences.
 //!
 //! Not modelled yet (lowering returns [`CheckError::Unsupported`]): the async proxy
-//! (`fence.proxy.async`; `cp.async.bulk` is approximated, see [`crate::sync`]), barrier ids and
+//! (`fence.proxy.async`; `cp.async.bulk` is approximated, see [`crate::program::sync`]), barrier ids and
 //! thread counts in registers that are not constants, `tcgen05`, tile values. A condition that
 //! names an alias reads the physical location behind it.
 
@@ -30,10 +30,19 @@ use tcfuzz_litmus::{
     Quantifier, Scope, Sem, Span, StmtKind, Term, Value,
 };
 
-pub use crate::code::{AllocOp, CodeLine, Op, Opnd, TcFn, ThreadCode, rmw_result};
 use crate::error::CheckError;
-use crate::event::{EventKind, Label, LocId, Proxy};
-use crate::sync::SyncPlan;
+pub use crate::program::code::{AllocOp, CodeLine, Op, Opnd, TcFn, ThreadCode, rmw_result};
+use crate::program::label::{EventKind, Label, LocId, Proxy};
+use crate::program::sync::SyncPlan;
+
+pub mod code;
+pub mod label;
+pub(crate) mod porf_cycles;
+pub mod sync;
+mod sync_lower;
+mod tc_lower;
+pub mod tile_program;
+pub mod tmem;
 
 /// The most events one thread may produce in one execution (dependency masks are 64 bits wide).
 pub const MAX_EVENTS_PER_THREAD: usize = 64;
@@ -128,11 +137,11 @@ pub struct CompiledProgram {
     /// arrives there: an instance completes when each of them has arrived.
     pub barrier_members: Vec<u64>,
     /// Per symmetric barrier id, the threads that may arrive there through a barrier whose
-    /// second operand is set at run time ([`Op::DynBarrier`]; [`crate::graph`]).
+    /// second operand is set at run time ([`Op::DynBarrier`]; [`crate::exec::graph`]).
     pub barrier_dyn_members: Vec<u64>,
-    /// The hidden locations of the CTAs' Tensor Memory allocators ([`crate::tmem`]).
+    /// The hidden locations of the CTAs' Tensor Memory allocators ([`crate::program::tmem`]).
     pub tmem_allocators: Vec<LocId>,
-    /// The locations of mbarrier objects (packed states, [`crate::sync::Mbar`]).
+    /// The locations of mbarrier objects (packed states, [`crate::program::sync::Mbar`]).
     pub mbarriers: Vec<LocId>,
     /// In a variant of [`Self::rendezvous_variants`]: the rendezvous (barrier ids) that block.
     pub blocking_rendezvous: Vec<u32>,
@@ -140,8 +149,8 @@ pub struct CompiledProgram {
     pub condition: CProp,
     /// Slots of the final state the condition mentions (what herd7 prints).
     pub observed: Vec<usize>,
-    /// Token order of a Tile IR program (`crate::tile_program`); `None` for PTX programs.
-    pub tile: Option<crate::tile_program::TileInfo>,
+    /// Token order of a Tile IR program (`crate::program::tile_program`); `None` for PTX programs.
+    pub tile: Option<crate::program::tile_program::TileInfo>,
 }
 
 impl CompiledProgram {
@@ -182,14 +191,14 @@ impl CompiledProgram {
     }
 
     /// Whether an execution could have a cyclic `po ∪ rf`. For PTX programs, a static
-    /// over-approximation on instructions ([`crate::porf_cycles`]). For Tile IR programs, where
+    /// over-approximation on instructions ([`crate::program::porf_cycles`]). For Tile IR programs, where
     /// program order orders nothing (Tile IR spec §7.12.1), a syntactic test: that needs two
     /// threads that each read and later write — or one, when a read may take its value from a
     /// later write of its own thread; a thread qualifies if a read instruction comes before a
     /// write instruction, or it has a loop and both.
     pub fn may_have_porf_cycles(&self) -> bool {
         if self.tile.is_none() {
-            return crate::porf_cycles::may_have_porf_cycles(self);
+            return crate::program::porf_cycles::may_have_porf_cycles(self);
         }
         let aliased = self.threads.iter().flat_map(|t| &t.code).any(|l| match &l.op {
             Op::Load { label, .. } | Op::Store { label, .. } => label.vloc != label.loc,
@@ -293,7 +302,7 @@ impl CompiledProgram {
 
     pub fn compile(p: &Program) -> Result<CompiledProgram, CheckError> {
         if p.arch == Arch::TileIr {
-            return crate::tile_program::compile(p);
+            return crate::program::tile_program::compile(p);
         }
         let mut locations = Vec::new();
         let mut mbarriers = Vec::new();
@@ -302,11 +311,11 @@ impl CompiledProgram {
             match &l.kind {
                 LocationKind::Global | LocationKind::Shared { .. } => {}
                 LocationKind::Mbarrier { .. } => {
-                    // An mbarrier object: a location holding its state (crate::sync).
+                    // An mbarrier object: a location holding its state (crate::program::sync).
                     let id = locations.len() as LocId;
                     loc_ids.insert(&l.name, Name { loc: id, vloc: id });
                     mbarriers.push(id);
-                    let init = crate::sync::mbarrier_init(&l.kind).unwrap_or(crate::sync::MBAR_UNINIT);
+                    let init = crate::program::sync::mbarrier_init(&l.kind).unwrap_or(crate::program::sync::MBAR_UNINIT);
                     locations.push(LocInfo { name: l.name.clone(), init, tmem: false });
                     continue;
                 }
@@ -728,7 +737,7 @@ fn lower_thread(
             },
             Instr::Barrier(b) if sync.is_register_barrier(ti, b) => {
                 let unsupported = |why: &str| CheckError::unsupported(format!("bar.sync with {why}"), span);
-                let crate::sync::DynBarrier { ids, solo } = sync.dyn_barrier(p, ti).map_err(unsupported)?;
+                let crate::program::sync::DynBarrier { ids, solo } = sync.dyn_barrier(p, ti).map_err(unsupported)?;
                 let tcfuzz_litmus::Barrier::Sync { operands, .. } = b else { return Err(unsupported("a register operand")) };
                 let Some(Operand::Reg(r)) = operands.get(1) else { return Err(unsupported("a register operand")) };
                 match regs.opnd(&Operand::Reg(r.clone()))? {
@@ -738,14 +747,14 @@ fn lower_thread(
             }
             Instr::Barrier(b) => match sync.symmetric(ti, b) {
                 Some(id) => Op::Barrier { label: barrier_label(id) },
-                None => crate::sync_lower::barrier(b, ti, sync, &mut regs, span)?,
+                None => crate::program::sync_lower::barrier(b, ti, sync, &mut regs, span)?,
             },
-            Instr::Mbarrier(m) => crate::sync_lower::mbarrier(m, &loc, &mut regs, span)?,
-            Instr::CpAsyncBulk(c) => crate::sync_lower::bulk_copy(c, &loc, &mut regs, span)?,
+            Instr::Mbarrier(m) => crate::program::sync_lower::mbarrier(m, &loc, &mut regs, span)?,
+            Instr::CpAsyncBulk(c) => crate::program::sync_lower::bulk_copy(c, &loc, &mut regs, span)?,
             Instr::Tcgen05(op) => {
                 let is_tmem = |l: u32| locations.get(l as usize).is_some_and(|x| x.tmem);
-                let cx = crate::tc_lower::Context { loc: &loc, is_tmem: &is_tmem, sync, thread: ti, program: p };
-                crate::tc_lower::tcgen05(op, &cx, &mut regs, span)?
+                let cx = crate::program::tc_lower::Context { loc: &loc, is_tmem: &is_tmem, sync, thread: ti, program: p };
+                crate::program::tc_lower::tcgen05(op, &cx, &mut regs, span)?
             }
             Instr::Tile(_) => return Err(CheckError::unsupported("Tile IR operation", span)),
             Instr::Mov { dst, src, .. } => Op::Mov { src: regs.opnd(src)?, dst: regs.reg(dst)? },

@@ -4,10 +4,10 @@
 //! [`Relation`]s over dense node numbers ([`NodeIndex`]): initial writes first, then each thread's
 //! events.
 
-use crate::bitset::{BitSet, Relation};
-use crate::event::TcOp;
-use crate::event::{Event, EventId, Label, LocId};
-use crate::interp::NewEvent;
+use crate::exec::bitset::{BitSet, Relation};
+use crate::exec::interp::NewEvent;
+use crate::program::label::TcOp;
+use crate::program::label::{Event, EventId, Label, LocId};
 
 /// The stamp of a hole: a position in a thread of the explorer's graph whose event was removed
 /// while a program-order-later one stayed (HMC's dependency-based revisits). A hole keeps its old
@@ -28,7 +28,7 @@ pub struct ExecutionGraph {
     pub barrier_members: Vec<u64>,
     /// Per symmetric barrier id, the threads that may arrive there or at another barrier, which
     /// one decided when they arrive (a `bar.sync a, r` with `r` set at run time, at most once per
-    /// thread: [`crate::sync::SyncPlan::dyn_barrier`]).
+    /// thread: [`crate::program::sync::SyncPlan::dyn_barrier`]).
     pub barrier_dyn_members: Vec<u64>,
     next_stamp: u32,
 }
@@ -337,7 +337,7 @@ impl ExecutionGraph {
             out.push(EventId { thread: x.thread, index: x.index - 1 });
             return;
         }
-        let waits_for = |l: &crate::event::Label| {
+        let waits_for = |l: &crate::program::label::Label| {
             matches!(
                 (label.tc.map(|t| t.op), l.tc.map(|t| t.op)),
                 (Some(TcOp::WaitLd), Some(TcOp::Ld)) | (Some(TcOp::WaitSt), Some(TcOp::St))
@@ -346,7 +346,7 @@ impl ExecutionGraph {
         // The arrive of a `commit` counts as issued in place: the explorer does not delay it past
         // later events of its thread (the model does; such executions carry the explorer's
         // load-buffering caveat).
-        let in_place = |l: &crate::event::Label| !l.is_async() || l.tc.is_some_and(|t| t.op == TcOp::CommitArrive);
+        let in_place = |l: &crate::program::label::Label| !l.is_async() || l.tc.is_some_and(|t| t.op == TcOp::CommitArrive);
         for i in (0..x.index).rev() {
             let l = &evs[i as usize].label;
             if in_place(l) {

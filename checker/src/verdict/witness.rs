@@ -2,9 +2,9 @@
 
 use std::fmt::Write;
 
-use crate::event::{Event, EventId, EventKind, Label, Proxy};
-use crate::graph::ExecutionGraph;
+use crate::exec::graph::ExecutionGraph;
 use crate::program::CompiledProgram;
+use crate::program::label::{Event, EventId, EventKind, Label, Proxy};
 
 fn name(prog: &CompiledProgram, e: EventId) -> String {
     if e.is_init() {
@@ -31,7 +31,7 @@ fn attrs(l: &Label, tile: bool) -> String {
         a.push(format!("{:?}", l.scope).to_lowercase());
     }
     if tile {
-        // Tile IR scopes are kept as CTA / GPU / system scopes (crate::tile_program).
+        // Tile IR scopes are kept as CTA / GPU / system scopes (crate::program::tile_program).
         for s in &mut a {
             match s.as_str() {
                 "cta" => *s = "tile_block".into(),
@@ -57,7 +57,7 @@ fn describe(prog: &CompiledProgram, e: &Event) -> String {
     let plain = match l.kind {
         EventKind::Read => format!("R {} = {} [{attrs}]", loc(), value()),
         EventKind::Write => format!("W {} = {} [{attrs}]", loc(), value()),
-        EventKind::Fence if l.tc.is_some_and(|t| matches!(t.op, crate::event::TcOp::Mma { .. })) => {
+        EventKind::Fence if l.tc.is_some_and(|t| matches!(t.op, crate::program::label::TcOp::Mma { .. })) => {
             format!("skip {} (the flag is 0: no accumulator read)", loc())
         }
         EventKind::Fence if l.tc.is_some() => "F".to_string(),

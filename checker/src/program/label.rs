@@ -149,7 +149,7 @@ pub struct Label {
     pub completion_fence: bool,
     /// For the events of a `cp.async.bulk`: which of its thread's copies (1 for the first it
     /// issues, in the order it issues them) they belong to; 0 for every other event. What
-    /// [`crate::sync::bulk_copy_spans`] groups them by, which their positions alone cannot do in
+    /// [`crate::program::sync::bulk_copy_spans`] groups them by, which their positions alone cannot do in
     /// a graph judged without its holes (a copy's events and the next instruction's then meet).
     pub bulk_copy: u32,
     /// Strong (`.relaxed`, `.acquire`, `.release`, `.acq_rel`, `.volatile`, atomics, fences) versus
@@ -227,7 +227,7 @@ pub struct Event {
     /// registers and branches) on the thread's `i`-th event, a read. Used by No-Thin-Air.
     pub deps: u64,
     /// For the read of a `cas` that writes when it reads this value: the value (see
-    /// [`crate::interp::NewEvent::cas_expected`]); `None` otherwise.
+    /// [`crate::exec::interp::NewEvent::cas_expected`]); `None` otherwise.
     pub cas_expected: Option<i64>,
     pub span: Span,
 }

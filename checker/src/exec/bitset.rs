@@ -1,7 +1,7 @@
 //! Dense bitsets and binary relations over event nodes.
 //!
 //! Relations of an execution graph (po, rf, co, fr and everything derived from them) are kept as
-//! adjacency bitsets indexed by dense node numbers (see [`crate::graph::NodeIndex`]): one row per
+//! adjacency bitsets indexed by dense node numbers (see [`crate::exec::graph::NodeIndex`]): one row per
 //! node, one bit per successor. Graphs of litmus programs have tens of nodes, so a row is one or two
 //! machine words and composition / closure are a few word operations per pair.
 
