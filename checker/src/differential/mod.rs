@@ -22,10 +22,11 @@ use tcfuzz_litmus::Program;
 
 use crate::differential::lower::{LowerError, lower_tile_ir};
 use crate::error::CheckError;
+use crate::explore::check::{check_compiled, check_oracle_compiled};
 use crate::model::ModelKind;
+use crate::options::Options;
 use crate::program::CompiledProgram;
 use crate::verdict::{Race, Verdict, Witness};
-use crate::{Options, check_compiled, check_oracle_compiled};
 
 /// A final state, as `(name, value)` pairs in `P`'s names.
 pub type State = Vec<(String, i64)>;

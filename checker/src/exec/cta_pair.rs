@@ -5,9 +5,10 @@
 
 use std::collections::HashMap;
 
+use crate::exec::event::EventId;
 use crate::exec::graph::ExecutionGraph;
 use crate::program::CompiledProgram;
-use crate::program::label::{EventId, Label, TcOp};
+use crate::program::label::{Label, TcOp};
 
 /// The `cta_group::2` `mma` / `cp` / `shift` / `commit` issues of the complete execution `g` at
 /// which the peer CTA may already have exited (PTX ISA §9.7.16.5 Table 46: "When the current CTA

@@ -25,25 +25,12 @@
 //! that the verdict can tell a hang from a stale read.
 
 use crate::error::CheckError;
+use crate::exec::event::NewEvent;
 use crate::program::label::Label;
 use crate::program::sync::{arrive, wait_succeeds};
 use crate::program::tmem::MisuseRule;
 use crate::program::{AllocOp, MAX_EVENTS_PER_THREAD, Op, Opnd, ThreadCode, rmw_result};
-use tcfuzz_litmus::{AtomOp, Span};
-
-/// The next event a thread wants to add.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct NewEvent {
-    pub label: Label,
-    /// The value written (writes); 0 for reads and fences, whose value comes from the graph.
-    pub value: i64,
-    pub deps: u64,
-    /// For the read of a `cas` that writes when it finds its expected value: that value. Where the
-    /// read then reads another value, the thread has no write half there and its later events sit
-    /// one position earlier (the explorer keeps positions right when such a read's value changes).
-    pub cas_expected: Option<i64>,
-    pub span: Span,
-}
+use tcfuzz_litmus::AtomOp;
 
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Step {

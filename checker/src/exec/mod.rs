@@ -4,5 +4,6 @@
 
 pub mod bitset;
 pub(crate) mod cta_pair;
+pub mod event;
 pub mod graph;
 pub mod interp;

@@ -4,8 +4,9 @@
 //! turn comes. The models never see holes: [`Compacted`] removes them first.
 
 use crate::exec::bitset::BitSet;
+use crate::exec::event::EventId;
 use crate::exec::graph::{ExecutionGraph, HOLE, NodeIndex};
-use crate::program::label::{EventId, EventKind, Label, TcOp};
+use crate::program::label::{EventKind, Label, TcOp};
 use crate::program::{CodeLine, CompiledProgram, Op, Opnd};
 use tcfuzz_litmus::{AtomOp, Span};
 
@@ -23,7 +24,7 @@ pub(crate) fn frontier(g: &ExecutionGraph, t: usize) -> usize {
 /// nodes: closed under
 /// - `rf`: a read needs the write it reads from;
 /// - dependencies: the thread's reads an event's value or execution depends on (data and
-///   control, [`crate::program::label::Event::deps`], which also links an rmw's write to its read);
+///   control, [`crate::exec::event::Event::deps`], which also links an rmw's write to its read);
 /// - what decides whether the thread goes on: an event needs the earlier barrier arrivals of its
 ///   thread, and an arrival the other arrivals at its instance (a thread goes past a barrier only
 ///   once every member has arrived, so an event after it cannot stay without them); likewise the

@@ -91,6 +91,7 @@
 //! [`crate::check_oracle`] has none of these limits.
 
 pub(crate) mod bound;
+pub(crate) mod check;
 mod holes;
 mod maximal;
 pub(crate) mod oracle;

@@ -21,10 +21,12 @@
 use std::collections::BTreeSet;
 
 use crate::error::CheckError;
+use crate::exec::event::EventId;
+use crate::exec::event::NewEvent;
 use crate::exec::graph::ExecutionGraph;
-use crate::exec::interp::{NewEvent, Step, replay};
+use crate::exec::interp::{Step, replay};
 use crate::model::MemoryModel;
-use crate::program::label::{EventId, EventKind};
+use crate::program::label::EventKind;
 use crate::program::{CompiledProgram, Op, ThreadCode};
 use crate::verdict::Collector;
 

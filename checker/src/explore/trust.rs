@@ -68,10 +68,12 @@
 use super::holes::{cut, dep_prefix, fix_cas_layout, frontier, present};
 use crate::error::CheckError;
 use crate::exec::bitset::BitSet;
+use crate::exec::event::EventId;
+use crate::exec::event::NewEvent;
 use crate::exec::graph::{ExecutionGraph, HOLE};
-use crate::exec::interp::{NewEvent, Replay, Step, replay};
+use crate::exec::interp::{Replay, Step, replay};
 use crate::model::{MemoryModel, ModelKind};
-use crate::program::label::{EventId, EventKind};
+use crate::program::label::EventKind;
 use crate::program::porf_cycles::StaticGraph;
 use crate::program::{CompiledProgram, Op};
 use crate::verdict::Collector;

@@ -10,9 +10,10 @@
 //! finding it consistent. A model may keep scratch space between calls for that (the PTX model
 //! does, behind a lock, so models stay `Send + Sync`); its answers must not depend on it.
 
+use crate::exec::event::EventId;
 use crate::exec::graph::ExecutionGraph;
 use crate::program::CompiledProgram;
-use crate::program::label::{EventId, Label, LocId};
+use crate::program::label::{Label, LocId};
 
 pub mod ptx;
 pub mod sc;

@@ -100,9 +100,10 @@ use std::sync::Mutex;
 
 use tcfuzz_litmus::Scope;
 
+use crate::exec::event::{Event, EventId};
 use crate::exec::graph::ExecutionGraph;
 use crate::model::{MemoryModel, ModelKind};
-use crate::program::label::{Event, EventId, Label, Proxy};
+use crate::program::label::{Label, Proxy};
 use crate::program::{CompiledProgram, ThreadPlace};
 
 mod fenced_cycle;

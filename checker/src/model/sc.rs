@@ -9,10 +9,11 @@
 //! Under SC `po ∪ rf` is acyclic, so the explorer is complete for it. SC has no notion of data race
 //! here: [`MemoryModel::races`] returns none.
 
+use crate::exec::event::EventId;
 use crate::exec::graph::ExecutionGraph;
 use crate::model::sweep::{Frame, until_stuck};
 use crate::model::{MemoryModel, ModelKind};
-use crate::program::label::{EventId, Label, LocId};
+use crate::program::label::{Label, LocId};
 
 #[derive(Clone, Copy, Debug, Default)]
 pub struct Sc;
@@ -175,10 +176,10 @@ mod tests {
     use std::path::{Path, PathBuf};
 
     use super::{Sc, sc_acyclic};
+    use crate::exec::event::EventId;
     use crate::exec::graph::ExecutionGraph;
     use crate::model::{MemoryModel, ModelKind};
     use crate::program::CompiledProgram;
-    use crate::program::label::EventId;
     use crate::verdict::Collector;
 
     /// `po ∪ rf ∪ co ∪ fr ∪ bar` acyclic, from the full relations.

@@ -47,9 +47,10 @@
 //! token-ordered. Programs with data races have undefined behaviour.
 
 use crate::exec::bitset::Relation;
+use crate::exec::event::EventId;
 use crate::exec::graph::{ExecutionGraph, NodeIndex};
 use crate::model::{MemoryModel, ModelKind};
-use crate::program::label::{EventId, Label};
+use crate::program::label::Label;
 use crate::program::{CompiledProgram, ThreadPlace};
 
 #[derive(Clone, Debug)]

@@ -127,62 +127,52 @@ impl CProp {
 
 /// A program ready to be explored. The final state of an execution is a flat vector: every
 /// register of thread 0 (in `reg_names` order), of thread 1, ..., then every location.
+/// Outside the crate it is opaque: [`CompiledProgram::compile`] it once, then check it under
+/// several models (`check_compiled`, `check_oracle_compiled`, `check_exact_compiled`).
 #[derive(Clone, Debug)]
 pub struct CompiledProgram {
-    pub name: String,
-    pub locations: Vec<LocInfo>,
-    pub threads: Vec<ThreadCode>,
-    pub places: Vec<ThreadPlace>,
+    pub(crate) name: String,
+    pub(crate) locations: Vec<LocInfo>,
+    pub(crate) threads: Vec<ThreadCode>,
+    pub(crate) places: Vec<ThreadPlace>,
     /// Per symmetric barrier id (the `loc` of barrier events), the threads (bit `t`) whose code
     /// arrives there: an instance completes when each of them has arrived.
-    pub barrier_members: Vec<u64>,
+    pub(crate) barrier_members: Vec<u64>,
     /// Per symmetric barrier id, the threads that may arrive there through a barrier whose
     /// second operand is set at run time ([`Op::DynBarrier`]; [`crate::exec::graph`]).
-    pub barrier_dyn_members: Vec<u64>,
+    pub(crate) barrier_dyn_members: Vec<u64>,
     /// The hidden locations of the CTAs' Tensor Memory allocators ([`crate::program::tmem`]).
-    pub tmem_allocators: Vec<LocId>,
+    pub(crate) tmem_allocators: Vec<LocId>,
     /// The locations of mbarrier objects (packed states, [`crate::program::sync::Mbar`]).
-    pub mbarriers: Vec<LocId>,
+    pub(crate) mbarriers: Vec<LocId>,
     /// In a variant of [`Self::rendezvous_variants`]: the rendezvous (barrier ids) that block.
-    pub blocking_rendezvous: Vec<u32>,
-    pub quantifier: Quantifier,
-    pub condition: CProp,
+    pub(crate) blocking_rendezvous: Vec<u32>,
+    pub(crate) quantifier: Quantifier,
+    pub(crate) condition: CProp,
     /// Slots of the final state the condition mentions (what herd7 prints).
-    pub observed: Vec<usize>,
+    pub(crate) observed: Vec<usize>,
     /// Token order of a Tile IR program (`crate::program::tile_program`); `None` for PTX programs.
-    pub tile: Option<crate::program::tile_program::TileInfo>,
+    pub(crate) tile: Option<crate::program::tile_program::TileInfo>,
 }
 
 impl CompiledProgram {
     /// Whether some thread has an `assume`.
-    pub fn has_assume(&self) -> bool {
+    pub(crate) fn has_assume(&self) -> bool {
         self.threads.iter().flat_map(|t| &t.code).any(|l| matches!(l.op, Op::Assume { .. }))
     }
 
-    pub fn state_len(&self) -> usize {
+    pub(crate) fn state_len(&self) -> usize {
         self.threads.iter().map(|t| t.reg_names.len()).sum::<usize>() + self.locations.len()
     }
 
-    /// What sort of object location `loc` holds, where its value is a packed state.
-    pub fn sync_object(&self, loc: LocId) -> Option<crate::verdict::SyncObject> {
-        use crate::verdict::SyncObject;
-        if self.mbarriers.contains(&loc) {
-            Some(SyncObject::Mbarrier)
-        } else if self.tmem_allocators.contains(&loc) {
-            Some(SyncObject::TmemAllocator)
-        } else {
-            None
-        }
-    }
-
     /// Offset of thread `t`'s first register in the state vector.
-    pub fn reg_offset(&self, t: usize) -> usize {
+    pub(crate) fn reg_offset(&self, t: usize) -> usize {
         self.threads[..t].iter().map(|t| t.reg_names.len()).sum()
     }
 
     /// Whether some thread issues an asynchronous tcgen05 operation (whose perform program order
     /// does not order, PTX ISA §9.7.16.6.1).
-    pub fn has_async_operations(&self) -> bool {
+    pub(crate) fn has_async_operations(&self) -> bool {
         self.threads.iter().flat_map(|t| &t.code).any(|l| match &l.op {
             Op::Load { label, .. } | Op::Store { label, .. } => label.is_async(),
             Op::TcCompute { .. } | Op::TcCommit { .. } => true,
@@ -196,7 +186,7 @@ impl CompiledProgram {
     /// threads that each read and later write — or one, when a read may take its value from a
     /// later write of its own thread; a thread qualifies if a read instruction comes before a
     /// write instruction, or it has a loop and both.
-    pub fn may_have_porf_cycles(&self) -> bool {
+    pub(crate) fn may_have_porf_cycles(&self) -> bool {
         if self.tile.is_none() {
             return crate::program::porf_cycles::may_have_porf_cycles(self);
         }
@@ -247,7 +237,7 @@ impl CompiledProgram {
         qualifying.count() >= if aliased || self.has_async_operations() || self.tile.is_some() { 1 } else { 2 }
     }
 
-    pub fn slot_name(&self, slot: usize) -> String {
+    pub(crate) fn slot_name(&self, slot: usize) -> String {
         let mut s = slot;
         for t in &self.threads {
             if s < t.reg_names.len() {
@@ -263,7 +253,7 @@ impl CompiledProgram {
     /// of the program are those of its variants. Empty when there is no rendezvous. An execution
     /// that never reaches some rendezvous arises in several variants; it belongs to the one where
     /// the rendezvous it does not reach do not block ([`crate::verdict`] skips it elsewhere).
-    pub fn rendezvous_variants(&self) -> Result<Vec<CompiledProgram>, CheckError> {
+    pub(crate) fn rendezvous_variants(&self) -> Result<Vec<CompiledProgram>, CheckError> {
         let mut ids: Vec<u32> = Vec::new();
         for line in self.threads.iter().flat_map(|t| &t.code) {
             if let Op::TmemAlloc { rendezvous: Some(l), .. } = &line.op

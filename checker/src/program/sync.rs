@@ -496,11 +496,6 @@ impl SyncPlan {
         v
     }
 
-    /// The symmetric barrier ids that are allocator rendezvous, in order.
-    pub fn rendezvous_ids(&self) -> Vec<u32> {
-        self.rendezvous_ids.clone()
-    }
-
     /// Per symmetric barrier id, the threads (bit `t`) that arrive there.
     pub fn barrier_members(&self) -> Vec<u64> {
         self.members.clone()

@@ -17,10 +17,12 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 use tcfuzz_litmus::{Quantifier, Span};
 
+use crate::exec::event::EventId;
 use crate::exec::graph::ExecutionGraph;
 use crate::model::{MemoryModel, ModelKind};
 use crate::program::CompiledProgram;
-use crate::program::label::EventId;
+use crate::program::label::LocId;
+use crate::stats::Stats;
 
 /// Which procedure produced a verdict.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -148,7 +150,7 @@ pub struct Explanation {
     /// What would have made the execution impossible: the missing ordering edge, or why a wait
     /// never succeeds.
     pub missing: String,
-    /// [`crate::verdict::witness::timeline`] of the execution.
+    /// `verdict::witness::timeline` of the execution.
     pub timeline: String,
 }
 
@@ -168,28 +170,6 @@ impl Misuse {
     pub fn section(&self) -> &'static str {
         self.rule.section()
     }
-}
-
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct Stats {
-    /// Consistent executions in which every thread finished.
-    pub complete: u64,
-    /// Consistent executions in which some thread hit the loop bound or waits forever at a barrier.
-    pub blocked: u64,
-    /// Of the blocked executions, those in which some thread waits forever at a barrier: hangs.
-    pub hangs: u64,
-    /// Executions discarded because an `assume` failed (not counted in `blocked`), as GenMC
-    /// counts its blocked executions: those in which each thread that failed its `assume` ends
-    /// with a read of the `co`-latest write of its location, so that no later write can satisfy
-    /// it. (The others are transient: a later write revisits the read; the explorer drops most
-    /// of them unexplored, GenMC revisits the read in place.) A function of the execution graphs,
-    /// so the explorer's count equals the oracle's.
-    pub assume_failed: u64,
-    /// Deepest recursion of the explorer (graphs held at once); 0 for the oracle.
-    pub max_depth: usize,
-    /// Complete or blocked graphs produced more than once (`None` unless duplicate detection was
-    /// on; must be 0).
-    pub duplicates: Option<u64>,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -235,13 +215,24 @@ pub struct Verdict {
 /// A location whose value is the packed state of a synchronization object.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum SyncObject {
-    /// An mbarrier ([`crate::program::sync::Mbar`]).
+    /// An mbarrier (`program::sync::Mbar`).
     Mbarrier,
-    /// A CTA's Tensor Memory allocator ([`crate::program::tmem`]).
+    /// A CTA's Tensor Memory allocator (`program::tmem`).
     TmemAllocator,
 }
 
 impl SyncObject {
+    /// What sort of object location `loc` of `prog` holds, where its value is a packed state.
+    pub(crate) fn of(prog: &CompiledProgram, loc: LocId) -> Option<SyncObject> {
+        if prog.mbarriers.contains(&loc) {
+            Some(SyncObject::Mbarrier)
+        } else if prog.tmem_allocators.contains(&loc) {
+            Some(SyncObject::TmemAllocator)
+        } else {
+            None
+        }
+    }
+
     /// The packed state `v` in words, in angle brackets: `<phase 1, pending 1 of 1>`.
     pub fn show(self, v: i64) -> String {
         match self {
@@ -437,7 +428,7 @@ pub(crate) fn judge(prog: &CompiledProgram, pos: u64, neg: u64) -> ConditionResu
 /// ([`crate::explore`]'s moot). So the count is a function of the execution graphs alone, and
 /// the explorer's equals the oracle's and GenMC's (`szymanski`: 25 / 497 / 6,987 under SC).
 fn assume_stuck(g: &ExecutionGraph, stops: &[(usize, Stop)]) -> bool {
-    let latest = |e: &crate::program::label::Event| e.rf == g.writes_to(e.label.loc).last();
+    let latest = |e: &crate::exec::event::Event| e.rf == g.writes_to(e.label.loc).last();
     stops
         .iter()
         .filter(|(_, s)| *s == Stop::AssumeFailed)
@@ -598,7 +589,7 @@ impl<'a> Collector<'a> {
         if r.step == crate::exec::interp::Step::AssumeFailed {
             return Stop::AssumeFailed;
         }
-        let latest = |e: &crate::program::label::Event| e.rf == g.writes_to(e.label.loc).last();
+        let latest = |e: &crate::exec::event::Event| e.rf == g.writes_to(e.label.loc).last();
         if r.await_failed {
             // The failed wait's read — or, for a `tcgen05.alloc` that found no room, the
             // allocator write it made: nothing changed the object after it.
@@ -920,7 +911,7 @@ impl<'a> Collector<'a> {
             .collect();
         let nregs = prog.state_len() - prog.locations.len();
         let sync_objects =
-            (0..prog.locations.len()).filter_map(|l| prog.sync_object(l as u32).map(|o| (prog.slot_name(nregs + l), o))).collect();
+            (0..prog.locations.len()).filter_map(|l| SyncObject::of(prog, l as u32).map(|o| (prog.slot_name(nregs + l), o))).collect();
         Verdict {
             program: prog.name.clone(),
             sync_objects,

@@ -2,9 +2,10 @@
 
 use std::fmt::Write;
 
+use crate::exec::event::{Event, EventId};
 use crate::exec::graph::ExecutionGraph;
 use crate::program::CompiledProgram;
-use crate::program::label::{Event, EventId, EventKind, Label, Proxy};
+use crate::program::label::{EventKind, Label, Proxy};
 
 fn name(prog: &CompiledProgram, e: EventId) -> String {
     if e.is_init() {
@@ -49,7 +50,8 @@ fn attrs(l: &Label, tile: bool) -> String {
 fn describe(prog: &CompiledProgram, e: &Event) -> String {
     let l = &e.label;
     let loc = || prog.locations[l.loc as usize].name.as_str();
-    let value = || prog.sync_object(l.loc).filter(|_| l.is_access()).map_or_else(|| e.value.to_string(), |o| o.show(e.value));
+    let value =
+        || crate::verdict::SyncObject::of(prog, l.loc).filter(|_| l.is_access()).map_or_else(|| e.value.to_string(), |o| o.show(e.value));
     let mut attrs = attrs(l, prog.tile.is_some());
     if l.proxy == Proxy::Async {
         attrs.push_str(" async-proxy");

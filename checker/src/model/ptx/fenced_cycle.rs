@@ -20,9 +20,10 @@
 //! holds the cycle, so no extension of the revisited graph is consistent either.
 
 use super::Ptx;
+use crate::exec::event::EventId;
 use crate::exec::graph::ExecutionGraph;
 use crate::program::ThreadPlace;
-use crate::program::label::{EventId, Label, Proxy};
+use crate::program::label::{Label, Proxy};
 
 impl Ptx {
     /// Whether `r` reading from `a` breaks Causality in every graph that holds the events `kept`
@@ -76,12 +77,12 @@ pub(super) fn global_sc_fence(places: &[ThreadPlace], t: usize, l: &Label) -> bo
 
 #[cfg(test)]
 mod tests {
+    use crate::exec::event::EventId;
     use crate::exec::graph::ExecutionGraph;
     use crate::model::MemoryModel;
     use crate::model::ptx::Ptx;
     use crate::model::ptx::floor::tests::add;
     use crate::program::CompiledProgram;
-    use crate::program::label::EventId;
 
     /// Load buffering: `P0` reads `y` and writes `x`, `P1` reads `x` and writes `y`, each with
     /// its fence (or none) between the two.

@@ -5,8 +5,9 @@
 //! [`MemoryModel::source_ruled_out`](crate::model::MemoryModel::source_ruled_out) from the
 //! accesses of a read's own thread.
 
+use crate::exec::event::EventId;
 use crate::exec::graph::ExecutionGraph;
-use crate::program::label::{EventId, Label};
+use crate::program::label::Label;
 
 use super::Ptx;
 use super::relations::Scratch;
@@ -197,7 +198,7 @@ impl Ptx {
         (own..floor).all(|k| {
             let mut g2 = g.clone();
             if l.is_read() {
-                let ev = crate::exec::interp::NewEvent { label: *l, value: 0, deps: 0, cas_expected: None, span: Default::default() };
+                let ev = crate::exec::event::NewEvent { label: *l, value: 0, deps: 0, cas_expected: None, span: Default::default() };
                 g2.put_event(e, &ev, Some(writes[k]));
             } else {
                 g2.insert_co(e, k);
@@ -225,12 +226,12 @@ fn base_loaded<const W: usize>(s: &mut Scratch, g: &ExecutionGraph, compat: &[u6
 
 #[cfg(test)]
 pub(super) mod tests {
+    use crate::exec::event::EventId;
     use crate::exec::graph::ExecutionGraph;
     use crate::exec::interp::{Step, replay};
     use crate::model::MemoryModel;
     use crate::model::ptx::Ptx;
     use crate::program::CompiledProgram;
-    use crate::program::label::EventId;
 
     /// `P0` writes `x` twice, then (after a `fence.sc`) the flag `f`; `P1` reads the flag, then
     /// (after its own `fence.sc`) `x`, or writes `x` (`store`).
@@ -296,7 +297,7 @@ exists (true)
                 };
                 if store {
                     // The write is in its thread, not yet in `co` (as `visit_cos` has it).
-                    let ev = crate::exec::interp::NewEvent { label, value: 3, deps: 0, cas_expected: None, span: Default::default() };
+                    let ev = crate::exec::event::NewEvent { label, value: 3, deps: 0, cas_expected: None, span: Default::default() };
                     g.put_event(e, &ev, None);
                 }
                 assert_eq!(ptx.co_floor(&g, e, &label), want, "store {store}, flag seen {flag_seen}");
@@ -349,7 +350,7 @@ exists (true)
             let label = next_label(&prog, &g, 1);
             if label.is_write() {
                 // In its thread, not yet in `co` (as `visit_cos` has it).
-                let ev = crate::exec::interp::NewEvent { label, value: 3, deps: 0, cas_expected: None, span: Default::default() };
+                let ev = crate::exec::event::NewEvent { label, value: 3, deps: 0, cas_expected: None, span: Default::default() };
                 g.put_event(EventId::new(1, 1), &ev, None);
             }
             assert_eq!(ptx.co_floor(&g, EventId::new(1, 1), &label), want, "{second} after a {strength} read");

@@ -222,12 +222,12 @@ impl Sort {
 #[cfg(test)]
 pub(super) mod tests {
     use super::quick_accept;
+    use crate::exec::event::EventId;
     use crate::exec::graph::ExecutionGraph;
     use crate::exec::interp::{Step, replay};
     use crate::model::MemoryModel;
     use crate::model::ptx::Ptx;
     use crate::program::CompiledProgram;
-    use crate::program::label::EventId;
 
     pub(in crate::model::ptx) fn compile(text: &str) -> CompiledProgram {
         CompiledProgram::compile(&tcfuzz_litmus::parse(text).expect("parses")).expect("compiles")

@@ -13,9 +13,10 @@
 //! [`MemoryModel::races`](crate::model::MemoryModel::races) that a graph whose accesses all pass
 //! it has no data race.
 
+use crate::exec::event::EventId;
 use crate::exec::graph::{ExecutionGraph, HOLE};
 use crate::program::CompiledProgram;
-use crate::program::label::{EventId, Label, LocId};
+use crate::program::label::{Label, LocId};
 
 use super::{Ptx, SCOPES, scope_index};
 

@@ -7,9 +7,10 @@
 
 use super::permutations;
 use crate::exec::bitset::Relation;
+use crate::exec::event::EventId;
 use crate::exec::graph::{ExecutionGraph, NodeIndex};
 use crate::program::ThreadPlace;
-use crate::program::label::{EventId, Label, Proxy};
+use crate::program::label::{Label, Proxy};
 
 mod tcgen05;
 use tcgen05 as tc;
@@ -61,7 +62,7 @@ impl Nodes {
         if ea.is_init() || eb.is_init() || ea.thread != eb.thread {
             return false;
         }
-        let first = self.idx.node(crate::program::label::EventId::new(ea.thread as usize, 0));
+        let first = self.idx.node(crate::exec::event::EventId::new(ea.thread as usize, 0));
         let len = (first..self.n()).take_while(|&x| !self.idx.id(x).is_init() && self.idx.id(x).thread == ea.thread).count();
         let spans = crate::program::sync::bulk_copy_spans(len, |i| self.labels[first + i].expect("thread node with a label"));
         crate::program::sync::bulk_copy_unordered(&spans, ea.index as usize, eb.index as usize)
@@ -409,10 +410,10 @@ mod tests {
     use std::path::{Path, PathBuf};
 
     use super::Ptx as Reference;
+    use crate::exec::event::EventId;
     use crate::exec::graph::ExecutionGraph;
     use crate::model::{MemoryModel, ModelKind};
     use crate::program::CompiledProgram;
-    use crate::program::label::EventId;
     use crate::verdict::Collector;
 
     /// Judges every graph both ways and fails on the first difference: consistency, and the

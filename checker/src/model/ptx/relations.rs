@@ -5,10 +5,11 @@
 use super::{PROXIES, SCOPES, proxy_index, scope_index};
 use crate::exec::bitset::row::{bits, has, is_zero, or_into, set, set_range, union_of_rows, unset, width};
 use crate::exec::bitset::{OrderScratch, Relation};
+use crate::exec::event::EventId;
 use crate::exec::graph::ExecutionGraph;
 use crate::model::tcgen05 as tc;
 use crate::program::ThreadPlace;
-use crate::program::label::{EventId, Label, Proxy};
+use crate::program::label::{Label, Proxy};
 
 mod fence_order;
 mod proxy;

@@ -3,7 +3,7 @@
 
 use super::{INIT, MEM, NONE, Scratch};
 use crate::exec::bitset::row::{bits, has, or_into};
-use crate::program::label::EventId;
+use crate::exec::event::EventId;
 
 impl Scratch {
     /// Per fence `j` of `fences`, bit `i`: fence `i` (of the first 64) precedes it in causality
