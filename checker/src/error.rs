@@ -4,7 +4,7 @@ use std::fmt;
 
 use tcfuzz_litmus::Span;
 
-use crate::verdict::Stats;
+use crate::stats::Stats;
 
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 #[non_exhaustive]

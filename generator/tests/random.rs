@@ -7,7 +7,7 @@ use std::collections::{BTreeSet, HashSet};
 
 use arbitrary::Unstructured;
 use proptest::prelude::*;
-use tcfuzz_checker::program::CompiledProgram;
+use tcfuzz_checker::CompiledProgram;
 use tcfuzz_generator::random::{Family, from_unstructured, random_program, seed_bytes, tileir};
 use tcfuzz_litmus::{Arch, Instr, Program, StmtKind, TileOp, parse, print, validate};
 

@@ -5,7 +5,7 @@
 use std::path::Path;
 
 use tcfuzz_checker::Options;
-use tcfuzz_checker::differential::{DifferentialReport, tileir_weaker_than};
+use tcfuzz_checker::{DifferentialReport, tileir_weaker_than};
 use tcfuzz_gpu::Toolchain;
 use tcfuzz_gpu::tileir::{compile, lift::lift};
 use tcfuzz_litmus::{Instr, Program, StmtKind};

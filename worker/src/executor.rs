@@ -8,7 +8,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
-use tcfuzz_checker::program::CompiledProgram;
+use tcfuzz_checker::CompiledProgram;
 use tcfuzz_checker::{CheckError, Interruption, ModelKind, Options, Verdict, check_compiled, check_exact_compiled, check_oracle_compiled};
 use tcfuzz_generator::generate::{FamilyKind, GenerateError, Generated, Generator, Origin, program_seed};
 use tcfuzz_generator::mutate::SeedPool;

@@ -5,7 +5,7 @@
 //! one side of an oracle, which is what a bug in that side would look like.
 
 use serde::{Deserialize, Serialize};
-use tcfuzz_checker::lower::{LowerError, lower_tile_ir};
+use tcfuzz_checker::{LowerError, lower_tile_ir};
 use tcfuzz_litmus::{Instr, Program, Sem, StmtKind};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]

@@ -3,9 +3,10 @@
 //! program-order-later event of the thread stayed; the explorer fills it again when the thread's
 //! turn comes. The models never see holes: [`Compacted`] removes them first.
 
-use crate::bitset::BitSet;
-use crate::event::{EventId, EventKind, Label, TcOp};
-use crate::graph::{ExecutionGraph, HOLE, NodeIndex};
+use crate::exec::bitset::BitSet;
+use crate::exec::event::EventId;
+use crate::exec::graph::{ExecutionGraph, HOLE, NodeIndex};
+use crate::program::label::{EventKind, Label, TcOp};
 use crate::program::{CodeLine, CompiledProgram, Op, Opnd};
 use tcfuzz_litmus::{AtomOp, Span};
 
@@ -23,7 +24,7 @@ pub(crate) fn frontier(g: &ExecutionGraph, t: usize) -> usize {
 /// nodes: closed under
 /// - `rf`: a read needs the write it reads from;
 /// - dependencies: the thread's reads an event's value or execution depends on (data and
-///   control, [`crate::event::Event::deps`], which also links an rmw's write to its read);
+///   control, [`crate::exec::event::Event::deps`], which also links an rmw's write to its read);
 /// - what decides whether the thread goes on: an event needs the earlier barrier arrivals of its
 ///   thread, and an arrival the other arrivals at its instance (a thread goes past a barrier only
 ///   once every member has arrived, so an event after it cannot stay without them); likewise the
@@ -32,7 +33,7 @@ pub(crate) fn frontier(g: &ExecutionGraph, t: usize) -> usize {
 ///   (which [`fix_cas_layout`] follows): the reads a register expected value of a `cas` comes
 ///   from (the `cas` read needs them). (An `mma` whose accumulator flag is a register has the
 ///   same events whatever the flag: a skip where it does not read the accumulator,
-///   [`crate::event::Label::accumulator_skip`]. Only its accumulator slot and write need the
+///   [`crate::program::label::Label::accumulator_skip`]. Only its accumulator slot and write need the
 ///   flag's reads, through their dependencies.);
 /// - instructions whole where that costs nothing: an rmw's read needs its write when the write
 ///   depends on nothing the read does not (the write needs its read through its dependencies);
@@ -182,7 +183,7 @@ pub(crate) fn cut(g: &mut ExecutionGraph, keep: &dyn Fn(EventId) -> bool) {
 /// The graph a model judges for a graph `g` with holes, in space reused from graph to graph (the
 /// explorer judges most graphs with holes): `g` without its holes (events renumbered, `rf`, `co`
 /// and dependencies remapped), or, where `positional` (the model gives meaning to an event's
-/// index: Tile IR's token order is a table per event index, [`crate::tile_program::TileInfo`]),
+/// index: Tile IR's token order is a table per event index, [`crate::program::tile_program::TileInfo`]),
 /// `g` with each hole turned into an event no axiom looks at (a plain fence with no semantics;
 /// Tile IR has no fences). The models the explorer revisits with holes are monotone (removing
 /// events, with the reads of removed writes, keeps a graph consistent), so either way a graph

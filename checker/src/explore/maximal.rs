@@ -114,11 +114,13 @@
 
 use super::holes::{cut, fix_cas_layout};
 use super::trust::Explorer;
-use crate::bitset::BitSet;
 use crate::error::CheckError;
-use crate::event::{EventId, EventKind, Label};
-use crate::graph::{ExecutionGraph, HOLE, NodeIndex};
-use crate::interp::{NewEvent, Step, replay};
+use crate::exec::bitset::BitSet;
+use crate::exec::event::EventId;
+use crate::exec::event::NewEvent;
+use crate::exec::graph::{ExecutionGraph, HOLE, NodeIndex};
+use crate::exec::interp::{Step, replay};
+use crate::program::label::{EventKind, Label};
 
 impl Explorer<'_, '_> {
     /// TruSt's maximality condition over `Deleted ∪ {r}` for the revisit of `r` by `a` (module

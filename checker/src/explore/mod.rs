@@ -23,7 +23,7 @@
 //!   with `rf` in every consistent execution), whatever decides whether a thread goes on past an
 //!   event (a barrier and its partners, a `tcgen05.alloc` read; a blocking wait on an mbarrier
 //!   or counted barrier is a control dependency of every later event of its thread, as the loop
-//!   it stands for would be, [`crate::interp`]) or where its later events sit (the
+//!   it stands for would be, [`crate::exec::interp`]) or where its later events sit (the
 //!   register a `cas` compares with, the register accumulator flag of an `mma`), and instructions
 //!   whole where that costs nothing (an rmw's write with its read unless it depends on more,
 //!   `tcgen05` operations). No other program order, and Tile IR orders a tile block only by
@@ -35,7 +35,7 @@
 //!
 //! # What dependency revisits need
 //! 1. *Holes.* The kept set need not be a `po`-prefix: an event removed while a `po`-later one of
-//!    its thread stays leaves a hole ([`crate::graph::HOLE`]). A thread with holes goes on at its
+//!    its thread stays leaves a hole ([`crate::exec::graph::HOLE`]). A thread with holes goes on at its
 //!    first hole (an rmw's write right after its read), and holes are filled before any thread
 //!    goes past its last event. A kept event depends on nothing deleted, so the event refilling a
 //!    hole is the same instruction.
@@ -81,7 +81,7 @@
 //!   with instructions after it and a write of its location elsewhere (`trust`'s
 //!   `cas_hole_possible`): a wide over-approximation until the explorer covers the class.
 //!
-//! For a PTX program both classes are judged on its instruction graph ([`crate::porf_cycles`]):
+//! For a PTX program both classes are judged on its instruction graph ([`crate::program::porf_cycles`]):
 //! the `cas` class needs a load-buffering cycle the model allows in some execution (not one
 //! with a `fence.sc` morally strong with every thread's on each stretch, nor one of atomics of a
 //! single location reading each other's writes), the barrier class a read that reaches, through
@@ -90,7 +90,10 @@
 //!
 //! [`crate::check_oracle`] has none of these limits.
 
+pub(crate) mod bound;
+pub(crate) mod check;
 mod holes;
 mod maximal;
+pub(crate) mod oracle;
 pub(crate) mod split;
 pub(crate) mod trust;

@@ -26,11 +26,12 @@ use std::sync::Mutex;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use crate::error::CheckError;
+use crate::explore::check::{EXPLORER_STACK, check, explore_part, finish_explorer, new_collector, on_explorer_stack};
 use crate::explore::trust::Part;
 use crate::model::ModelKind;
+use crate::options::Options;
 use crate::program::CompiledProgram;
 use crate::verdict::{Collector, Verdict};
-use crate::{Options, explore_part, finish_explorer, new_collector, on_explorer_stack};
 
 /// A part of one check's exploration: the subtree below one graph of its exploration tree (module
 /// docs). Plain data: its text form (`Display` / `FromStr`: `subtree 1f2e…:0:0.2.1`) travels.
@@ -38,7 +39,7 @@ use crate::{Options, explore_part, finish_explorer, new_collector, on_explorer_s
 pub struct Subtree {
     /// [`check_key`] of the program, model and options it belongs to.
     pub check: u64,
-    /// The program variant ([`CompiledProgram::rendezvous_variants`]; 0 for most programs).
+    /// The program variant (`CompiledProgram::rendezvous_variants`; 0 for most programs).
     pub variant: u32,
     /// The graph's index among its parent's children at each level, from the root (whose own
     /// index is 0).
@@ -200,7 +201,7 @@ pub fn check_parallel(
     threads: usize,
 ) -> Result<Verdict, CheckError> {
     if threads <= 1 {
-        return crate::check(program, model, options);
+        return check(program, model, options);
     }
     let prog = CompiledProgram::compile(program)?;
     let check = check_key(program, model, options);
@@ -232,7 +233,7 @@ pub fn check_parallel(
                 // counts are all the threads'.)
                 results.insert(t, ((out, max_depth, lost), error));
             };
-            let builder = std::thread::Builder::new().name(format!("tcfuzz-explorer-{t}")).stack_size(crate::EXPLORER_STACK);
+            let builder = std::thread::Builder::new().name(format!("tcfuzz-explorer-{t}")).stack_size(EXPLORER_STACK);
             if builder.spawn_scoped(s, work).is_err() {
                 // No thread to be had (resource limits): this part of the work here.
                 work();
@@ -333,7 +334,7 @@ pub fn merge_verdicts(program: &tcfuzz_litmus::Program, options: &Options, verdi
     all.condition = crate::verdict::judge(&prog, pos, neg);
     all.states = states
         .into_iter()
-        .map(|(s, executions)| crate::StateCount { values: names.iter().cloned().zip(s).collect(), executions })
+        .map(|(s, executions)| crate::verdict::StateCount { values: names.iter().cloned().zip(s).collect(), executions })
         .collect();
     Ok(Some(all))
 }

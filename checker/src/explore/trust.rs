@@ -66,13 +66,15 @@
 //! once ([`super::maximal`]).
 
 use super::holes::{cut, dep_prefix, fix_cas_layout, frontier, present};
-use crate::bitset::BitSet;
 use crate::error::CheckError;
-use crate::event::{EventId, EventKind};
-use crate::graph::{ExecutionGraph, HOLE};
-use crate::interp::{NewEvent, Replay, Step, replay};
+use crate::exec::bitset::BitSet;
+use crate::exec::event::EventId;
+use crate::exec::event::NewEvent;
+use crate::exec::graph::{ExecutionGraph, HOLE};
+use crate::exec::interp::{Replay, Step, replay};
 use crate::model::{MemoryModel, ModelKind};
-use crate::porf_cycles::StaticGraph;
+use crate::program::label::EventKind;
+use crate::program::porf_cycles::StaticGraph;
 use crate::program::{CompiledProgram, Op};
 use crate::verdict::Collector;
 
@@ -300,7 +302,7 @@ fn cas_before_ordering(prog: &CompiledProgram) -> bool {
 
 /// A fence that [`Explorer`]'s `next` puts back into its hole before any other hole is refilled:
 /// an instruction's own fence (not the completion of a bulk copy, not a `tcgen05` event).
-fn refilled_early(l: &crate::event::Label) -> bool {
+fn refilled_early(l: &crate::program::label::Label) -> bool {
     l.is_fence() && !l.completion_fence && l.tc.is_none() && l.bulk_copy == 0
 }
 
@@ -340,7 +342,7 @@ pub(crate) struct Explorer<'a, 'c> {
     /// Space for the graphs without holes that the model judges ([`Explorer::consistent`]).
     pub compacted: std::cell::RefCell<super::holes::Compacted>,
     /// The deadline and cancellation flag, polled once per graph visited.
-    pub bound: &'a crate::bound::Bound,
+    pub bound: &'a crate::explore::bound::Bound,
     /// What part of the exploration tree to explore ([`Part`]).
     pub part: Part,
     /// The path from the root to the graph being visited: its index among its parent's children

@@ -10,9 +10,10 @@
 //! finding it consistent. A model may keep scratch space between calls for that (the PTX model
 //! does, behind a lock, so models stay `Send + Sync`); its answers must not depend on it.
 
-use crate::event::{EventId, Label, LocId};
-use crate::graph::ExecutionGraph;
+use crate::exec::event::EventId;
+use crate::exec::graph::ExecutionGraph;
 use crate::program::CompiledProgram;
+use crate::program::label::{Label, LocId};
 
 pub mod ptx;
 pub mod sc;
@@ -49,7 +50,7 @@ pub trait MemoryModel {
     fn is_consistent(&self, g: &ExecutionGraph) -> bool;
 
     /// A cheap answer to [`MemoryModel::is_consistent`] for `g` without its holes (the events
-    /// whose stamp is [`crate::graph::HOLE`], which are not part of the graph judged), read off
+    /// whose stamp is [`crate::exec::graph::HOLE`], which are not part of the graph judged), read off
     /// `g` as it is: `None` where the model cannot tell at once. The explorer asks it before it
     /// builds the graph without holes; debug builds check the answer against the full check.
     fn quick_verdict(&self, _g: &ExecutionGraph) -> Option<bool> {

@@ -65,19 +65,19 @@
 //! write) that are not morally strong and not ordered either way by causality order.
 //!
 //! Barriers with a thread count, `bar.arrive`, cluster barriers and mbarriers need no rule here:
-//! they are synchronization objects ([`crate::sync`]) whose arrives are release RMWs and whose
+//! they are synchronization objects ([`crate::program::sync`]) whose arrives are release RMWs and whose
 //! waits are acquire reads of the object's location, so the release/acquire patterns, observation
 //! order through the arrive RMWs and the scopes above give their memory effect (relaxed ones
 //! synchronize execution only).
 //!
 //! The async proxy (the shared-memory operands of `tcgen05.mma` / `tcgen05.cp`, bulk copies) is a
 //! proxy like the others above; `fence.proxy.async` is its proxy fence, and a bulk copy's
-//! completion carries an implicit one ([`crate::sync`]).
+//! completion carries an implicit one ([`crate::program::sync`]).
 //!
 //! Not modelled yet: mixed-size accesses (every access here covers its whole location).
 //!
 //! # How it is computed
-//! Every relation is a bit matrix over the graph's nodes ([`crate::bitset::Relation`], initial
+//! Every relation is a bit matrix over the graph's nodes ([`crate::exec::bitset::Relation`], initial
 //! writes first, then each thread in program order), built row by row: per-node facts (writes,
 //! strong writes, acquire reads, the nodes of each thread, location, virtual address, proxy,
 //! strength and scope class) are bitsets, so morally strong, the release and acquire patterns and
@@ -100,9 +100,10 @@ use std::sync::Mutex;
 
 use tcfuzz_litmus::Scope;
 
-use crate::event::{Event, EventId, Label, Proxy};
-use crate::graph::ExecutionGraph;
+use crate::exec::event::{Event, EventId};
+use crate::exec::graph::ExecutionGraph;
 use crate::model::{MemoryModel, ModelKind};
+use crate::program::label::{Label, Proxy};
 use crate::program::{CompiledProgram, ThreadPlace};
 
 mod fenced_cycle;
@@ -113,7 +114,7 @@ mod quick_reject;
 mod reference;
 mod relations;
 
-use crate::bitset::row::set;
+use crate::exec::bitset::row::set;
 use quick_accept::quick_accept;
 use relations::Scratch;
 
@@ -329,7 +330,7 @@ impl Ptx {
         g.co.iter().enumerate().any(|(l, ws)| {
             ws.iter().enumerate().any(|(p, &w)| {
                 // Nothing sits between an rmw's write and the write right before it in `co`.
-                let before = if p == 0 { EventId::init(l as crate::event::LocId) } else { ws[p - 1] };
+                let before = if p == 0 { EventId::init(l as crate::program::label::LocId) } else { ws[p - 1] };
                 let right_after = w.index > 0 && g.event(EventId { thread: w.thread, index: w.index - 1 }).rf == Some(before);
                 !right_after && self.rmw_breaks_atomicity(g, w)
             })
@@ -416,8 +417,8 @@ impl Ptx {
                 return true;
             }
             let evs = &g.threads[ta];
-            let copies = crate::sync::bulk_copy_spans(evs.len(), |i| evs[i].label);
-            if !crate::sync::bulk_copy_unordered(&copies, a.index as usize, b.index as usize) {
+            let copies = crate::program::sync::bulk_copy_spans(evs.len(), |i| evs[i].label);
+            if !crate::program::sync::bulk_copy_unordered(&copies, a.index as usize, b.index as usize) {
                 return true;
             }
         }
@@ -485,7 +486,7 @@ fn same_instruction(evs: &[Event], i: u32, j: u32) -> bool {
 impl Ptx {
     /// Program order, morally strong and the tcgen05 ordering edges of `g` as the scratch space
     /// builds them (rows of any width), consistent or not: for the tests against `reference`.
-    fn relations(&self, g: &ExecutionGraph) -> [crate::bitset::Relation; 3] {
+    fn relations(&self, g: &ExecutionGraph) -> [crate::exec::bitset::Relation; 3] {
         let mut s = self.scratch();
         s.consistent = false;
         s.load_facts(g);

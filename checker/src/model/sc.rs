@@ -9,10 +9,11 @@
 //! Under SC `po ∪ rf` is acyclic, so the explorer is complete for it. SC has no notion of data race
 //! here: [`MemoryModel::races`] returns none.
 
-use crate::event::{EventId, Label, LocId};
-use crate::graph::ExecutionGraph;
+use crate::exec::event::EventId;
+use crate::exec::graph::ExecutionGraph;
 use crate::model::sweep::{Frame, until_stuck};
 use crate::model::{MemoryModel, ModelKind};
+use crate::program::label::{Label, LocId};
 
 #[derive(Clone, Copy, Debug, Default)]
 pub struct Sc;
@@ -175,8 +176,8 @@ mod tests {
     use std::path::{Path, PathBuf};
 
     use super::{Sc, sc_acyclic};
-    use crate::event::EventId;
-    use crate::graph::ExecutionGraph;
+    use crate::exec::event::EventId;
+    use crate::exec::graph::ExecutionGraph;
     use crate::model::{MemoryModel, ModelKind};
     use crate::program::CompiledProgram;
     use crate::verdict::Collector;
@@ -294,7 +295,7 @@ mod tests {
                 replays: Default::default(),
                 assumes: prog.has_assume(),
                 compacted: Default::default(),
-                bound: &crate::bound::Bound::new(&crate::Options::default()),
+                bound: &crate::explore::bound::Bound::new(&crate::Options::default()),
                 part: crate::explore::trust::Part::All,
                 path: Vec::new(),
                 children: Vec::new(),
@@ -302,14 +303,14 @@ mod tests {
             .run();
             let mut out = Collector::new(&prog, false, 16, false);
             out.set_loop_bound(2);
-            let _ = crate::oracle::Oracle {
+            let _ = crate::explore::oracle::Oracle {
                 prog: &prog,
                 model: &checked,
                 loop_bound: 2,
                 limit: 2_000,
                 exclude_porf_cycles: true,
                 out: &mut out,
-                bound: &crate::bound::Bound::new(&crate::Options::default()),
+                bound: &crate::explore::bound::Bound::new(&crate::Options::default()),
             }
             .run();
             programs += 1;

@@ -5,8 +5,8 @@
 //! write in `co`). A sort sweeps the threads in turn, each sorting what is ready, until every
 //! event is sorted or a sweep sorts none (a cycle): [`until_stuck`].
 
-use crate::event::{Event, EventId};
-use crate::graph::{ExecutionGraph, HOLE};
+use crate::exec::event::{Event, EventId};
+use crate::exec::graph::{ExecutionGraph, HOLE};
 
 const NONE: u32 = u32::MAX;
 

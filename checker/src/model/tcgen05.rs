@@ -69,9 +69,9 @@
 //! events of `X`. `ptx/reference/tcgen05.rs` (test-only) is the same rules pair by pair, as first
 //! written; the tests compare the two on every graph they judge.
 
-use crate::bitset::Relation;
-use crate::bitset::row::{bits, has, is_zero, or_into, range_word, set_range, unset};
-use crate::event::{Label, TcOp};
+use crate::exec::bitset::Relation;
+use crate::exec::bitset::row::{bits, has, is_zero, or_into, range_word, set_range, unset};
+use crate::program::label::{Label, TcOp};
 
 /// The thread of an initial write (as in the PTX model's scratch space).
 const NONE: u32 = u32::MAX;
@@ -148,7 +148,7 @@ impl Facts {
 
     /// Reads the facts of a graph: per node its label (`None` for initial writes) and thread
     /// (`u32::MAX` for initial writes), nodes numbered initial writes first, then each thread in
-    /// program order ([`crate::graph::NodeIndex`]).
+    /// program order ([`crate::exec::graph::NodeIndex`]).
     pub fn load(&mut self, labels: &[Option<Label>], thread: &[u32]) {
         let n = labels.len();
         let w = n.div_ceil(64).max(1);

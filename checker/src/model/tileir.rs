@@ -13,7 +13,7 @@
 //! Relations, rule by rule:
 //! - *Memory model operations* (§7.1): one read or write per element (one read/write pair per
 //!   element for an atomic RMW, related by read-modify-write order, §7.6), unordered among
-//!   themselves — see `crate::tile_program`.
+//!   themselves — see `crate::program::tile_program`.
 //! - *Token order* (§7.5, §7.6 "Waits-for order"): `to`, from each event's static waits-for set,
 //!   transitive. Program order and data/address dependencies order nothing (§7.5, §7.12.3).
 //! - *Morally strong* (§7.4): two distinct accesses to the same location (element) that are related
@@ -46,17 +46,18 @@
 //! elements of one store that overlap, and two accesses of one tile block that are not
 //! token-ordered. Programs with data races have undefined behaviour.
 
-use crate::bitset::Relation;
-use crate::event::{EventId, Label};
-use crate::graph::{ExecutionGraph, NodeIndex};
+use crate::exec::bitset::Relation;
+use crate::exec::event::EventId;
+use crate::exec::graph::{ExecutionGraph, NodeIndex};
 use crate::model::{MemoryModel, ModelKind};
+use crate::program::label::Label;
 use crate::program::{CompiledProgram, ThreadPlace};
 use tcfuzz_litmus::Scope;
 
 #[derive(Clone, Debug)]
 pub struct TileIr {
     places: Vec<ThreadPlace>,
-    /// Per thread, per event index: the waits-for set (see `crate::tile_program::TileInfo`).
+    /// Per thread, per event index: the waits-for set (see `crate::program::tile_program::TileInfo`).
     /// Threads without one (never for compiled Tile IR programs) are ordered by program order.
     waits_for: Vec<Vec<u64>>,
 }

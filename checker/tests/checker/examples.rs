@@ -138,7 +138,7 @@ fn examples_match_their_headers() {
     }
     assert!(failures.is_empty(), "examples disagree with their headers:\n{}", failures.join("\n"));
     assert!(judged >= FLOOR_JUDGED, "fewer examples judged than before: {judged}");
-    // mbarriers and bulk copies are modelled (checker/src/sync.rs): none of those examples may be
+    // mbarriers and bulk copies are modelled (checker/src/program/sync.rs): none of those examples may be
     // skipped.
     let skipped_mbarrier: Vec<&String> = unsupported.iter().filter(|u| u.starts_with("mbarrier/")).collect();
     assert!(skipped_mbarrier.is_empty(), "mbarrier examples not judged: {skipped_mbarrier:?}");

@@ -1,4 +1,4 @@
-//! Barriers and mbarriers (`checker/src/sync.rs`): explorer versus oracle on seeded random programs
+//! Barriers and mbarriers (`checker/src/program/sync.rs`): explorer versus oracle on seeded random programs
 //! that use CTA barriers with thread counts, `bar.arrive`, Dat3M's quorum barriers, cluster
 //! barriers, mbarriers (arrive, expect_tx, test_wait, blocking await) and `cp.async.bulk` — the
 //! same final states with the same counts, the same complete / blocked / hang numbers, the same

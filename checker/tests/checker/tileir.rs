@@ -6,9 +6,9 @@
 
 use std::path::PathBuf;
 
-use tcfuzz_checker::differential::{tileir_weaker_than_ptx, tileir_weaker_than_ptx_with};
-use tcfuzz_checker::lower::{LowerError, lower_tile_ir};
 use tcfuzz_checker::{CheckError, ModelKind, Observation, Options, Verdict, check, check_oracle};
+use tcfuzz_checker::{LowerError, lower_tile_ir};
+use tcfuzz_checker::{tileir_weaker_than_ptx, tileir_weaker_than_ptx_with};
 use tcfuzz_litmus::{Instr, Program, Sem, StmtKind, parse, print};
 
 use crate::property::{Rng, outcomes};

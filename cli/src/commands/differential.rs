@@ -6,7 +6,7 @@ use std::io::Write;
 use std::time::Instant;
 
 use serde_json::{Value, json};
-use tcfuzz_checker::differential::{DifferentialReport, ExtraState, tileir_weaker_than, tileir_weaker_than_ptx};
+use tcfuzz_checker::{DifferentialReport, ExtraState, tileir_weaker_than, tileir_weaker_than_ptx};
 use tcfuzz_checker::{Method, Options, Race, Witness};
 use tcfuzz_litmus::Program;
 
@@ -15,7 +15,7 @@ use super::check::{JsonRace, JsonVerdict, Outcome, StateMap, condition_text, obs
 /// Which PTX program stands for the Tile IR program.
 #[derive(Clone, Copy)]
 pub(crate) enum Lowering {
-    /// The project's lowering (`checker/src/lower.rs`): tileir-weaker-than-ptx.
+    /// The project's lowering (`checker/src/differential/lower.rs`): tileir-weaker-than-ptx.
     Project,
     /// NVIDIA's: `tileiras` for sm_90, read back (`gpu/src/tileir/lift.rs`): compiler-lowering.
     Compiler,

@@ -5,11 +5,11 @@ use crate::exit;
 use anyhow::Result;
 use std::path::PathBuf;
 use std::process::ExitCode;
-use tcfuzz_checker::lower::LowerError;
+use tcfuzz_checker::LowerError;
 use tcfuzz_litmus::Span;
 
 /// Print the PTX program a Tile IR program lowers to (the rules are documented in
-/// checker/src/lower.rs: tile blocks become CTAs, tiles become one location per element, orderings
+/// checker/src/differential/lower.rs: tile blocks become CTAs, tiles become one location per element, orderings
 /// and scopes map tile_block→.cta, device→.gpu, sys→.sys, tokens are dropped).
 ///
 /// Exit codes: 0 lowered; 1 the file cannot be read or does not parse, has no Tile IR threads, or
@@ -49,7 +49,7 @@ pub fn run(args: &Args) -> Result<ExitCode> {
             }
         };
     }
-    match tcfuzz_checker::lower::lower_tile_ir(&program) {
+    match tcfuzz_checker::lower_tile_ir(&program) {
         Ok(lowered) => {
             print!("{}", tcfuzz_litmus::print(&lowered));
             Ok(ExitCode::SUCCESS)

@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 
 use anyhow::{Context, bail};
 use serde::Serialize;
-use tcfuzz_checker::program::CompiledProgram;
+use tcfuzz_checker::CompiledProgram;
 use tcfuzz_checker::{ModelKind, Options, Verdict};
 use tcfuzz_generator::minimize::{Budget, MinimizeError, Size, minimize};
 use tcfuzz_litmus::Program;
@@ -134,7 +134,7 @@ fn fingerprint(kind: KeepKind, p: &Program, model: ModelKind) -> Option<String> 
             }
         }
         KeepKind::TileirWeakerThanPtx => {
-            let r = tcfuzz_checker::differential::tileir_weaker_than_ptx(p, &options()).ok()?;
+            let r = tcfuzz_checker::tileir_weaker_than_ptx(p, &options()).ok()?;
             (!r.holds()).then(|| format!("states:{} races:{}", !r.violating_states().is_empty(), !r.violating_races().is_empty()))
         }
     };

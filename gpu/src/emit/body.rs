@@ -373,7 +373,7 @@ fn fence(k: &mut KernelWriter, f: &Fence, span: Span) -> Result<(), EmitError> {
 
 /// Whether the program's CTA barriers are synchronization objects (`bar.arrive`, a thread count,
 /// the quorum form) or symmetric barriers met by the threads that execute them — the checker's
-/// own distinction (`checker/src/sync.rs`).
+/// own distinction (`checker/src/program/sync.rs`).
 fn barriers_are_objects(p: &Program) -> bool {
     p.threads.iter().flat_map(|t| &t.body).any(|s| match &s.kind {
         StmtKind::Instr(Instr::Barrier(Barrier::Arrive { .. })) => true,

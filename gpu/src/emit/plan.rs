@@ -5,7 +5,7 @@
 //!   other lanes follow it (they receive every loaded value through `shfl.sync`, so branches stay
 //!   warp-uniform and the warp-collective `.sync.aligned` instructions of `tcgen05` and barriers
 //!   see the whole warp). A barrier thread count that is a multiple of the warp size counts warps
-//!   in the litmus semantics too (`checker/src/sync.rs`), so nothing changes meaning.
+//!   in the litmus semantics too (`checker/src/program/sync.rs`), so nothing changes meaning.
 //! - **CTAs and clusters.** The program's clusters (a declared `cluster N`, or a CTA of its own)
 //!   are the *units* of an instance; each unit is one hardware cluster of `cluster_size` CTAs, so
 //!   an instance is `units × cluster_size` consecutive CTAs of the grid. A CTA's rank in its
@@ -94,7 +94,7 @@ pub struct TmemRegion {
     pub alloc: usize,
 }
 
-/// Declared TMEM regions stand for memory allocated before the program starts (`checker/src/tmem.rs`):
+/// Declared TMEM regions stand for memory allocated before the program starts (`checker/src/program/tmem.rs`):
 /// the prologue allocates, for each CTA, one block per set of regions whose columns overlap, so
 /// that overlapping regions share memory as in the model and disjoint ones do not.
 #[derive(Clone, Debug)]

@@ -24,7 +24,7 @@
 //!   holds which element of which Tile IR register ([`Lifted::names`]).
 //!
 //! Tile block `P0@tlb k, dev d`'s hardware thread `t` is the litmus thread `P0t<t>@cta k, gpu d,
-//! warp t/32`; location `x`'s element `i` is `x_i` (as in `checker/src/lower.rs`).
+//! warp t/32`; location `x`'s element `i` is `x_i` (as in `checker/src/differential/lower.rs`).
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 

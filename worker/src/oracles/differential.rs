@@ -4,8 +4,8 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use tcfuzz_checker::differential::{DifferentialReport, tileir_weaker_than, tileir_weaker_than_ptx, tileir_weaker_than_ptx_with};
 use tcfuzz_checker::{CheckError, Options};
+use tcfuzz_checker::{DifferentialReport, tileir_weaker_than, tileir_weaker_than_ptx, tileir_weaker_than_ptx_with};
 use tcfuzz_litmus::Program;
 
 use super::{Found, entry_kinds, list, nearest_differences};

@@ -6,7 +6,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::panic::{AssertUnwindSafe, catch_unwind};
 
-use tcfuzz_checker::program::CompiledProgram;
+use tcfuzz_checker::CompiledProgram;
 use tcfuzz_checker::{CheckError, ModelKind, Options, RaceEvent, Verdict, check_compiled, check_oracle_compiled};
 
 /// Backward jumps a thread may take (the checker's property tests use 1 too: spin loops stay

@@ -1,7 +1,7 @@
 //! Dedup granularity: pairs of programs whose discrepancies must collapse into one signature, and
 //! pairs that must not.
 
-use tcfuzz_checker::program::CompiledProgram;
+use tcfuzz_checker::CompiledProgram;
 use tcfuzz_checker::{ModelKind, Observation, Options, check};
 use tcfuzz_generator::generate::Origin;
 use tcfuzz_generator::pattern::{Expect, Pattern};

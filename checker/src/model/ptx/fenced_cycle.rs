@@ -20,9 +20,10 @@
 //! holds the cycle, so no extension of the revisited graph is consistent either.
 
 use super::Ptx;
-use crate::event::{EventId, Label, Proxy};
-use crate::graph::ExecutionGraph;
+use crate::exec::event::EventId;
+use crate::exec::graph::ExecutionGraph;
 use crate::program::ThreadPlace;
+use crate::program::label::{Label, Proxy};
 
 impl Ptx {
     /// Whether `r` reading from `a` breaks Causality in every graph that holds the events `kept`
@@ -76,8 +77,8 @@ pub(super) fn global_sc_fence(places: &[ThreadPlace], t: usize, l: &Label) -> bo
 
 #[cfg(test)]
 mod tests {
-    use crate::event::EventId;
-    use crate::graph::ExecutionGraph;
+    use crate::exec::event::EventId;
+    use crate::exec::graph::ExecutionGraph;
     use crate::model::MemoryModel;
     use crate::model::ptx::Ptx;
     use crate::model::ptx::floor::tests::add;

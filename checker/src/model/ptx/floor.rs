@@ -5,8 +5,9 @@
 //! [`MemoryModel::source_ruled_out`](crate::model::MemoryModel::source_ruled_out) from the
 //! accesses of a read's own thread.
 
-use crate::event::{EventId, Label};
-use crate::graph::ExecutionGraph;
+use crate::exec::event::EventId;
+use crate::exec::graph::ExecutionGraph;
+use crate::program::label::Label;
 
 use super::Ptx;
 use super::relations::Scratch;
@@ -82,7 +83,7 @@ impl Ptx {
         let mut floor = floor;
         for (i, x) in evs[..(e.index as usize).min(evs.len())].iter().enumerate() {
             let lx = &x.label;
-            if !lx.is_read() || lx.vloc != l.vloc || !super::po_orders(lx) || x.stamp == crate::graph::HOLE {
+            if !lx.is_read() || lx.vloc != l.vloc || !super::po_orders(lx) || x.stamp == crate::exec::graph::HOLE {
                 continue;
             }
             // (A source in `e`'s own thread is a write before `x`: the own-writes floor.)
@@ -197,7 +198,7 @@ impl Ptx {
         (own..floor).all(|k| {
             let mut g2 = g.clone();
             if l.is_read() {
-                let ev = crate::interp::NewEvent { label: *l, value: 0, deps: 0, cas_expected: None, span: Default::default() };
+                let ev = crate::exec::event::NewEvent { label: *l, value: 0, deps: 0, cas_expected: None, span: Default::default() };
                 g2.put_event(e, &ev, Some(writes[k]));
             } else {
                 g2.insert_co(e, k);
@@ -225,9 +226,9 @@ fn base_loaded<const W: usize>(s: &mut Scratch, g: &ExecutionGraph, compat: &[u6
 
 #[cfg(test)]
 pub(super) mod tests {
-    use crate::event::EventId;
-    use crate::graph::ExecutionGraph;
-    use crate::interp::{Step, replay};
+    use crate::exec::event::EventId;
+    use crate::exec::graph::ExecutionGraph;
+    use crate::exec::interp::{Step, replay};
     use crate::model::MemoryModel;
     use crate::model::ptx::Ptx;
     use crate::program::CompiledProgram;
@@ -296,7 +297,7 @@ exists (true)
                 };
                 if store {
                     // The write is in its thread, not yet in `co` (as `visit_cos` has it).
-                    let ev = crate::interp::NewEvent { label, value: 3, deps: 0, cas_expected: None, span: Default::default() };
+                    let ev = crate::exec::event::NewEvent { label, value: 3, deps: 0, cas_expected: None, span: Default::default() };
                     g.put_event(e, &ev, None);
                 }
                 assert_eq!(ptx.co_floor(&g, e, &label), want, "store {store}, flag seen {flag_seen}");
@@ -314,7 +315,7 @@ exists (true)
     }
 
     /// The label of thread `t`'s next event in `g`.
-    fn next_label(prog: &CompiledProgram, g: &ExecutionGraph, t: usize) -> crate::event::Label {
+    fn next_label(prog: &CompiledProgram, g: &ExecutionGraph, t: usize) -> crate::program::label::Label {
         let values: Vec<i64> = g.threads[t].iter().map(|e| e.value).collect();
         match replay(&prog.threads[t], &values, 4).expect("replays").step {
             Step::Event(ev) => ev.label,
@@ -349,7 +350,7 @@ exists (true)
             let label = next_label(&prog, &g, 1);
             if label.is_write() {
                 // In its thread, not yet in `co` (as `visit_cos` has it).
-                let ev = crate::interp::NewEvent { label, value: 3, deps: 0, cas_expected: None, span: Default::default() };
+                let ev = crate::exec::event::NewEvent { label, value: 3, deps: 0, cas_expected: None, span: Default::default() };
                 g.put_event(EventId::new(1, 1), &ev, None);
             }
             assert_eq!(ptx.co_floor(&g, EventId::new(1, 1), &label), want, "{second} after a {strength} read");

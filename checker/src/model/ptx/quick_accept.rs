@@ -33,9 +33,9 @@
 
 use std::cell::RefCell;
 
-use crate::event::{Label, Proxy};
-use crate::graph::{ExecutionGraph, HOLE};
+use crate::exec::graph::{ExecutionGraph, HOLE};
 use crate::model::sweep::{Frame, until_stuck};
+use crate::program::label::{Label, Proxy};
 use crate::program::{CompiledProgram, Op};
 
 /// Whether `g` meets the condition of the module docs (then PTX allows it). Holes (events whose
@@ -222,9 +222,9 @@ impl Sort {
 #[cfg(test)]
 pub(super) mod tests {
     use super::quick_accept;
-    use crate::event::EventId;
-    use crate::graph::ExecutionGraph;
-    use crate::interp::{Step, replay};
+    use crate::exec::event::EventId;
+    use crate::exec::graph::ExecutionGraph;
+    use crate::exec::interp::{Step, replay};
     use crate::model::MemoryModel;
     use crate::model::ptx::Ptx;
     use crate::program::CompiledProgram;

@@ -13,9 +13,10 @@
 //! [`MemoryModel::races`](crate::model::MemoryModel::races) that a graph whose accesses all pass
 //! it has no data race.
 
-use crate::event::{EventId, Label, LocId};
-use crate::graph::{ExecutionGraph, HOLE};
+use crate::exec::event::EventId;
+use crate::exec::graph::{ExecutionGraph, HOLE};
 use crate::program::CompiledProgram;
+use crate::program::label::{Label, LocId};
 
 use super::{Ptx, SCOPES, scope_index};
 
@@ -67,7 +68,7 @@ impl Ptx {
             for e in evs.iter() {
                 let l = &e.label;
                 if e.stamp != HOLE && l.is_fence() && l.sc {
-                    if fences == 64 || l.proxy != crate::event::Proxy::Generic {
+                    if fences == 64 || l.proxy != crate::program::label::Proxy::Generic {
                         return None;
                     }
                     fences += 1;
@@ -353,7 +354,7 @@ impl ForcedFences {
         let mut reached = 1u64 << j;
         let mut frontier = reached;
         while frontier != 0 {
-            let grown = crate::bitset::row::bits(&[frontier]).fold(0, |m, i| m | self.before[i]);
+            let grown = crate::exec::bitset::row::bits(&[frontier]).fold(0, |m, i| m | self.before[i]);
             frontier = grown & !reached;
             reached |= grown;
         }
@@ -365,7 +366,7 @@ impl ForcedFences {
 /// its scope includes (§8.7): strong, generic, to the location itself (no alias), and not
 /// asynchronous.
 fn always_morally_strong(l: &Label) -> bool {
-    l.strong && l.proxy == crate::event::Proxy::Generic && l.vloc == l.loc && l.tc.is_none() && l.bulk_copy == 0
+    l.strong && l.proxy == crate::program::label::Proxy::Generic && l.vloc == l.loc && l.tc.is_none() && l.bulk_copy == 0
 }
 
 #[cfg(test)]

@@ -6,10 +6,11 @@
 //! first written).
 
 use super::permutations;
-use crate::bitset::Relation;
-use crate::event::{EventId, Label, Proxy};
-use crate::graph::{ExecutionGraph, NodeIndex};
+use crate::exec::bitset::Relation;
+use crate::exec::event::EventId;
+use crate::exec::graph::{ExecutionGraph, NodeIndex};
 use crate::program::ThreadPlace;
+use crate::program::label::{Label, Proxy};
 
 mod tcgen05;
 use tcgen05 as tc;
@@ -61,10 +62,10 @@ impl Nodes {
         if ea.is_init() || eb.is_init() || ea.thread != eb.thread {
             return false;
         }
-        let first = self.idx.node(crate::event::EventId::new(ea.thread as usize, 0));
+        let first = self.idx.node(crate::exec::event::EventId::new(ea.thread as usize, 0));
         let len = (first..self.n()).take_while(|&x| !self.idx.id(x).is_init() && self.idx.id(x).thread == ea.thread).count();
-        let spans = crate::sync::bulk_copy_spans(len, |i| self.labels[first + i].expect("thread node with a label"));
-        crate::sync::bulk_copy_unordered(&spans, ea.index as usize, eb.index as usize)
+        let spans = crate::program::sync::bulk_copy_spans(len, |i| self.labels[first + i].expect("thread node with a label"));
+        crate::program::sync::bulk_copy_unordered(&spans, ea.index as usize, eb.index as usize)
     }
 
     fn n(&self) -> usize {
@@ -409,8 +410,8 @@ mod tests {
     use std::path::{Path, PathBuf};
 
     use super::Ptx as Reference;
-    use crate::event::EventId;
-    use crate::graph::ExecutionGraph;
+    use crate::exec::event::EventId;
+    use crate::exec::graph::ExecutionGraph;
     use crate::model::{MemoryModel, ModelKind};
     use crate::program::CompiledProgram;
     use crate::verdict::Collector;
@@ -502,7 +503,7 @@ mod tests {
                 replays: Default::default(),
                 assumes: p.has_assume(),
                 compacted: Default::default(),
-                bound: &crate::bound::Bound::new(&crate::Options::default()),
+                bound: &crate::explore::bound::Bound::new(&crate::Options::default()),
                 part: crate::explore::trust::Part::All,
                 path: Vec::new(),
                 children: Vec::new(),
@@ -510,14 +511,14 @@ mod tests {
             .run();
             let mut out = Collector::new(p, false, 16, false);
             out.set_loop_bound(2);
-            let _ = crate::oracle::Oracle {
+            let _ = crate::explore::oracle::Oracle {
                 prog: p,
                 model: &both,
                 loop_bound: 2,
                 limit: 2_000,
                 exclude_porf_cycles: false,
                 out: &mut out,
-                bound: &crate::bound::Bound::new(&crate::Options::default()),
+                bound: &crate::explore::bound::Bound::new(&crate::Options::default()),
             }
             .run();
         }

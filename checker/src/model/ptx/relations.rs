@@ -3,12 +3,13 @@
 //! representation).
 
 use super::{PROXIES, SCOPES, proxy_index, scope_index};
-use crate::bitset::row::{bits, has, is_zero, or_into, set, set_range, union_of_rows, unset, width};
-use crate::bitset::{OrderScratch, Relation};
-use crate::event::{EventId, Label, Proxy};
-use crate::graph::ExecutionGraph;
+use crate::exec::bitset::row::{bits, has, is_zero, or_into, set, set_range, union_of_rows, unset, width};
+use crate::exec::bitset::{OrderScratch, Relation};
+use crate::exec::event::EventId;
+use crate::exec::graph::ExecutionGraph;
 use crate::model::tcgen05 as tc;
 use crate::program::ThreadPlace;
+use crate::program::label::{Label, Proxy};
 
 mod fence_order;
 mod proxy;
@@ -289,8 +290,9 @@ impl Scratch {
         for t in 0..nthreads {
             let (first, end) = (self.offsets[t], self.offsets[t + 1]);
             let labels = &self.labels;
-            let spans =
-                crate::sync::bulk_copy_spans(end - first, |i| labels[first + i].expect("[tcfuzz internal bug] thread node without label"));
+            let spans = crate::program::sync::bulk_copy_spans(end - first, |i| {
+                labels[first + i].expect("[tcfuzz internal bug] thread node without label")
+            });
             self.copies.extend(spans.iter().map(|&(lo, hi)| (first + lo, first + hi)));
             for x in first..end {
                 let stop = spans.iter().find(|&&(lo, hi)| (first + lo..first + hi).contains(&x)).map_or(end, |&(_, hi)| first + hi);

@@ -2,7 +2,7 @@
 //! comparison itself is the worker's `explorer-vs-oracle` oracle).
 
 use anyhow::anyhow;
-use tcfuzz_checker::program::CompiledProgram;
+use tcfuzz_checker::CompiledProgram;
 use tcfuzz_checker::{CheckError, ModelKind};
 use tcfuzz_generator::random::{Family, random_program};
 use tcfuzz_litmus::Program;

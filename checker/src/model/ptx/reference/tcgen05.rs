@@ -3,8 +3,8 @@
 //! Test-only, for [`super`]: the reference the row-by-row formulation in
 //! [`crate::model::tcgen05`] is checked against.
 
-use crate::bitset::Relation;
-use crate::event::{Label, TcOp};
+use crate::exec::bitset::Relation;
+use crate::program::label::{Label, TcOp};
 
 /// Per node, the index of the instruction it belongs to: consecutive events of one thread from
 /// a `first`-marked tcgen05 event share it; every other event is its own instruction. Nodes are

@@ -2,8 +2,8 @@
 //! (`Ptx::judge_loaded`) — the pairs every such order must have, and a guess.
 
 use super::{INIT, MEM, NONE, Scratch};
-use crate::bitset::row::{bits, has, or_into};
-use crate::event::EventId;
+use crate::exec::bitset::row::{bits, has, or_into};
+use crate::exec::event::EventId;
 
 impl Scratch {
     /// Per fence `j` of `fences`, bit `i`: fence `i` (of the first 64) precedes it in causality

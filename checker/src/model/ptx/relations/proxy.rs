@@ -2,10 +2,10 @@
 //! alias fences, appear: [`Scratch::proxy_preserved`]'s general case, row by row.
 
 use super::{ALIAS_FENCE, FENCE, FIXED_MASKS, INIT, MEM, NONE, Scratch};
-use crate::bitset::row::{bits, or_into, union_of_rows, width};
-use crate::event::Proxy;
+use crate::exec::bitset::row::{bits, or_into, union_of_rows, width};
 use crate::model::ptx::proxy_index;
 use crate::program::ThreadPlace;
+use crate::program::label::Proxy;
 
 /// Row buffers of [`Scratch::proxy_preserved_mixed`], in the order of its locals.
 const ROWS: usize = 4;

@@ -1,5 +1,5 @@
 //! Lowering of barriers, mbarrier operations and `cp.async.bulk` into the synchronization-object
-//! operations of [`crate::sync`] (whose module docs give the semantics and the ISA sections).
+//! operations of [`crate::program::sync`] (whose module docs give the semantics and the ISA sections).
 //!
 //! Defaults (PTX ISA §9.7.13.15): mbarrier arrives are `.release`, waits `.acquire`, both at
 //! `.cta` scope; `expect_tx` is `.relaxed`. `bar`/`barrier` (§9.7.13.1) arrivals release and
@@ -9,10 +9,10 @@
 use tcfuzz_litmus::{Barrier, CpAsyncBulk, Mbarrier, Operand, Scope, Sem, Span};
 
 use crate::error::CheckError;
-use crate::event::Label;
-use crate::event::{EventKind, Proxy};
+use crate::program::label::Label;
+use crate::program::label::{EventKind, Proxy};
+use crate::program::sync::{Mbar, SyncOp, SyncPlan, WaitMode, arrivals_for_count};
 use crate::program::{Name, Op, Opnd, Regs, access};
-use crate::sync::{Mbar, SyncOp, SyncPlan, WaitMode, arrivals_for_count};
 
 /// The read and the write of an arrive on `name` at `scope`; the write releases if `release`.
 pub(crate) fn arrive_labels(name: Name, scope: Scope, release: bool, span: Span) -> Result<(Label, Label), CheckError> {

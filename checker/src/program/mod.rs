@@ -8,10 +8,10 @@
 //! `membar.{cta,gl,sys}` is `fence.sc` at that scope (§9.7.13.4).
 //!
 //! `bar.sync a` / `bar.sync a, b` in a program without thread counts or `bar.arrive` are symmetric
-//! barrier events met by the threads that execute the same operands (see [`crate::sync`] for this
+//! barrier events met by the threads that execute the same operands (see [`crate::program::sync`] for this
 //! reading of PTX ISA §9.7.13.1 and Dat3M's barrier ids). Barriers with a thread count,
 //! `bar.arrive`, Dat3M's three-operand quorum barrier, cluster barriers, mbarriers and
-//! `cp.async.bulk` become synchronization objects ([`crate::sync`], lowered by `sync_lower.rs`).
+//! `cp.async.bulk` become synchronization objects ([`crate::program::sync`], lowered by `sync_lower.rs`).
 //!
 //! Proxies (§8.6): `tld` / `suld` / `sust` / `cold` go through the texture / surface / constant
 //! proxy; `x @ generic aliases y` is a second virtual address of `y`'s physical location, and
@@ -19,7 +19,7 @@
 //! `fence.proxy.alias` and `fence.proxy.{texture,surface,constant}` become proxy fences.
 //!
 //! Not modelled yet (lowering returns [`CheckError::Unsupported`]): the async proxy
-//! (`fence.proxy.async`; `cp.async.bulk` is approximated, see [`crate::sync`]), barrier ids and
+//! (`fence.proxy.async`; `cp.async.bulk` is approximated, see [`crate::program::sync`]), barrier ids and
 //! thread counts in registers that are not constants, `tcgen05`, tile values. A condition that
 //! names an alias reads the physical location behind it.
 
@@ -30,10 +30,19 @@ use tcfuzz_litmus::{
     Quantifier, Scope, Sem, Span, StmtKind, Term, Value,
 };
 
-pub use crate::code::{AllocOp, CodeLine, Op, Opnd, TcFn, ThreadCode, rmw_result};
 use crate::error::CheckError;
-use crate::event::{EventKind, Label, LocId, Proxy};
-use crate::sync::SyncPlan;
+pub use crate::program::code::{AllocOp, CodeLine, Op, Opnd, TcFn, ThreadCode, rmw_result};
+use crate::program::label::{EventKind, Label, LocId, Proxy};
+use crate::program::sync::SyncPlan;
+
+pub mod code;
+pub mod label;
+pub(crate) mod porf_cycles;
+pub mod sync;
+mod sync_lower;
+mod tc_lower;
+pub mod tile_program;
+pub mod tmem;
 
 /// The most events one thread may produce in one execution (dependency masks are 64 bits wide).
 pub const MAX_EVENTS_PER_THREAD: usize = 64;
@@ -118,62 +127,52 @@ impl CProp {
 
 /// A program ready to be explored. The final state of an execution is a flat vector: every
 /// register of thread 0 (in `reg_names` order), of thread 1, ..., then every location.
+/// Outside the crate it is opaque: [`CompiledProgram::compile`] it once, then check it under
+/// several models (`check_compiled`, `check_oracle_compiled`, `check_exact_compiled`).
 #[derive(Clone, Debug)]
 pub struct CompiledProgram {
-    pub name: String,
-    pub locations: Vec<LocInfo>,
-    pub threads: Vec<ThreadCode>,
-    pub places: Vec<ThreadPlace>,
+    pub(crate) name: String,
+    pub(crate) locations: Vec<LocInfo>,
+    pub(crate) threads: Vec<ThreadCode>,
+    pub(crate) places: Vec<ThreadPlace>,
     /// Per symmetric barrier id (the `loc` of barrier events), the threads (bit `t`) whose code
     /// arrives there: an instance completes when each of them has arrived.
-    pub barrier_members: Vec<u64>,
+    pub(crate) barrier_members: Vec<u64>,
     /// Per symmetric barrier id, the threads that may arrive there through a barrier whose
-    /// second operand is set at run time ([`Op::DynBarrier`]; [`crate::graph`]).
-    pub barrier_dyn_members: Vec<u64>,
-    /// The hidden locations of the CTAs' Tensor Memory allocators ([`crate::tmem`]).
-    pub tmem_allocators: Vec<LocId>,
-    /// The locations of mbarrier objects (packed states, [`crate::sync::Mbar`]).
-    pub mbarriers: Vec<LocId>,
+    /// second operand is set at run time ([`Op::DynBarrier`]; [`crate::exec::graph`]).
+    pub(crate) barrier_dyn_members: Vec<u64>,
+    /// The hidden locations of the CTAs' Tensor Memory allocators ([`crate::program::tmem`]).
+    pub(crate) tmem_allocators: Vec<LocId>,
+    /// The locations of mbarrier objects (packed states, [`crate::program::sync::Mbar`]).
+    pub(crate) mbarriers: Vec<LocId>,
     /// In a variant of [`Self::rendezvous_variants`]: the rendezvous (barrier ids) that block.
-    pub blocking_rendezvous: Vec<u32>,
-    pub quantifier: Quantifier,
-    pub condition: CProp,
+    pub(crate) blocking_rendezvous: Vec<u32>,
+    pub(crate) quantifier: Quantifier,
+    pub(crate) condition: CProp,
     /// Slots of the final state the condition mentions (what herd7 prints).
-    pub observed: Vec<usize>,
-    /// Token order of a Tile IR program (`crate::tile_program`); `None` for PTX programs.
-    pub tile: Option<crate::tile_program::TileInfo>,
+    pub(crate) observed: Vec<usize>,
+    /// Token order of a Tile IR program (`crate::program::tile_program`); `None` for PTX programs.
+    pub(crate) tile: Option<crate::program::tile_program::TileInfo>,
 }
 
 impl CompiledProgram {
     /// Whether some thread has an `assume`.
-    pub fn has_assume(&self) -> bool {
+    pub(crate) fn has_assume(&self) -> bool {
         self.threads.iter().flat_map(|t| &t.code).any(|l| matches!(l.op, Op::Assume { .. }))
     }
 
-    pub fn state_len(&self) -> usize {
+    pub(crate) fn state_len(&self) -> usize {
         self.threads.iter().map(|t| t.reg_names.len()).sum::<usize>() + self.locations.len()
     }
 
-    /// What sort of object location `loc` holds, where its value is a packed state.
-    pub fn sync_object(&self, loc: LocId) -> Option<crate::verdict::SyncObject> {
-        use crate::verdict::SyncObject;
-        if self.mbarriers.contains(&loc) {
-            Some(SyncObject::Mbarrier)
-        } else if self.tmem_allocators.contains(&loc) {
-            Some(SyncObject::TmemAllocator)
-        } else {
-            None
-        }
-    }
-
     /// Offset of thread `t`'s first register in the state vector.
-    pub fn reg_offset(&self, t: usize) -> usize {
+    pub(crate) fn reg_offset(&self, t: usize) -> usize {
         self.threads[..t].iter().map(|t| t.reg_names.len()).sum()
     }
 
     /// Whether some thread issues an asynchronous tcgen05 operation (whose perform program order
     /// does not order, PTX ISA §9.7.16.6.1).
-    pub fn has_async_operations(&self) -> bool {
+    pub(crate) fn has_async_operations(&self) -> bool {
         self.threads.iter().flat_map(|t| &t.code).any(|l| match &l.op {
             Op::Load { label, .. } | Op::Store { label, .. } => label.is_async(),
             Op::TcCompute { .. } | Op::TcCommit { .. } => true,
@@ -182,14 +181,14 @@ impl CompiledProgram {
     }
 
     /// Whether an execution could have a cyclic `po ∪ rf`. For PTX programs, a static
-    /// over-approximation on instructions ([`crate::porf_cycles`]). For Tile IR programs, where
+    /// over-approximation on instructions ([`crate::program::porf_cycles`]). For Tile IR programs, where
     /// program order orders nothing (Tile IR spec §7.12.1), a syntactic test: that needs two
     /// threads that each read and later write — or one, when a read may take its value from a
     /// later write of its own thread; a thread qualifies if a read instruction comes before a
     /// write instruction, or it has a loop and both.
-    pub fn may_have_porf_cycles(&self) -> bool {
+    pub(crate) fn may_have_porf_cycles(&self) -> bool {
         if self.tile.is_none() {
-            return crate::porf_cycles::may_have_porf_cycles(self);
+            return crate::program::porf_cycles::may_have_porf_cycles(self);
         }
         let aliased = self.threads.iter().flat_map(|t| &t.code).any(|l| match &l.op {
             Op::Load { label, .. } | Op::Store { label, .. } => label.vloc != label.loc,
@@ -238,7 +237,7 @@ impl CompiledProgram {
         qualifying.count() >= if aliased || self.has_async_operations() || self.tile.is_some() { 1 } else { 2 }
     }
 
-    pub fn slot_name(&self, slot: usize) -> String {
+    pub(crate) fn slot_name(&self, slot: usize) -> String {
         let mut s = slot;
         for t in &self.threads {
             if s < t.reg_names.len() {
@@ -254,7 +253,7 @@ impl CompiledProgram {
     /// of the program are those of its variants. Empty when there is no rendezvous. An execution
     /// that never reaches some rendezvous arises in several variants; it belongs to the one where
     /// the rendezvous it does not reach do not block ([`crate::verdict`] skips it elsewhere).
-    pub fn rendezvous_variants(&self) -> Result<Vec<CompiledProgram>, CheckError> {
+    pub(crate) fn rendezvous_variants(&self) -> Result<Vec<CompiledProgram>, CheckError> {
         let mut ids: Vec<u32> = Vec::new();
         for line in self.threads.iter().flat_map(|t| &t.code) {
             if let Op::TmemAlloc { rendezvous: Some(l), .. } = &line.op
@@ -293,7 +292,7 @@ impl CompiledProgram {
 
     pub fn compile(p: &Program) -> Result<CompiledProgram, CheckError> {
         if p.arch == Arch::TileIr {
-            return crate::tile_program::compile(p);
+            return crate::program::tile_program::compile(p);
         }
         let mut locations = Vec::new();
         let mut mbarriers = Vec::new();
@@ -302,11 +301,11 @@ impl CompiledProgram {
             match &l.kind {
                 LocationKind::Global | LocationKind::Shared { .. } => {}
                 LocationKind::Mbarrier { .. } => {
-                    // An mbarrier object: a location holding its state (crate::sync).
+                    // An mbarrier object: a location holding its state (crate::program::sync).
                     let id = locations.len() as LocId;
                     loc_ids.insert(&l.name, Name { loc: id, vloc: id });
                     mbarriers.push(id);
-                    let init = crate::sync::mbarrier_init(&l.kind).unwrap_or(crate::sync::MBAR_UNINIT);
+                    let init = crate::program::sync::mbarrier_init(&l.kind).unwrap_or(crate::program::sync::MBAR_UNINIT);
                     locations.push(LocInfo { name: l.name.clone(), init, tmem: false });
                     continue;
                 }
@@ -728,7 +727,7 @@ fn lower_thread(
             },
             Instr::Barrier(b) if sync.is_register_barrier(ti, b) => {
                 let unsupported = |why: &str| CheckError::unsupported(format!("bar.sync with {why}"), span);
-                let crate::sync::DynBarrier { ids, solo } = sync.dyn_barrier(p, ti).map_err(unsupported)?;
+                let crate::program::sync::DynBarrier { ids, solo } = sync.dyn_barrier(p, ti).map_err(unsupported)?;
                 let tcfuzz_litmus::Barrier::Sync { operands, .. } = b else { return Err(unsupported("a register operand")) };
                 let Some(Operand::Reg(r)) = operands.get(1) else { return Err(unsupported("a register operand")) };
                 match regs.opnd(&Operand::Reg(r.clone()))? {
@@ -738,14 +737,14 @@ fn lower_thread(
             }
             Instr::Barrier(b) => match sync.symmetric(ti, b) {
                 Some(id) => Op::Barrier { label: barrier_label(id) },
-                None => crate::sync_lower::barrier(b, ti, sync, &mut regs, span)?,
+                None => crate::program::sync_lower::barrier(b, ti, sync, &mut regs, span)?,
             },
-            Instr::Mbarrier(m) => crate::sync_lower::mbarrier(m, &loc, &mut regs, span)?,
-            Instr::CpAsyncBulk(c) => crate::sync_lower::bulk_copy(c, &loc, &mut regs, span)?,
+            Instr::Mbarrier(m) => crate::program::sync_lower::mbarrier(m, &loc, &mut regs, span)?,
+            Instr::CpAsyncBulk(c) => crate::program::sync_lower::bulk_copy(c, &loc, &mut regs, span)?,
             Instr::Tcgen05(op) => {
                 let is_tmem = |l: u32| locations.get(l as usize).is_some_and(|x| x.tmem);
-                let cx = crate::tc_lower::Context { loc: &loc, is_tmem: &is_tmem, sync, thread: ti, program: p };
-                crate::tc_lower::tcgen05(op, &cx, &mut regs, span)?
+                let cx = crate::program::tc_lower::Context { loc: &loc, is_tmem: &is_tmem, sync, thread: ti, program: p };
+                crate::program::tc_lower::tcgen05(op, &cx, &mut regs, span)?
             }
             Instr::Tile(_) => return Err(CheckError::unsupported("Tile IR operation", span)),
             Instr::Mov { dst, src, .. } => Op::Mov { src: regs.opnd(src)?, dst: regs.reg(dst)? },

@@ -1,4 +1,5 @@
-//! Events: the nodes of an execution graph.
+//! Labels: what an event of an instruction is, before it sits in an execution graph
+//! ([`crate::exec::event`]).
 //!
 //! Every generic-proxy memory instruction of a thread becomes one or two events (PTX ISA §8.2
 //! "Memory operations"): `ld` a read, `st` a write, `atom`/`red` a read followed in program order by
@@ -7,35 +8,10 @@
 //! location, strength and scope (§8.4 "Operation types", §8.5 "Scope"), acquire / release
 //! semantics, and for No-Thin-Air the program-order-earlier reads its value or control depends on.
 
-use tcfuzz_litmus::{Scope, Span};
+use tcfuzz_litmus::Scope;
 
 /// Index of a location in [`crate::program::CompiledProgram::locations`].
 pub type LocId = u32;
-
-/// The identity of an event: its thread and its position in that thread's program order.
-/// Initial writes live in a pseudo-thread ([`EventId::INIT_THREAD`]), one per location.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub struct EventId {
-    pub thread: u32,
-    pub index: u32,
-}
-
-impl EventId {
-    pub const INIT_THREAD: u32 = u32::MAX;
-
-    pub fn new(thread: usize, index: usize) -> Self {
-        EventId { thread: thread as u32, index: index as u32 }
-    }
-
-    /// The initial write of `loc`.
-    pub fn init(loc: LocId) -> Self {
-        EventId { thread: Self::INIT_THREAD, index: loc }
-    }
-
-    pub fn is_init(self) -> bool {
-        self.thread == Self::INIT_THREAD
-    }
-}
 
 /// What an event does.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -149,7 +125,7 @@ pub struct Label {
     pub completion_fence: bool,
     /// For the events of a `cp.async.bulk`: which of its thread's copies (1 for the first it
     /// issues, in the order it issues them) they belong to; 0 for every other event. What
-    /// [`crate::sync::bulk_copy_spans`] groups them by, which their positions alone cannot do in
+    /// [`crate::program::sync::bulk_copy_spans`] groups them by, which their positions alone cannot do in
     /// a graph judged without its holes (a copy's events and the next instruction's then meet).
     pub bulk_copy: u32,
     /// Strong (`.relaxed`, `.acquire`, `.release`, `.acq_rel`, `.volatile`, atomics, fences) versus
@@ -211,23 +187,4 @@ impl Label {
             && Label { kind: other.kind, ..*self } == *other
             && matches!((self.kind, other.kind), (EventKind::Read, EventKind::Fence) | (EventKind::Fence, EventKind::Read))
     }
-}
-
-/// An event of a thread as it sits in an execution graph.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Event {
-    pub label: Label,
-    /// The value written (writes) or read (reads, equal to the value of `rf`); 0 for fences.
-    pub value: i64,
-    /// For reads: the write read from.
-    pub rf: Option<EventId>,
-    /// Order of addition to the graph (TruSt's `<_G`); 0 in graphs built by the oracle.
-    pub stamp: u32,
-    /// Bit `i` set: this event's value or its execution depends (data or control, through
-    /// registers and branches) on the thread's `i`-th event, a read. Used by No-Thin-Air.
-    pub deps: u64,
-    /// For the read of a `cas` that writes when it reads this value: the value (see
-    /// [`crate::interp::NewEvent::cas_expected`]); `None` otherwise.
-    pub cas_expected: Option<i64>,
-    pub span: Span,
 }

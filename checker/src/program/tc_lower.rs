@@ -8,7 +8,7 @@
 //! - `mma [d], a, b, idesc, acc` reads `a` (a TMEM region, or shared memory through the async
 //!   proxy) and `b` (shared memory, async proxy), then `d` when `acc` (enable-input-d) is
 //!   non-zero — where `acc` is a register that is 0, a skip stands in that slot
-//!   ([`crate::event::Label::accumulator_skip`]), so the mma has the same events whatever the
+//!   ([`crate::program::label::Label::accumulator_skip`]), so the mma has the same events whatever the
 //!   register — and writes `d = a·b (+ d)`. `cp [d], s` reads `s` (async proxy) and writes it to
 //!   `d`; `shift [d]` reads `d` and writes `d + 1` (the abstract value of the shifted rows). The
 //!   results are a fixed function of the values read, so a stale read changes the final state
@@ -18,10 +18,10 @@
 //!   a relaxed RMW at cluster scope performed once the tracked operations complete.
 //! - `wait::ld` / `wait::st`, `fence::before_thread_sync` / `after_thread_sync`: fence events.
 //! - `alloc` / `dealloc` / `relinquish_alloc_permit`: an RMW of the CTA's allocator state
-//!   ([`crate::tmem`]); `alloc` then writes the column address to its shared-memory slot, a
+//!   ([`crate::program::tmem`]); `alloc` then writes the column address to its shared-memory slot, a
 //!   generic write in program order ("same-address ordering with respect to non-tcgen05
 //!   instructions", §9.7.16.6.1). With `cta_group::2`, first a rendezvous with the peer CTA's
-//!   warp (a barrier event of [`crate::sync::SyncPlan::rendezvous`]) that the checker may drop:
+//!   warp (a barrier event of [`crate::program::sync::SyncPlan::rendezvous`]) that the checker may drop:
 //!   Table 46 says the first warp "could block" until the second arrives, so both are explored.
 //!
 //! - `commit.multicast::cluster [mbar], mask`: one arrive per CTA of the mask, on the mbarrier
@@ -33,9 +33,9 @@
 use tcfuzz_litmus::{CpShape, CtaGroup, LocationKind, Operand, Placement, Program, Scope, Sem, Span, Tcgen05};
 
 use crate::error::CheckError;
-use crate::event::{EventKind, Label, Proxy, TcInfo, TcOp};
+use crate::program::label::{EventKind, Label, Proxy, TcInfo, TcOp};
+use crate::program::sync::{SyncOp, SyncPlan};
 use crate::program::{AllocOp, Name, Op, Regs, TcFn, access};
-use crate::sync::{SyncOp, SyncPlan};
 
 fn group(g: CtaGroup) -> u8 {
     match g {
@@ -130,7 +130,7 @@ pub(crate) fn tcgen05(t: &Tcgen05, cx: &Context, regs: &mut Regs, span: Span) ->
             };
             let mut arrives = Vec::with_capacity(targets.len());
             for m in targets {
-                let (read, write) = crate::sync_lower::arrive_labels(m, Scope::Cluster, false, span)?;
+                let (read, write) = crate::program::sync_lower::arrive_labels(m, Scope::Cluster, false, span)?;
                 arrives.push((tag(read, TcOp::CommitArrive, g, false), tag(write, TcOp::CommitArrive, g, false)));
             }
             Op::TcCommit {
@@ -222,7 +222,7 @@ fn multicast_targets(cx: &Context, mbar: &str, mask: &Operand, span: Span) -> Re
 
 fn columns(o: &Operand, span: Span) -> Result<i64, CheckError> {
     match o {
-        Operand::Imm(n) if crate::tmem::valid_columns(*n) => Ok(*n),
+        Operand::Imm(n) if crate::program::tmem::valid_columns(*n) => Ok(*n),
         Operand::Imm(n) => {
             Err(CheckError::bad(format!("{n} columns: an allocation is a power of two from 32 to 512 (PTX ISA §9.7.16.7.1)"), span))
         }
@@ -233,7 +233,7 @@ fn columns(o: &Operand, span: Span) -> Result<i64, CheckError> {
 fn allocator(cx: &Context, g: CtaGroup, tc: TcOp, op: AllocOp, slot: Option<Label>, span: Span) -> Result<Op, CheckError> {
     let g8 = group(g);
     let state = cx.sync.tmem_allocator(cx.thread).ok_or_else(|| CheckError::bad("no Tensor Memory allocator for this thread", span))?;
-    let (read, write) = crate::sync_lower::arrive_labels(Name { loc: state, vloc: state }, Scope::Cta, false, span)?;
+    let (read, write) = crate::program::sync_lower::arrive_labels(Name { loc: state, vloc: state }, Scope::Cta, false, span)?;
     let rendezvous = match g {
         CtaGroup::One => None,
         CtaGroup::Two => {

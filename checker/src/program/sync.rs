@@ -27,7 +27,7 @@
 //! - **Which barriers are objects.** A program that uses `bar.arrive`, a thread count (`bar.sync a,
 //!   b` with `b` a positive multiple of the warp size, as §9.7.13.1 requires of a count) or Dat3M's
 //!   quorum form lowers every CTA barrier to an object. Otherwise `bar.sync a` and `bar.sync a, b`
-//!   stay symmetric barrier events ([`crate::graph`]) met by the litmus threads of the CTA that
+//!   stay symmetric barrier events ([`crate::exec::graph`]) met by the litmus threads of the CTA that
 //!   execute the same `(a, b)`: the reading of Dat3M's corpus, where threads on different ids
 //!   do not wait for each other and a second operand that is not a thread count (`1, 1`, `1, 2`,
 //!   a register holding 0) names a different barrier. (The ISA says a `bar.sync a` without count
@@ -250,7 +250,7 @@ pub struct SyncPlan {
     pub counted: bool,
     /// Hidden locations to append, with their keys.
     objects: HashMap<Key, u32>,
-    /// Barriers that stay symmetric barrier events ([`crate::graph`]): a dense id per
+    /// Barriers that stay symmetric barrier events ([`crate::exec::graph`]): a dense id per
     /// `(CTA group, id, second operand)`, and per id the threads whose code arrives there.
     symmetric: HashMap<SymKey, u32>,
     members: Vec<u64>,
@@ -260,7 +260,7 @@ pub struct SyncPlan {
     dyn_threads: HashMap<usize, (u32, i64)>,
     /// The symmetric barrier ids that are `cta_group::2` allocator rendezvous (in id order).
     rendezvous_ids: Vec<u32>,
-    /// Per CTA group, the hidden location of its Tensor Memory allocator ([`crate::tmem`]).
+    /// Per CTA group, the hidden location of its Tensor Memory allocator ([`crate::program::tmem`]).
     tmem_allocators: HashMap<u32, u32>,
     /// Per thread, the registers it never writes that have an initial value: constants, so a
     /// barrier operand naming one is known statically.
@@ -496,11 +496,6 @@ impl SyncPlan {
         v
     }
 
-    /// The symmetric barrier ids that are allocator rendezvous, in order.
-    pub fn rendezvous_ids(&self) -> Vec<u32> {
-        self.rendezvous_ids.clone()
-    }
-
     /// Per symmetric barrier id, the threads (bit `t`) that arrive there.
     pub fn barrier_members(&self) -> Vec<u64> {
         self.members.clone()
@@ -556,9 +551,9 @@ pub fn arrivals_for_count(b: i64) -> i64 {
 
 /// The bulk copies among a thread's events (`len` of them, `label(i)` the `i`-th's label), as
 /// index ranges `[lo, hi)`: each copy's events — its read, its write, the completion fence, the
-/// complete-tx read and write ([`crate::interp`]), those of them present — are consecutive and
-/// share their [`crate::event::Label::bulk_copy`] number.
-pub(crate) fn bulk_copy_spans(len: usize, label: impl Fn(usize) -> crate::event::Label) -> Vec<(usize, usize)> {
+/// complete-tx read and write ([`crate::exec::interp`]), those of them present — are consecutive and
+/// share their [`crate::program::label::Label::bulk_copy`] number.
+pub(crate) fn bulk_copy_spans(len: usize, label: impl Fn(usize) -> crate::program::label::Label) -> Vec<(usize, usize)> {
     let mut spans: Vec<(usize, usize)> = Vec::new();
     let mut last = 0;
     for i in 0..len {

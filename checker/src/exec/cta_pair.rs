@@ -1,13 +1,14 @@
 //! The CTA-pair rule of the `cta_group::2` operations that are not allocator rendezvous (PTX ISA
 //! §9.7.16.5 Table 46): an `mma`, `cp`, `shift` or `commit` issued by one thread of the pair
 //! needs the peer CTA "active and ... not exited". The allocator rendezvous of `cta_group::2`
-//! `alloc` / `dealloc` are in [`crate::sync`] and [`crate::tmem`].
+//! `alloc` / `dealloc` are in [`crate::program::sync`] and [`crate::program::tmem`].
 
 use std::collections::HashMap;
 
-use crate::event::{EventId, Label, TcOp};
-use crate::graph::ExecutionGraph;
+use crate::exec::event::EventId;
+use crate::exec::graph::ExecutionGraph;
 use crate::program::CompiledProgram;
+use crate::program::label::{Label, TcOp};
 
 /// The `cta_group::2` `mma` / `cp` / `shift` / `commit` issues of the complete execution `g` at
 /// which the peer CTA may already have exited (PTX ISA §9.7.16.5 Table 46: "When the current CTA
@@ -19,7 +20,7 @@ use crate::program::CompiledProgram;
 /// (a thread issues in program order; a read executes after the write it reads from; threads
 /// leave a barrier together), so it had not exited. Where no such event exists, every thread of
 /// the peer CTA may have run to its end first. A CTA pair is CTAs `2k` and `2k + 1` of one GPU
-/// (§9.7.16.5.1, as [`crate::sync`] pairs them); a peer CTA with no thread in the program is
+/// (§9.7.16.5.1, as [`crate::program::sync`] pairs them); a peer CTA with no thread in the program is
 /// outside the test and not judged.
 pub fn peer_exited(prog: &CompiledProgram, g: &ExecutionGraph) -> Vec<(EventId, String)> {
     let is_pair_issue = |l: &Label| {

@@ -21,10 +21,12 @@
 use std::collections::BTreeSet;
 
 use crate::error::CheckError;
-use crate::event::{EventId, EventKind};
-use crate::graph::ExecutionGraph;
-use crate::interp::{NewEvent, Step, replay};
+use crate::exec::event::EventId;
+use crate::exec::event::NewEvent;
+use crate::exec::graph::ExecutionGraph;
+use crate::exec::interp::{Step, replay};
 use crate::model::MemoryModel;
+use crate::program::label::EventKind;
 use crate::program::{CompiledProgram, Op, ThreadCode};
 use crate::verdict::Collector;
 
@@ -49,7 +51,7 @@ pub(crate) struct Oracle<'a, 'c> {
     pub exclude_porf_cycles: bool,
     pub out: &'a mut Collector<'c>,
     /// The deadline and cancellation flag, polled once per trace and candidate.
-    pub bound: &'a crate::bound::Bound,
+    pub bound: &'a crate::explore::bound::Bound,
 }
 
 impl Oracle<'_, '_> {

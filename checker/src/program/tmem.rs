@@ -1,6 +1,6 @@
 //! The Tensor Memory allocator of a CTA, as the value of a hidden location that `tcgen05.alloc`,
 //! `tcgen05.dealloc` and `tcgen05.relinquish_alloc_permit` read and write atomically (like the
-//! synchronization objects of [`crate::sync`]: the order in which warps allocate is the
+//! synchronization objects of [`crate::program::sync`]: the order in which warps allocate is the
 //! location's coherence order, explored like any other).
 //!
 //! Rules (PTX ISA §9.7.16.7.1 "Tensor Memory Allocation and Management Instructions"; DESIGN

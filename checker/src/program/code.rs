@@ -1,11 +1,11 @@
 //! The code a thread runs once lowered ([`crate::program`]): operations over numbered registers,
-//! each producing the events [`crate::interp`] replays. One [`Op`] per source instruction, so a
+//! each producing the events [`crate::exec::interp`] replays. One [`Op`] per source instruction, so a
 //! branch target is an index into [`ThreadCode::code`].
 
 use tcfuzz_litmus::{AssumeCmp, AtomOp, Span};
 
-use crate::event::Label;
-use crate::sync::{SyncOp, WaitMode};
+use crate::program::label::Label;
+use crate::program::sync::{SyncOp, WaitMode};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Opnd {
@@ -40,7 +40,7 @@ pub enum Op {
     Barrier {
         label: Label,
     },
-    /// `bar.sync a, r` (Dat3M's reading, [`crate::sync`]) with `r` a register set at run time:
+    /// `bar.sync a, r` (Dat3M's reading, [`crate::program::sync`]) with `r` a register set at run time:
     /// the barrier `(a, value of r)` — `ids` maps the values that other threads' barriers name to
     /// their symmetric ids; any other value is `solo`, a barrier of this thread alone.
     DynBarrier {
@@ -48,7 +48,7 @@ pub enum Op {
         ids: Vec<(i64, u32)>,
         solo: u32,
     },
-    /// An arrival on a synchronization object ([`crate::sync`]): the read of its state, then the
+    /// An arrival on a synchronization object ([`crate::program::sync`]): the read of its state, then the
     /// write of the new state; `dst` gets the arrival's phase. With `wait`, the thread then waits
     /// (a blocking read) until that phase completes (`bar.sync a, b`, Dat3M's quorum barrier).
     SyncArrive {
@@ -69,7 +69,7 @@ pub enum Op {
     },
     /// `cp.async.bulk`: a read of the source and a write of its value to the destination (both
     /// in the async proxy), the implicit generic-async proxy fence of its completion, then the
-    /// complete-tx on the mbarrier (read and write) — [`crate::sync`], "Approximations".
+    /// complete-tx on the mbarrier (read and write) — [`crate::program::sync`], "Approximations".
     BulkCopy {
         read: Label,
         write: Label,
@@ -102,7 +102,7 @@ pub enum Op {
         a: Opnd,
         b: Opnd,
     },
-    /// A `tcgen05` data operation (`mma`, `cp`, `shift`; [`crate::tc_lower`]): `reads` in order,
+    /// A `tcgen05` data operation (`mma`, `cp`, `shift`; [`crate::program::tc_lower`]): `reads` in order,
     /// then, when `acc` holds a non-zero operand, its read (an `mma`'s accumulator), then the
     /// write of `f` of the values read.
     TcCompute {
@@ -118,7 +118,7 @@ pub enum Op {
         op: SyncOp,
         arrives: Vec<(Label, Label)>,
     },
-    /// `tcgen05.alloc` / `dealloc` / `relinquish_alloc_permit` ([`crate::tmem`]): the optional
+    /// `tcgen05.alloc` / `dealloc` / `relinquish_alloc_permit` ([`crate::program::tmem`]): the optional
     /// `cta_group::2` rendezvous (a barrier event), the allocator state's read and write, then for
     /// `alloc` the column address written to the slot. An `alloc` that finds no room writes the
     /// state unchanged and blocks.
@@ -131,7 +131,7 @@ pub enum Op {
     },
 }
 
-/// The value a [`Op::TcCompute`] writes (abstract; [`crate::tc_lower`]).
+/// The value a [`Op::TcCompute`] writes (abstract; [`crate::program::tc_lower`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum TcFn {
     /// `mma`: `a·b`, plus the accumulator when it is read.

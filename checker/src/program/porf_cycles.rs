@@ -38,7 +38,7 @@
 
 use std::collections::HashMap;
 
-use crate::event::{Label, Proxy};
+use crate::program::label::{Label, Proxy};
 use crate::program::{CompiledProgram, Op};
 
 /// One instruction's memory events: what it may read and write, and its barrier arrival.
@@ -48,7 +48,7 @@ struct Accesses {
     writes: Vec<Label>,
     barriers: Vec<u32>,
     /// A bulk copy: asynchronous, so its reads may see writes of later instructions of its
-    /// thread ([`crate::sync::bulk_copy_unordered`]).
+    /// thread ([`crate::program::sync::bulk_copy_unordered`]).
     bulk_copy: bool,
 }
 

@@ -1,7 +1,7 @@
 //! Dense bitsets and binary relations over event nodes.
 //!
 //! Relations of an execution graph (po, rf, co, fr and everything derived from them) are kept as
-//! adjacency bitsets indexed by dense node numbers (see [`crate::graph::NodeIndex`]): one row per
+//! adjacency bitsets indexed by dense node numbers (see [`crate::exec::graph::NodeIndex`]): one row per
 //! node, one bit per successor. Graphs of litmus programs have tens of nodes, so a row is one or two
 //! machine words and composition / closure are a few word operations per pair.
 
@@ -23,33 +23,8 @@ impl BitSet {
         !had
     }
 
-    pub fn remove(&mut self, i: usize) {
-        self.words[i / 64] &= !(1 << (i % 64));
-    }
-
     pub fn contains(&self, i: usize) -> bool {
         self.words.get(i / 64).is_some_and(|w| w & (1 << (i % 64)) != 0)
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.words.iter().all(|&w| w == 0)
-    }
-
-    /// `self |= other`; returns whether `self` grew.
-    pub fn union_with(&mut self, other: &BitSet) -> bool {
-        let mut grew = false;
-        for (a, b) in self.words.iter_mut().zip(&other.words) {
-            let n = *a | *b;
-            grew |= n != *a;
-            *a = n;
-        }
-        grew
-    }
-
-    pub fn intersect_with(&mut self, other: &BitSet) {
-        for (a, b) in self.words.iter_mut().zip(&other.words) {
-            *a &= *b;
-        }
     }
 
     pub fn iter(&self) -> impl Iterator<Item = usize> + '_ {
@@ -97,6 +72,7 @@ impl Relation {
         Relation { n, w, bits: vec![0; n * w] }
     }
 
+    #[cfg(test)]
     pub fn len(&self) -> usize {
         self.n
     }
@@ -167,6 +143,7 @@ impl Relation {
         r
     }
 
+    #[cfg(test)]
     pub fn inverse(&self) -> Relation {
         let mut r = Relation::empty(self.n);
         for (a, b) in self.pairs() {
@@ -185,15 +162,6 @@ impl Relation {
                     r.bits[a * w + k] |= other.bits[m * w + k];
                 }
             }
-        }
-        r
-    }
-
-    /// The reflexive closure `self ∪ id` over all nodes.
-    pub fn optional(&self) -> Relation {
-        let mut r = self.clone();
-        for i in 0..self.n {
-            r.add(i, i);
         }
         r
     }
@@ -240,11 +208,6 @@ impl Relation {
         self.w = other.w;
         self.bits.clear();
         self.bits.extend_from_slice(&other.bits);
-    }
-
-    /// Words per row: a row is a bitset over the `n` nodes.
-    pub fn words(&self) -> usize {
-        self.w
     }
 
     /// Row `a` as words: bit `b` of the row is the pair `(a, b)`.
@@ -429,6 +392,7 @@ impl Relation {
         self.sink_order(tmp)
     }
 
+    #[cfg(test)]
     pub fn is_irreflexive(&self) -> bool {
         (0..self.n).all(|i| !self.contains(i, i))
     }

@@ -19,31 +19,18 @@
 //! `assume`: where its comparison fails the thread stops ([`Step::AssumeFailed`]) and the
 //! execution is discarded; where it holds, every later event control-depends on its operands.
 //!
-//! Synchronization objects ([`crate::sync`]): an arrive replays like an `atom` (its read, then
+//! Synchronization objects ([`crate::program::sync`]): an arrive replays like an `atom` (its read, then
 //! the write of the new state); a wait is a read whose value decides success; a blocking wait
 //! that fails stops the thread like the loop bound does, with [`Replay::await_failed`] set so
 //! that the verdict can tell a hang from a stale read.
 
 use crate::error::CheckError;
-use crate::event::Label;
+use crate::exec::event::NewEvent;
+use crate::program::label::Label;
+use crate::program::sync::{arrive, wait_succeeds};
+use crate::program::tmem::MisuseRule;
 use crate::program::{AllocOp, MAX_EVENTS_PER_THREAD, Op, Opnd, ThreadCode, rmw_result};
-use crate::sync::{arrive, wait_succeeds};
-use crate::tmem::MisuseRule;
-use tcfuzz_litmus::{AtomOp, Span};
-
-/// The next event a thread wants to add.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct NewEvent {
-    pub label: Label,
-    /// The value written (writes); 0 for reads and fences, whose value comes from the graph.
-    pub value: i64,
-    pub deps: u64,
-    /// For the read of a `cas` that writes when it finds its expected value: that value. Where the
-    /// read then reads another value, the thread has no write half there and its later events sit
-    /// one position earlier (the explorer keeps positions right when such a read's value changes).
-    pub cas_expected: Option<i64>,
-    pub span: Span,
-}
+use tcfuzz_litmus::AtomOp;
 
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Step {
@@ -285,7 +272,7 @@ pub fn replay(code: &ThreadCode, performed: &[i64], loop_bound: u32) -> Result<R
                     } else if matches!(o, Opnd::Reg(_)) {
                         // A register flag that is 0: the accumulator's slot holds an event that
                         // does nothing, so that the mma has the same events whatever the flag
-                        // (`crate::event::Label::accumulator_skip`).
+                        // (`crate::program::label::Label::accumulator_skip`).
                         if k == performed.len() {
                             return ev(label.accumulator_skip(), 0, ctrl | d);
                         }
@@ -332,17 +319,17 @@ pub fn replay(code: &ThreadCode, performed: &[i64], loop_bound: u32) -> Result<R
                 let mut deps = (1 << read_index) | ctrl;
                 let (new, addr, rule) = match *op {
                     AllocOp::Alloc { ncols } => {
-                        let a = crate::tmem::alloc(old, ncols);
+                        let a = crate::program::tmem::alloc(old, ncols);
                         (a.state, a.addr, a.misuse)
                     }
                     AllocOp::Dealloc { ncols, addr: Some(o) } => {
                         let (v, d) = val(&regs, &rdeps, o);
                         deps |= d;
-                        let (state, rule) = crate::tmem::dealloc(old, v, ncols);
+                        let (state, rule) = crate::program::tmem::dealloc(old, v, ncols);
                         (state, None, rule)
                     }
                     AllocOp::Dealloc { addr: None, .. } => (old, None, None),
-                    AllocOp::Relinquish => (crate::tmem::relinquish(old), None, None),
+                    AllocOp::Relinquish => (crate::program::tmem::relinquish(old), None, None),
                 };
                 if let Some(rule) = rule {
                     misuse.push((read_index, rule));
@@ -352,7 +339,7 @@ pub fn replay(code: &ThreadCode, performed: &[i64], loop_bound: u32) -> Result<R
                 }
                 k += 1;
                 if matches!(op, AllocOp::Alloc { .. }) {
-                    // No room: the warp blocks until another warp deallocates (crate::tmem).
+                    // No room: the warp blocks until another warp deallocates (crate::program::tmem).
                     let Some(addr) = addr else {
                         return Ok(Replay { step: Step::Blocked, regs, await_failed: true, spin_from, misuse });
                     };

@@ -7,6 +7,8 @@
 //! Never / Sometimes / Always, and `validated` is herd7's `Ok` (exists: some state satisfies it;
 //! `~exists`: none does; forall: all do).
 
+mod witness;
+
 use std::collections::{BTreeMap, BTreeSet, HashSet};
 use std::fmt;
 use std::hash::{DefaultHasher, Hash, Hasher};
@@ -15,10 +17,12 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 use tcfuzz_litmus::{Quantifier, Span};
 
-use crate::event::EventId;
-use crate::graph::ExecutionGraph;
+use crate::exec::event::EventId;
+use crate::exec::graph::ExecutionGraph;
 use crate::model::{MemoryModel, ModelKind};
 use crate::program::CompiledProgram;
+use crate::program::label::LocId;
+use crate::stats::Stats;
 
 /// Which procedure produced a verdict.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -146,14 +150,14 @@ pub struct Explanation {
     /// What would have made the execution impossible: the missing ordering edge, or why a wait
     /// never succeeds.
     pub missing: String,
-    /// [`crate::witness::timeline`] of the execution.
+    /// `verdict::witness::timeline` of the execution.
     pub timeline: String,
 }
 
 /// A rule of the Tensor Memory allocator broken by some execution.
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
 pub struct Misuse {
-    pub rule: crate::tmem::MisuseRule,
+    pub rule: crate::program::tmem::MisuseRule,
     pub thread: String,
     /// The instruction (the default span for a CTA exiting with live columns).
     pub span: Span,
@@ -166,28 +170,6 @@ impl Misuse {
     pub fn section(&self) -> &'static str {
         self.rule.section()
     }
-}
-
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct Stats {
-    /// Consistent executions in which every thread finished.
-    pub complete: u64,
-    /// Consistent executions in which some thread hit the loop bound or waits forever at a barrier.
-    pub blocked: u64,
-    /// Of the blocked executions, those in which some thread waits forever at a barrier: hangs.
-    pub hangs: u64,
-    /// Executions discarded because an `assume` failed (not counted in `blocked`), as GenMC
-    /// counts its blocked executions: those in which each thread that failed its `assume` ends
-    /// with a read of the `co`-latest write of its location, so that no later write can satisfy
-    /// it. (The others are transient: a later write revisits the read; the explorer drops most
-    /// of them unexplored, GenMC revisits the read in place.) A function of the execution graphs,
-    /// so the explorer's count equals the oracle's.
-    pub assume_failed: u64,
-    /// Deepest recursion of the explorer (graphs held at once); 0 for the oracle.
-    pub max_depth: usize,
-    /// Complete or blocked graphs produced more than once (`None` unless duplicate detection was
-    /// on; must be 0).
-    pub duplicates: Option<u64>,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -233,18 +215,29 @@ pub struct Verdict {
 /// A location whose value is the packed state of a synchronization object.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum SyncObject {
-    /// An mbarrier ([`crate::sync::Mbar`]).
+    /// An mbarrier (`program::sync::Mbar`).
     Mbarrier,
-    /// A CTA's Tensor Memory allocator ([`crate::tmem`]).
+    /// A CTA's Tensor Memory allocator (`program::tmem`).
     TmemAllocator,
 }
 
 impl SyncObject {
+    /// What sort of object location `loc` of `prog` holds, where its value is a packed state.
+    pub(crate) fn of(prog: &CompiledProgram, loc: LocId) -> Option<SyncObject> {
+        if prog.mbarriers.contains(&loc) {
+            Some(SyncObject::Mbarrier)
+        } else if prog.tmem_allocators.contains(&loc) {
+            Some(SyncObject::TmemAllocator)
+        } else {
+            None
+        }
+    }
+
     /// The packed state `v` in words, in angle brackets: `<phase 1, pending 1 of 1>`.
     pub fn show(self, v: i64) -> String {
         match self {
-            SyncObject::Mbarrier => format!("<{}>", crate::sync::Mbar::describe(v)),
-            SyncObject::TmemAllocator => format!("<{}>", crate::tmem::describe(v)),
+            SyncObject::Mbarrier => format!("<{}>", crate::program::sync::Mbar::describe(v)),
+            SyncObject::TmemAllocator => format!("<{}>", crate::program::tmem::describe(v)),
         }
     }
 }
@@ -309,13 +302,13 @@ impl fmt::Display for Verdict {
 /// §9.7.16.6.4 for TMEM, §9.7.16.6.5 for the async proxy, §8.8 otherwise). `a` is taken as
 /// the earlier one when they share a thread.
 fn repair_hint(g: &ExecutionGraph, model: ModelKind, kind: RaceKind, a: EventId, b: EventId) -> String {
-    use crate::event::TcOp;
+    use crate::program::label::TcOp;
     let (first, second) = if a.thread == b.thread && b.index < a.index { (b, a) } else { (a, b) };
     let op = |e: EventId| g.label(e).tc.map(|t| t.op);
     if first.thread == second.thread {
         let evs = &g.threads[first.thread as usize];
-        let copies = crate::sync::bulk_copy_spans(evs.len(), |i| evs[i].label);
-        if crate::sync::bulk_copy_unordered(&copies, first.index as usize, second.index as usize) {
+        let copies = crate::program::sync::bulk_copy_spans(evs.len(), |i| evs[i].label);
+        if crate::program::sync::bulk_copy_unordered(&copies, first.index as usize, second.index as usize) {
             return "a wait on the bulk copy's mbarrier (an acquire try_wait that observes the phase its complete-tx completes) between the copy and the later access: the copy completes asynchronously (PTX ISA cp.async.bulk)".to_string();
         }
     }
@@ -352,8 +345,8 @@ fn repair_hint(g: &ExecutionGraph, model: ModelKind, kind: RaceKind, a: EventId,
 }
 
 /// What a misuse breaks and what would avoid it, as a sentence.
-fn misuse_advice(rule: crate::tmem::MisuseRule) -> String {
-    use crate::tmem::MisuseRule;
+fn misuse_advice(rule: crate::program::tmem::MisuseRule) -> String {
+    use crate::program::tmem::MisuseRule;
     let advice = match rule {
         MisuseRule::AllocAfterRelinquish => {
             "A CTA may not allocate Tensor Memory after relinquishing its allocation permit: move the tcgen05.relinquish_alloc_permit after the CTA's last tcgen05.alloc"
@@ -435,7 +428,7 @@ pub(crate) fn judge(prog: &CompiledProgram, pos: u64, neg: u64) -> ConditionResu
 /// ([`crate::explore`]'s moot). So the count is a function of the execution graphs alone, and
 /// the explorer's equals the oracle's and GenMC's (`szymanski`: 25 / 497 / 6,987 under SC).
 fn assume_stuck(g: &ExecutionGraph, stops: &[(usize, Stop)]) -> bool {
-    let latest = |e: &crate::event::Event| e.rf == g.writes_to(e.label.loc).last();
+    let latest = |e: &crate::exec::event::Event| e.rf == g.writes_to(e.label.loc).last();
     stops
         .iter()
         .filter(|(_, s)| *s == Stop::AssumeFailed)
@@ -592,11 +585,11 @@ impl<'a> Collector<'a> {
     /// Why blocked thread `t` stopped ([`Stop`]).
     fn stop(&self, g: &ExecutionGraph, t: usize) -> Stop {
         let performed: Vec<i64> = g.threads[t].iter().map(|e| e.value).collect();
-        let Ok(r) = crate::interp::replay(&self.prog.threads[t], &performed, self.loop_bound) else { return Stop::LoopBound };
-        if r.step == crate::interp::Step::AssumeFailed {
+        let Ok(r) = crate::exec::interp::replay(&self.prog.threads[t], &performed, self.loop_bound) else { return Stop::LoopBound };
+        if r.step == crate::exec::interp::Step::AssumeFailed {
             return Stop::AssumeFailed;
         }
-        let latest = |e: &crate::event::Event| e.rf == g.writes_to(e.label.loc).last();
+        let latest = |e: &crate::exec::event::Event| e.rf == g.writes_to(e.label.loc).last();
         if r.await_failed {
             // The failed wait's read — or, for a `tcgen05.alloc` that found no room, the
             // allocator write it made: nothing changed the object after it.
@@ -639,7 +632,7 @@ impl<'a> Collector<'a> {
         if !self.prog.blocking_rendezvous.iter().all(|&id| reached(id)) {
             return;
         }
-        // A blocking wait that read a stale state: not an execution (crate::sync, "Hangs").
+        // A blocking wait that read a stale state: not an execution (crate::program::sync, "Hangs").
         let stops: Vec<(usize, Stop)> = blocked.iter().map(|&t| (t, self.stop(g, t))).collect();
         if stops.iter().any(|(_, s)| *s == Stop::StaleAwait) {
             return;
@@ -722,14 +715,15 @@ impl<'a> Collector<'a> {
         let prog = self.prog;
         if let Some(w) = &mut self.witnesses {
             let observed: Vec<i64> = prog.observed.iter().map(|&s| state[s]).collect();
-            w.entry(observed).or_insert_with(|| Witness { text: crate::witness::text(prog, g), dot: crate::witness::dot(prog, g) });
+            w.entry(observed)
+                .or_insert_with(|| Witness { text: crate::verdict::witness::text(prog, g), dot: crate::verdict::witness::dot(prog, g) });
         }
         self.add_state(state);
     }
 
     fn race_kind(&self, g: &ExecutionGraph, a: EventId, b: EventId) -> RaceKind {
         let (la, lb) = (g.label(a), g.label(b));
-        let tmem = |l: &crate::event::Label| self.prog.locations.get(l.loc as usize).is_some_and(|x| x.tmem);
+        let tmem = |l: &crate::program::label::Label| self.prog.locations.get(l.loc as usize).is_some_and(|x| x.tmem);
         if tmem(la) || tmem(lb) {
             RaceKind::Tmem
         } else if la.proxy != lb.proxy {
@@ -744,7 +738,7 @@ impl<'a> Collector<'a> {
         if self.explanations.iter().any(|x| x.kind == kind) {
             return;
         }
-        let timeline = crate::witness::timeline(self.prog, g, marked);
+        let timeline = crate::verdict::witness::timeline(self.prog, g, marked);
         self.explanations.push(Explanation { kind, headline, missing, timeline });
     }
 
@@ -764,12 +758,12 @@ impl<'a> Collector<'a> {
         self.explain(g, format!("{} race", kind.name()), headline, missing, &[a, b]);
     }
 
-    /// The allocator rules ([`crate::tmem`]) and the CTA-pair rule ([`crate::cta_pair`]) broken
+    /// The allocator rules ([`crate::program::tmem`]) and the CTA-pair rule ([`crate::exec::cta_pair`]) broken
     /// in `g`; `complete`: every thread exited.
     fn record_misuse(&mut self, g: &ExecutionGraph, complete: bool) {
         for (t, evs) in g.threads.iter().enumerate() {
             let performed: Vec<i64> = evs.iter().map(|e| e.value).collect();
-            let Ok(r) = crate::interp::replay(&self.prog.threads[t], &performed, self.loop_bound) else { continue };
+            let Ok(r) = crate::exec::interp::replay(&self.prog.threads[t], &performed, self.loop_bound) else { continue };
             for (i, rule) in r.misuse {
                 if let Some(e) = evs.get(i) {
                     self.misuse.insert(Misuse { rule, thread: self.prog.threads[t].name.clone(), span: e.span });
@@ -783,8 +777,8 @@ impl<'a> Collector<'a> {
         if !complete {
             return;
         }
-        for (i, t) in crate::cta_pair::peer_exited(self.prog, g) {
-            let rule = crate::tmem::MisuseRule::PeerCtaExited;
+        for (i, t) in crate::exec::cta_pair::peer_exited(self.prog, g) {
+            let rule = crate::program::tmem::MisuseRule::PeerCtaExited;
             let e = g.event(i);
             if self.witnesses.is_some() {
                 let headline = format!(
@@ -799,11 +793,11 @@ impl<'a> Collector<'a> {
         }
         let memory = g.final_memory();
         for &l in &self.prog.tmem_allocators {
-            if memory.get(l as usize).is_some_and(|&s| crate::tmem::live_columns(s)) {
+            if memory.get(l as usize).is_some_and(|&s| crate::program::tmem::live_columns(s)) {
                 // Name the thread that changed the allocator last.
                 let Some(w) = g.writes_to(l).last().filter(|w| !w.is_init()) else { continue };
                 let thread = self.prog.threads[w.thread as usize].name.clone();
-                let rule = crate::tmem::MisuseRule::ExitWithLiveColumns;
+                let rule = crate::program::tmem::MisuseRule::ExitWithLiveColumns;
                 if self.witnesses.is_some() {
                     let headline = format!("{} (the CTA of {thread}; the marked write left columns allocated)", rule.describe());
                     self.explain(g, rule.name().into(), headline, misuse_advice(rule), &[w]);
@@ -917,7 +911,7 @@ impl<'a> Collector<'a> {
             .collect();
         let nregs = prog.state_len() - prog.locations.len();
         let sync_objects =
-            (0..prog.locations.len()).filter_map(|l| prog.sync_object(l as u32).map(|o| (prog.slot_name(nregs + l), o))).collect();
+            (0..prog.locations.len()).filter_map(|l| SyncObject::of(prog, l as u32).map(|o| (prog.slot_name(nregs + l), o))).collect();
         Verdict {
             program: prog.name.clone(),
             sync_objects,

@@ -35,7 +35,7 @@ use tcfuzz_litmus::{
 };
 
 use crate::error::CheckError;
-use crate::event::{EventKind, Label, LocId, Proxy};
+use crate::program::label::{EventKind, Label, LocId, Proxy};
 use crate::program::{CProp, CTerm, CodeLine, CompiledProgram, LocInfo, MAX_EVENTS_PER_THREAD, Op, Opnd, ThreadCode, ThreadPlace};
 
 /// What the `tileir` model needs beyond the code: token order.

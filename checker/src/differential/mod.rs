@@ -1,5 +1,5 @@
 //! The `tileir-weaker-than-ptx` differential check (DESIGN §4): the Tile IR memory model is meant
-//! to be a strict weakening of PTX's (Tile IR spec §7.11), and [`crate::lower`] only strengthens,
+//! to be a strict weakening of PTX's (Tile IR spec §7.11), and [`crate::differential::lower`] only strengthens,
 //! so for a Tile IR program `P` and its lowering `L`:
 //!
 //! 1. if `P` is race-free, every final state `L` allows is a final state `P` allows;
@@ -14,16 +14,19 @@
 //! the oracle falls back to the explorer, and the report says so in its caveats. States of `L` are
 //! read back in `P`'s names: location `x_0` is `x[0]`, register `P0:v_1` is `P0:v[1]`.
 
+pub mod lower;
+
 use std::collections::BTreeMap;
 
 use tcfuzz_litmus::Program;
 
+use crate::differential::lower::{LowerError, lower_tile_ir};
 use crate::error::CheckError;
-use crate::lower::{LowerError, lower_tile_ir};
+use crate::explore::check::{check_compiled, check_oracle_compiled};
 use crate::model::ModelKind;
+use crate::options::Options;
 use crate::program::CompiledProgram;
 use crate::verdict::{Race, Verdict, Witness};
-use crate::{Options, check_compiled, check_oracle_compiled};
 
 /// A final state, as `(name, value)` pairs in `P`'s names.
 pub type State = Vec<(String, i64)>;

@@ -4,10 +4,11 @@
 //! [`Relation`]s over dense node numbers ([`NodeIndex`]): initial writes first, then each thread's
 //! events.
 
-use crate::bitset::{BitSet, Relation};
-use crate::event::TcOp;
-use crate::event::{Event, EventId, Label, LocId};
-use crate::interp::NewEvent;
+use crate::exec::bitset::{BitSet, Relation};
+use crate::exec::event::NewEvent;
+use crate::exec::event::{Event, EventId};
+use crate::program::label::TcOp;
+use crate::program::label::{Label, LocId};
 
 /// The stamp of a hole: a position in a thread of the explorer's graph whose event was removed
 /// while a program-order-later one stayed (HMC's dependency-based revisits). A hole keeps its old
@@ -28,7 +29,7 @@ pub struct ExecutionGraph {
     pub barrier_members: Vec<u64>,
     /// Per symmetric barrier id, the threads that may arrive there or at another barrier, which
     /// one decided when they arrive (a `bar.sync a, r` with `r` set at run time, at most once per
-    /// thread: [`crate::sync::SyncPlan::dyn_barrier`]).
+    /// thread: [`crate::program::sync::SyncPlan::dyn_barrier`]).
     pub barrier_dyn_members: Vec<u64>,
     next_stamp: u32,
 }
@@ -44,9 +45,6 @@ pub struct NodeIndex {
 impl NodeIndex {
     pub fn len(&self) -> usize {
         self.ids.len()
-    }
-    pub fn is_empty(&self) -> bool {
-        self.ids.is_empty()
     }
     pub fn node(&self, e: EventId) -> usize {
         if e.is_init() { e.index as usize } else { self.offsets[e.thread as usize] + e.index as usize }
@@ -130,6 +128,7 @@ impl ExecutionGraph {
 
     /// Barrier synchronization: `(a, b)` for arrivals of two threads at the same barrier instance
     /// (symmetric).
+    #[cfg(test)]
     pub fn sb(&self, idx: &NodeIndex) -> Relation {
         let mut r = Relation::empty(idx.len());
         for e in self.event_ids() {
@@ -153,10 +152,6 @@ impl ExecutionGraph {
     /// The label of a non-initial event.
     pub fn label(&self, e: EventId) -> &Label {
         &self.event(e).label
-    }
-
-    pub fn is_write(&self, e: EventId) -> bool {
-        e.is_init() || self.label(e).is_write()
     }
 
     pub fn loc_of(&self, e: EventId) -> LocId {
@@ -245,35 +240,8 @@ impl ExecutionGraph {
         std::iter::once(EventId::init(loc)).chain(self.co[loc as usize].iter().copied())
     }
 
-    pub fn reads_of(&self, loc: LocId) -> impl Iterator<Item = EventId> + '_ {
-        self.event_ids().filter(move |&e| {
-            let l = self.label(e);
-            l.is_read() && l.loc == loc
-        })
-    }
-
     pub fn readers(&self, w: EventId) -> impl Iterator<Item = EventId> + '_ {
         self.event_ids().filter(move |&e| self.event(e).rf == Some(w))
-    }
-
-    /// Keeps only the events `keep` accepts. Each thread must keep a program-order prefix, and no
-    /// kept read may read from a removed write.
-    pub fn restrict(&mut self, keep: &dyn Fn(EventId) -> bool) {
-        for t in 0..self.threads.len() {
-            let n = (0..self.threads[t].len()).take_while(|&i| keep(EventId::new(t, i))).count();
-            debug_assert!(
-                (n..self.threads[t].len()).all(|i| !keep(EventId::new(t, i))),
-                "[tcfuzz internal bug] restriction is not a po-prefix"
-            );
-            self.threads[t].truncate(n);
-        }
-        for co in &mut self.co {
-            co.retain(|&w| keep(w));
-        }
-        debug_assert!(
-            self.event_ids().all(|e| self.event(e).rf.is_none_or(|w| w.is_init() || keep(w))),
-            "[tcfuzz internal bug] restriction leaves a dangling rf"
-        );
     }
 
     /// The value of each location after the execution: its co-maximal write.
@@ -337,7 +305,7 @@ impl ExecutionGraph {
             out.push(EventId { thread: x.thread, index: x.index - 1 });
             return;
         }
-        let waits_for = |l: &crate::event::Label| {
+        let waits_for = |l: &crate::program::label::Label| {
             matches!(
                 (label.tc.map(|t| t.op), l.tc.map(|t| t.op)),
                 (Some(TcOp::WaitLd), Some(TcOp::Ld)) | (Some(TcOp::WaitSt), Some(TcOp::St))
@@ -346,7 +314,7 @@ impl ExecutionGraph {
         // The arrive of a `commit` counts as issued in place: the explorer does not delay it past
         // later events of its thread (the model does; such executions carry the explorer's
         // load-buffering caveat).
-        let in_place = |l: &crate::event::Label| !l.is_async() || l.tc.is_some_and(|t| t.op == TcOp::CommitArrive);
+        let in_place = |l: &crate::program::label::Label| !l.is_async() || l.tc.is_some_and(|t| t.op == TcOp::CommitArrive);
         for i in (0..x.index).rev() {
             let l = &evs[i as usize].label;
             if in_place(l) {
@@ -375,6 +343,7 @@ impl ExecutionGraph {
     }
 
     /// Program order (transitive), between events of the same thread.
+    #[cfg(test)]
     pub fn po(&self, idx: &NodeIndex) -> Relation {
         let mut r = Relation::empty(idx.len());
         for (t, evs) in self.threads.iter().enumerate() {

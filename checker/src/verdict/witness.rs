@@ -2,9 +2,10 @@
 
 use std::fmt::Write;
 
-use crate::event::{Event, EventId, EventKind, Label, Proxy};
-use crate::graph::ExecutionGraph;
+use crate::exec::event::{Event, EventId};
+use crate::exec::graph::ExecutionGraph;
 use crate::program::CompiledProgram;
+use crate::program::label::{EventKind, Label, Proxy};
 
 fn name(prog: &CompiledProgram, e: EventId) -> String {
     if e.is_init() {
@@ -31,7 +32,7 @@ fn attrs(l: &Label, tile: bool) -> String {
         a.push(format!("{:?}", l.scope).to_lowercase());
     }
     if tile {
-        // Tile IR scopes are kept as CTA / GPU / system scopes (crate::tile_program).
+        // Tile IR scopes are kept as CTA / GPU / system scopes (crate::program::tile_program).
         for s in &mut a {
             match s.as_str() {
                 "cta" => *s = "tile_block".into(),
@@ -49,7 +50,8 @@ fn attrs(l: &Label, tile: bool) -> String {
 fn describe(prog: &CompiledProgram, e: &Event) -> String {
     let l = &e.label;
     let loc = || prog.locations[l.loc as usize].name.as_str();
-    let value = || prog.sync_object(l.loc).filter(|_| l.is_access()).map_or_else(|| e.value.to_string(), |o| o.show(e.value));
+    let value =
+        || crate::verdict::SyncObject::of(prog, l.loc).filter(|_| l.is_access()).map_or_else(|| e.value.to_string(), |o| o.show(e.value));
     let mut attrs = attrs(l, prog.tile.is_some());
     if l.proxy == Proxy::Async {
         attrs.push_str(" async-proxy");
@@ -57,7 +59,7 @@ fn describe(prog: &CompiledProgram, e: &Event) -> String {
     let plain = match l.kind {
         EventKind::Read => format!("R {} = {} [{attrs}]", loc(), value()),
         EventKind::Write => format!("W {} = {} [{attrs}]", loc(), value()),
-        EventKind::Fence if l.tc.is_some_and(|t| matches!(t.op, crate::event::TcOp::Mma { .. })) => {
+        EventKind::Fence if l.tc.is_some_and(|t| matches!(t.op, crate::program::label::TcOp::Mma { .. })) => {
             format!("skip {} (the flag is 0: no accumulator read)", loc())
         }
         EventKind::Fence if l.tc.is_some() => "F".to_string(),

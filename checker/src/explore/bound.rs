@@ -21,7 +21,7 @@ pub(crate) struct Bound {
 }
 
 impl Bound {
-    pub fn new(options: &crate::Options) -> Self {
+    pub fn new(options: &crate::options::Options) -> Self {
         Bound { deadline: options.deadline, cancel: options.cancel.clone(), polls: Cell::new(0) }
     }
 

@@ -1,0 +1,185 @@
+//! The entry points: [`check`] (the explorer), [`check_oracle`] (the oracle) and [`check_exact`]
+//! (the explorer, or the oracle where a caveat applies), each also for a program already lowered.
+
+use tcfuzz_litmus::Program;
+
+use crate::error::CheckError;
+use crate::explore::bound::Bound;
+use crate::explore::oracle::Oracle;
+use crate::explore::trust;
+use crate::model::{self, ModelKind};
+use crate::options::Options;
+use crate::program::CompiledProgram;
+use crate::verdict::{self, Method, Verdict};
+
+/// Explores every execution of `program` under `model` with the DPOR explorer.
+pub fn check(program: &Program, model: ModelKind, options: &Options) -> Result<Verdict, CheckError> {
+    let prog = CompiledProgram::compile(program)?;
+    check_compiled(&prog, model, options)
+}
+
+/// The stack of the thread the explorer runs on: its recursion goes one level deeper per event
+/// added (`Visit`), a few kilobytes each in a debug build, and a long program (hundreds of
+/// events) needs more than a default thread's 2 MiB. Only touched pages are backed by memory.
+pub(crate) const EXPLORER_STACK: usize = 512 << 20;
+
+/// Like [`check`], for a program already lowered.
+pub fn check_compiled(prog: &CompiledProgram, model: ModelKind, options: &Options) -> Result<Verdict, CheckError> {
+    on_explorer_stack(|| explore_compiled(prog, model, options))
+}
+
+/// Runs `explore` on a thread with an [`EXPLORER_STACK`].
+pub(crate) fn on_explorer_stack<T: Send>(explore: impl FnOnce() -> T + Send) -> T {
+    // (The closure goes to the thread only if one is had: `Option::take`.)
+    let explore = std::sync::Mutex::new(Some(explore));
+    std::thread::scope(|s| {
+        let explorer = std::thread::Builder::new().name("tcfuzz-explorer".into()).stack_size(EXPLORER_STACK);
+        let run = || explore.lock().unwrap_or_else(std::sync::PoisonError::into_inner).take().map(|f| f());
+        let done = match explorer.spawn_scoped(s, run) {
+            Ok(handle) => handle.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic)),
+            // No thread to be had (resource limits): explore on this one.
+            Err(_) => None,
+        };
+        done.unwrap_or_else(|| run().expect("[tcfuzz internal bug] the explorer ran twice"))
+    })
+}
+
+fn explore_compiled(prog: &CompiledProgram, model: ModelKind, options: &Options) -> Result<Verdict, CheckError> {
+    model_applies(prog, model)?;
+    let variants = prog.rendezvous_variants()?;
+    let progs: Vec<&CompiledProgram> = if variants.is_empty() { vec![prog] } else { variants.iter().collect() };
+    let mut out = new_collector(prog, options);
+    let (mut max_depth, mut lost_revisit) = (0, false);
+    for p in progs {
+        out.set_program(p);
+        let (_, depth, lost) = explore_part(p, model, options, &mut out, trust::Part::All)?;
+        max_depth = max_depth.max(depth);
+        lost_revisit |= lost;
+    }
+    finish_explorer(prog, model, options, out, max_depth, lost_revisit)
+}
+
+/// A collector for a check of `prog` with `options`.
+pub(super) fn new_collector<'p>(prog: &'p CompiledProgram, options: &Options) -> verdict::Collector<'p> {
+    let mut out = verdict::Collector::new(prog, options.detect_duplicates, options.max_races, options.witnesses);
+    out.set_loop_bound(options.loop_bound);
+    out.cap_states(options.max_states, options.count_omitted_states);
+    out.count_into(options.progress.clone());
+    out
+}
+
+/// Explores `part` of the exploration of `p` (one program variant) into `out`; gives the part
+/// back (with what it found: [`trust::Part`]), the deepest recursion, and whether a
+/// revisit was lost.
+pub(super) fn explore_part<'p>(
+    p: &'p CompiledProgram,
+    model: ModelKind,
+    options: &Options,
+    out: &mut verdict::Collector<'p>,
+    part: trust::Part,
+) -> Result<(trust::Part, usize, bool), CheckError> {
+    model_applies(p, model)?;
+    let m = model::model_for(model, p);
+    let bound = Bound::new(options);
+    let mut explorer = trust::Explorer {
+        prog: p,
+        model: &*m,
+        loop_bound: options.loop_bound,
+        out,
+        max_executions: options.max_executions,
+        depth: 0,
+        max_depth: 0,
+        dependency_revisits: trust::explores_porf_cycles(model) && !options.exclude_porf_cycles,
+        lost_revisit: std::cell::Cell::new(false),
+        replays: Default::default(),
+        assumes: p.has_assume(),
+        compacted: Default::default(),
+        bound: &bound,
+        part,
+        path: Vec::new(),
+        children: Vec::new(),
+    };
+    explorer.run()?;
+    Ok((explorer.part, explorer.max_depth, explorer.lost_revisit.get()))
+}
+
+/// The explorer's verdict from what it collected.
+pub(super) fn finish_explorer(
+    prog: &CompiledProgram,
+    model: ModelKind,
+    options: &Options,
+    mut out: verdict::Collector<'_>,
+    max_depth: usize,
+    lost_revisit: bool,
+) -> Result<Verdict, CheckError> {
+    out.set_max_depth(max_depth);
+    let m = model::model_for(model, prog);
+    let dependency = trust::explores_porf_cycles(model) && !options.exclude_porf_cycles;
+    let mut caveats = trust::caveats(prog, model, m.allows_porf_cycles(), dependency);
+    if lost_revisit {
+        caveats.push(trust::lost_revisit_caveat(model));
+    }
+    Ok(out.finish(model, Method::Explorer, caveats))
+}
+
+/// The explorer's verdict on `program`, or — where it carries a caveat (executions the explorer
+/// may not explore) — the oracle's, which has no such limit, where the oracle can judge the
+/// program within [`Options::oracle_limit`]. The verdict's `method` says which; where the oracle
+/// gives up ([`CheckError::TooLarge`]) or does not finish ([`CheckError::Interrupted`]: the
+/// deadline passes, or the check is cancelled, while the oracle runs), the explorer's verdict
+/// stands with its caveats.
+pub fn check_exact(program: &Program, model: ModelKind, options: &Options) -> Result<Verdict, CheckError> {
+    let prog = CompiledProgram::compile(program)?;
+    check_exact_compiled(&prog, model, options)
+}
+
+/// Like [`check_exact`], for a program already lowered.
+pub fn check_exact_compiled(prog: &CompiledProgram, model: ModelKind, options: &Options) -> Result<Verdict, CheckError> {
+    let explored = check_compiled(prog, model, options)?;
+    if explored.caveats.is_empty() {
+        return Ok(explored);
+    }
+    match check_oracle_compiled(prog, model, options) {
+        Err(CheckError::TooLarge(_) | CheckError::Interrupted { .. }) => Ok(explored),
+        judged => judged,
+    }
+}
+
+/// Enumerates every candidate execution of `program` herd-style and keeps those `model` allows.
+/// Exponential; for testing the explorer on small programs.
+pub fn check_oracle(program: &Program, model: ModelKind, options: &Options) -> Result<Verdict, CheckError> {
+    let prog = CompiledProgram::compile(program)?;
+    check_oracle_compiled(&prog, model, options)
+}
+
+/// Like [`check_oracle`], for a program already lowered.
+pub fn check_oracle_compiled(prog: &CompiledProgram, model: ModelKind, options: &Options) -> Result<Verdict, CheckError> {
+    model_applies(prog, model)?;
+    let m = model::model_for(model, prog);
+    let variants = prog.rendezvous_variants()?;
+    let progs: Vec<&CompiledProgram> = if variants.is_empty() { vec![prog] } else { variants.iter().collect() };
+    let mut out = new_collector(prog, options);
+    let bound = Bound::new(options);
+    for p in progs {
+        out.set_program(p);
+        Oracle {
+            prog: p,
+            model: &*m,
+            loop_bound: options.loop_bound,
+            limit: options.oracle_limit,
+            exclude_porf_cycles: options.exclude_porf_cycles,
+            out: &mut out,
+            bound: &bound,
+        }
+        .run()?;
+    }
+    Ok(out.finish(model, Method::Oracle, Vec::new()))
+}
+
+/// The `tileir` model judges Tile IR programs only (a PTX thread has no token order to give it).
+fn model_applies(prog: &CompiledProgram, model: ModelKind) -> Result<(), CheckError> {
+    if model == ModelKind::TileIr && prog.tile.is_none() {
+        return Err(CheckError::unsupported("the tileir model on a PTX program", tcfuzz_litmus::Span::default()));
+    }
+    Ok(())
+}
