@@ -308,7 +308,15 @@ impl State {
         let deadline = now + self.settings.lease_ms;
         let mut jobs = Vec::new();
         while (jobs.len() as u32) < room {
-            let Some(job) = u.lease_next(&r.worker_id, deadline)? else { break };
+            let job = match self.explorations.next_queued() {
+                Some(part) => u.lease_job(part, &r.worker_id, deadline)?.ok_or_else(|| {
+                    ServiceError::Unavailable(format!("[tcfuzz internal bug] exploration part {part} is not queued in the corpus"))
+                })?,
+                None => match u.lease_next(&r.worker_id, deadline)? {
+                    Some(job) => job,
+                    None => break,
+                },
+            };
             if self.explorations.contains(job.campaign) {
                 jobs.push(self.explorations.leased(&job)?);
                 self.lease_of.insert(job.id, r.worker_id.clone());

@@ -88,6 +88,20 @@ impl Update<'_> {
         Ok(None)
     }
 
+    /// Leases queued job `id` to `worker` until `deadline_ms`, out of queue order (the
+    /// coordinator hands out an exploration's parts before older campaigns' jobs); `None` if it
+    /// is not queued.
+    pub fn lease_job(&mut self, id: u64, worker: &str, deadline_ms: u64) -> Result<Option<Job>> {
+        let mut job = self.job(id)?;
+        if job.state != JobState::Queued {
+            return Ok(None);
+        }
+        job.attempts += 1;
+        self.set_state(job, JobState::Leased { worker: worker.to_string(), deadline_ms });
+        // `lease_next`'s cursor stays: it skips jobs this update leased by their state.
+        self.job(id).map(Some)
+    }
+
     /// Moves the deadline of `worker`'s lease on job `id`; `false` if the job is not leased to it
     /// (any more).
     pub fn extend_lease(&mut self, id: u64, worker: &str, deadline_ms: u64) -> Result<bool> {
@@ -272,6 +286,24 @@ mod tests {
         let mut u = c.update().unwrap();
         assert_eq!(u.lease_next("w2", 100).unwrap().map(|j| (j.id, j.attempts)), Some((20, 1)));
         assert_eq!(u.lease_next("w2", 100).unwrap(), None);
+        u.commit().unwrap();
+        assert!(c.check().unwrap().problems.is_empty());
+    }
+
+    #[test]
+    fn a_job_leased_out_of_order_is_skipped_by_the_queue_and_counts_an_attempt() {
+        let c = Corpus::in_memory().unwrap();
+        let mut u = c.update().unwrap();
+        for id in [10, 20, 30] {
+            u.enqueue_job_as(id, 1, generate(id)).unwrap();
+        }
+        u.commit().unwrap();
+        let mut u = c.update().unwrap();
+        assert_eq!(u.lease_job(30, "w1", 100).unwrap().map(|j| (j.id, j.attempts)), Some((30, 1)));
+        assert_eq!(u.lease_job(30, "w2", 100).unwrap(), None, "leased already");
+        assert_eq!(u.lease_job(99, "w2", 100).unwrap_err().to_string(), "no job 99");
+        let ids: Vec<Option<u64>> = (0..3).map(|_| u.lease_next("w2", 100).unwrap().map(|j| j.id)).collect();
+        assert_eq!(ids, vec![Some(10), Some(20), None]);
         u.commit().unwrap();
         assert!(c.check().unwrap().problems.is_empty());
     }

@@ -190,3 +190,33 @@ async fn a_careful_job_that_named_no_program_is_queued_again_not_blamed() {
     assert_eq!((c.stats.unwrap().programs, c.discrepancies_total), (10, 0));
     server.stop().await;
 }
+
+/// Regression: parts were leased in job-id order, after every queued job of an older campaign, so
+/// an exploration created while an endless campaign ran waited for it to end (and an interactive
+/// `tcfuzz explore` with it).
+#[tokio::test]
+async fn an_exploration_is_leased_before_the_jobs_of_an_endless_campaign_running_already() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = Server::start(dir.path(), 60_000).await;
+    let (mut w, mut a) = (server.worker(), server.admin());
+    let campaign = create(&mut a, 1_000_000_000, 1).await;
+    let me = register(&mut w, 1).await.worker_id;
+    let first = lease(&mut w, &me, 2).await;
+    assert_eq!(first.len(), 2);
+    assert!(first.iter().all(|j| j.campaign == campaign));
+    assert_eq!(report(&mut w, &me, first.iter().map(result).collect()).await, vec![v1::Recording::Recorded; 2]);
+    assert!(crate::common::campaign(&mut a, campaign).await.jobs_queued >= 8, "the campaign keeps a window of jobs queued");
+
+    let exploration = a.explore_program(exploration()).await.unwrap().into_inner().exploration;
+    // The very next lease hands out both parts, although the campaign's queued jobs are older.
+    let parts = lease(&mut w, &me, 2).await;
+    assert_eq!(parts.iter().map(|j| j.campaign).collect::<Vec<_>>(), [exploration, exploration], "{parts:?}");
+    let results = parts.iter().map(|j| part_result(j, part(3))).collect();
+    assert_eq!(report(&mut w, &me, results).await, vec![v1::Recording::Recorded; 2]);
+    let s = a.exploration_status(v1::ExplorationStatusRequest { exploration }).await.unwrap().into_inner();
+    assert_eq!((s.state, s.complete_executions), (v1::ExplorationState::Finished as i32, 6));
+    // Then the campaign goes on.
+    let next = lease(&mut w, &me, 2).await;
+    assert!(next.len() == 2 && next.iter().all(|j| j.campaign == campaign), "{next:?}");
+    server.stop().await;
+}
