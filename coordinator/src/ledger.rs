@@ -249,7 +249,7 @@ fn apply(state: &mut State, corpus: &Corpus, ops: impl Iterator<Item = Op>) -> R
                 settle(reply, Ok(()), f)
             }
             Op::Tick => {
-                if let Err(e) = state.tick(&mut u, corpus, now) {
+                if let Err(e) = state.tick(&mut u, now) {
                     *f = Some(e);
                 }
                 continue;
@@ -263,7 +263,7 @@ fn apply(state: &mut State, corpus: &Corpus, ops: impl Iterator<Item = Op>) -> R
         return Err((e, answers));
     }
     // Every batch ends with a tick's bookkeeping, so queues are topped up before the next leases.
-    if let Err(e) = state.tick(&mut u, corpus, now) {
+    if let Err(e) = state.tick(&mut u, now) {
         return Err((e, answers));
     }
     match u.apply() {
