@@ -59,10 +59,7 @@ impl Coordinator for CoordinatorService {
 
     async fn report_results(&self, request: Request<v1::ReportResultsRequest>) -> Answer<v1::ReportResultsResponse> {
         let r = request.into_inner();
-        // Programs to parse (findings, seeds, a minimized program) and part verdicts are blocking
-        // work; a report of counts alone is checked here, without a hop to a blocking thread.
-        let parses = r.results.iter().any(|x| !x.findings.is_empty() || !x.seeds.is_empty() || !x.minimized.is_empty() || x.part.is_some());
-        let report = if parses { blocking(move || validate::report(r)).await? } else { validate::report(r)? };
+        let report = blocking(move || validate::report(r)).await?;
         Ok(Response::new(self.ledger.call(|reply| Op::Report(report, reply)).await?))
     }
 }
