@@ -23,12 +23,45 @@ use tcfuzz_proto::v1;
 
 const TOKEN: &str = "capacity";
 
+// The allocator the `tcfuzz` binary runs the coordinator with (cli/src/main.rs): measured with
+// the system allocator instead, an eighth of the samples were in glibc's malloc and free.
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 #[derive(Default)]
 struct Tally {
     completions: AtomicU64,
     /// Microseconds, one entry per call, measuring only after the warm-up.
     lease_us: std::sync::Mutex<Vec<u64>>,
     report_us: std::sync::Mutex<Vec<u64>>,
+}
+
+/// The synthetic workers' runtime threads: the coordinator's CPU time is the process's less theirs.
+const SYNTHETIC_THREADS: &str = "synthetic";
+
+/// CPU time used so far, in clock ticks of 10 ms (Linux's `/proc`; zeros elsewhere): the whole
+/// process, the synthetic workers' threads, and the coordinator's ledger and committer threads.
+/// On a machine shared with other work the CPU time per completion is the steadier figure;
+/// completions/s follow the other load.
+fn cpu_ticks() -> [u64; 4] {
+    fn ticks(stat: &str) -> Option<u64> {
+        // After the `(comm)` field: state is field 3, utime 14 and stime 15.
+        let rest = stat.rsplit_once(')')?.1;
+        let fields: Vec<&str> = rest.split_whitespace().collect();
+        Some(fields.get(11)?.parse::<u64>().ok()? + fields.get(12)?.parse::<u64>().ok()?)
+    }
+    let mut out = [std::fs::read_to_string("/proc/self/stat").ok().as_deref().and_then(ticks).unwrap_or(0), 0, 0, 0];
+    for task in std::fs::read_dir("/proc/self/task").into_iter().flatten().flatten() {
+        let comm = std::fs::read_to_string(task.path().join("comm")).unwrap_or_default();
+        let slot = match comm.trim() {
+            SYNTHETIC_THREADS => 1,
+            "tcfuzz-ledger" => 2,
+            "tcfuzz-committer" => 3,
+            _ => continue,
+        };
+        out[slot] += std::fs::read_to_string(task.path().join("stat")).ok().as_deref().and_then(ticks).unwrap_or(0);
+    }
+    out
 }
 
 fn percentile(mut v: Vec<u64>, p: f64) -> f64 {
@@ -100,16 +133,20 @@ fn main() {
     let cores: u32 = args.next().map_or(1, |a| a.parse().expect("CORES: a number"));
     let think = Duration::from_millis(args.next().map_or(0, |a| a.parse().expect("THINK_MS: a number")));
     let dir = tempfile::tempdir().expect("temp dir");
-    let rt = tokio::runtime::Builder::new_multi_thread().enable_all().build().expect("runtime");
-    rt.block_on(async {
-        let corpus = Corpus::open(dir.path()).expect("corpus");
-        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("listen");
-        let addr = listener.local_addr().expect("address");
-        let config = Config { token: Some(TOKEN.into()), tls: None, settings: Settings { lease_ms: 60_000, ..Settings::default() }, reports: None };
-        let (stop_server, stopped) = tokio::sync::oneshot::channel::<()>();
-        let server = tokio::spawn(serve(corpus, listener, config, async {
-            let _ = stopped.await;
-        }));
+    // The coordinator and the synthetic workers on runtimes of their own, so that their CPU time
+    // can be told apart (the coordinator's blocking threads are its runtime's).
+    let coordinator = tokio::runtime::Builder::new_multi_thread().thread_name("coordinator").enable_all().build().expect("runtime");
+    let synthetic = tokio::runtime::Builder::new_multi_thread().thread_name(SYNTHETIC_THREADS).enable_all().build().expect("runtime");
+    let corpus = Corpus::open(dir.path()).expect("corpus");
+    let listener = coordinator.block_on(tokio::net::TcpListener::bind("127.0.0.1:0")).expect("listen");
+    let addr = listener.local_addr().expect("address");
+    let config =
+        Config { token: Some(TOKEN.into()), tls: None, settings: Settings { lease_ms: 60_000, ..Settings::default() }, reports: None };
+    let (stop_server, stopped) = tokio::sync::oneshot::channel::<()>();
+    let server = coordinator.spawn(serve(corpus, listener, config, async {
+        let _ = stopped.await;
+    }));
+    synthetic.block_on(async {
         let target = Target { url: format!("http://{addr}"), token: Some(TOKEN.into()), timeout: Some(Duration::from_secs(30)), ..Target::default() };
         let mut admin = target.admin().expect("admin");
         let r = v1::CreateCampaignRequest { name: "capacity".into(), seed: 1, programs: 100_000_000, job_programs: 1, ..Default::default() };
@@ -120,10 +157,11 @@ fn main() {
             (0..workers).map(|_| tokio::spawn(synthetic_worker(target.clone(), cores, think, tally.clone(), measuring.clone(), stop.clone()))).collect();
         tokio::time::sleep(Duration::from_secs(2)).await;
         measuring.store(true, Ordering::Relaxed);
-        let start = Instant::now();
+        let (start, cpu_start) = (Instant::now(), cpu_ticks());
         tokio::time::sleep(Duration::from_secs(seconds)).await;
         measuring.store(false, Ordering::Relaxed);
         let elapsed = start.elapsed().as_secs_f64();
+        let cpu_end = cpu_ticks();
         stop.store(true, Ordering::Relaxed);
         for t in tasks {
             let _ = t.await;
@@ -141,6 +179,21 @@ fn main() {
         println!("completions {completions}, {:.0} completions/s", completions as f64 / elapsed);
         println!("lease  latency ms: p50 {:.2}, p99 {:.2}", percentile(lease.clone(), 0.5), percentile(lease, 0.99));
         println!("report latency ms: p50 {:.2}, p99 {:.2}", percentile(report.clone(), 0.5), percentile(report, 0.99));
+        let per_completion = |ticks: u64| ticks as f64 * 10_000.0 / completions.max(1) as f64;
+        let used: Vec<u64> = (0..4).map(|i| cpu_end[i] - cpu_start[i]).collect();
+        let coordinator_us = per_completion(used[0] - used[1]);
+        println!(
+            "CPU µs per completion: coordinator {coordinator_us:.0} (of which its ledger thread {:.0}, its committer {:.0}), synthetic workers {:.0}",
+            per_completion(used[2]),
+            per_completion(used[3]),
+            per_completion(used[1]),
+        );
+        if coordinator_us > 0.0 {
+            println!(
+                "so the coordinator alone would use one core per {:.0} completions/s (an estimate from its CPU time, not a measurement)",
+                1e6 / coordinator_us
+            );
+        }
         println!("recorded in the corpus over the whole run (warm-up included): {recorded} jobs");
     });
 }

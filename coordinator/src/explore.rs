@@ -117,6 +117,13 @@ impl Explorations {
         Ok(true)
     }
 
+    /// The next part to hand out: the lowest queued part of the oldest exploration with one.
+    /// Parts go before every campaign's jobs: someone is waiting for an exploration's result,
+    /// and an endless campaign always has jobs queued.
+    pub fn next_queued(&self) -> Option<u64> {
+        self.runs.values().find_map(|r| r.queued.first().copied())
+    }
+
     pub fn contains(&self, id: u64) -> bool {
         self.runs.contains_key(&id)
     }

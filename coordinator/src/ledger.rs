@@ -2,13 +2,20 @@
 //!
 //! Requests arrive as [`Op`]s on a bounded channel (a full channel makes callers wait:
 //! backpressure). The thread takes every op waiting, applies them in order to one corpus
-//! [`Update`], commits it — one flush for the whole batch (group commit) — and only then answers
-//! each op. So an acknowledged result is on disk, and many reports share one fsync. The flush
-//! blocks, which is why this is a thread of its own and never a task on the async runtime.
+//! [`Update`] and applies that to the store (visible, not yet durable); then it hands the
+//! batch's answers to the committer thread and goes on with the next batch. The committer
+//! flushes once for every batch that arrived while it was flushing the last (group commit) and
+//! only then sends their answers. So an acknowledged result is on disk, many reports share one
+//! fsync, and the ledger's work overlaps the disk's. Flushes block, which is why these are
+//! threads of their own and never tasks on the async runtime.
 //!
-//! If a batch fails (the store refuses a write or a flush), nothing of it is acknowledged, every
-//! op of it gets the error, and the state is reloaded from the corpus; if that fails too, the
-//! ledger stops and the coordinator with it: a store that cannot flush is not trusted further.
+//! An answer waits for the flush of its own batch, which covers every batch before it: an answer
+//! that read what an earlier batch wrote ("already recorded") is never sent before that is on disk.
+//!
+//! If a batch fails (the store refuses a write), nothing of it is acknowledged, every op of it
+//! gets the error, and the state is reloaded from the corpus; if that fails too, or a flush
+//! fails, the ledger stops and the coordinator with it: a store that cannot flush is not trusted
+//! further.
 
 use std::sync::Arc;
 use std::thread::JoinHandle;
@@ -25,6 +32,8 @@ use crate::validate::Report;
 const MAX_BATCH: usize = 4096;
 /// Ops waiting at most; callers beyond it wait for room.
 const QUEUE: usize = 16_384;
+/// Batches applied and waiting for their flush at most; the ledger waits for room beyond it.
+const UNFLUSHED: usize = 64;
 
 type Reply<T> = oneshot::Sender<Result<T, ServiceError>>;
 
@@ -120,11 +129,25 @@ impl Ledger {
     }
 }
 
-fn run(corpus: &Corpus, settings: Settings, mut rx: mpsc::Receiver<Op>, loaded: std::sync::mpsc::Sender<()>) -> Result<(), ServiceError> {
+fn run(
+    corpus: &Arc<Corpus>,
+    settings: Settings,
+    mut rx: mpsc::Receiver<Op>,
+    loaded: std::sync::mpsc::Sender<()>,
+) -> Result<(), ServiceError> {
     let (mut state, u) = State::load(corpus, settings.clone())?;
     u.commit()?;
+    let (to_committer, committer_rx) = std::sync::mpsc::sync_channel::<Applied>(UNFLUSHED);
+    let committer = {
+        let corpus = corpus.clone();
+        std::thread::Builder::new()
+            .name("tcfuzz-committer".into())
+            .spawn(move || commit_loop(&corpus, &committer_rx))
+            .map_err(|e| ServiceError::Unavailable(format!("cannot start the committer thread: {e}")))?
+    };
     let _ = loaded.send(());
     let mut batch = Vec::with_capacity(MAX_BATCH);
+    let mut ended = Ok(());
     while let Some(first) = rx.blocking_recv() {
         batch.push(first);
         while batch.len() < MAX_BATCH {
@@ -133,24 +156,67 @@ fn run(corpus: &Corpus, settings: Settings, mut rx: mpsc::Receiver<Op>, loaded: 
                 Err(_) => break,
             }
         }
-        let answers = apply(&mut state, corpus, batch.drain(..));
-        match answers {
-            Ok(answers) => answers.into_iter().for_each(|a| a(None)),
+        match apply(&mut state, corpus, batch.drain(..)) {
+            Ok(applied) => {
+                if let Err(std::sync::mpsc::SendError(applied)) = to_committer.send(applied) {
+                    // The committer stopped: a flush failed (it says why).
+                    let e = ServiceError::Unavailable("the coordinator's store could not flush".into());
+                    applied.answers.into_iter().for_each(|a| a(Some(&e)));
+                    ended = Err(e);
+                    break;
+                }
+            }
             Err((e, answers)) => {
                 tracing::error!("a batch of the coordinator's ledger failed: {e}");
                 answers.into_iter().for_each(|a| a(Some(&e)));
-                // Memory may have run ahead of the disk: start again from the disk.
-                let (s, u) = State::load(corpus, settings.clone())?;
-                u.commit()?;
-                state = s;
+                // Memory may have run ahead of the store: start again from the store.
+                match State::load(corpus, settings.clone()).and_then(|(s, u)| u.commit().map(|()| s).map_err(ServiceError::from)) {
+                    Ok(s) => state = s,
+                    Err(e) => {
+                        ended = Err(e);
+                        break;
+                    }
+                }
             }
         }
+    }
+    // Every batch applied is answered once the committer has flushed it.
+    drop(to_committer);
+    let flushed =
+        committer.join().unwrap_or_else(|_| Err(ServiceError::Unavailable("[tcfuzz internal bug] the committer thread panicked".into())));
+    ended.and(flushed)
+}
+
+/// A batch applied to the store, waiting for its flush.
+struct Applied {
+    /// The corpus commit that holds it ([`Corpus::sync`]).
+    commit: u64,
+    answers: Vec<Pending>,
+}
+
+/// The committer: one flush for every batch waiting, then their answers, in order.
+fn commit_loop(corpus: &Corpus, rx: &std::sync::mpsc::Receiver<Applied>) -> Result<(), ServiceError> {
+    while let Ok(first) = rx.recv() {
+        let mut commit = first.commit;
+        let mut answers = first.answers;
+        while let Ok(more) = rx.try_recv() {
+            commit = commit.max(more.commit);
+            answers.extend(more.answers);
+        }
+        if let Err(e) = corpus.sync(commit) {
+            let e = ServiceError::from(e);
+            tracing::error!("the coordinator's store could not flush: {e}");
+            answers.into_iter().for_each(|a| a(Some(&e)));
+            return Err(e);
+        }
+        answers.into_iter().for_each(|a| a(None));
     }
     Ok(())
 }
 
-/// Applies a batch to one update and commits it. On failure the answers get the error.
-fn apply(state: &mut State, corpus: &Corpus, ops: impl Iterator<Item = Op>) -> Result<Vec<Pending>, (ServiceError, Vec<Pending>)> {
+/// Applies a batch to one update and applies that to the store. On failure the answers get the
+/// error.
+fn apply(state: &mut State, corpus: &Corpus, ops: impl Iterator<Item = Op>) -> Result<Applied, (ServiceError, Vec<Pending>)> {
     let mut answers: Vec<Pending> = Vec::new();
     let mut u = match corpus.update() {
         Ok(u) => u,
@@ -183,7 +249,7 @@ fn apply(state: &mut State, corpus: &Corpus, ops: impl Iterator<Item = Op>) -> R
                 settle(reply, Ok(()), f)
             }
             Op::Tick => {
-                if let Err(e) = state.tick(&mut u, corpus, now) {
+                if let Err(e) = state.tick(&mut u, now) {
                     *f = Some(e);
                 }
                 continue;
@@ -197,11 +263,11 @@ fn apply(state: &mut State, corpus: &Corpus, ops: impl Iterator<Item = Op>) -> R
         return Err((e, answers));
     }
     // Every batch ends with a tick's bookkeeping, so queues are topped up before the next leases.
-    if let Err(e) = state.tick(&mut u, corpus, now) {
+    if let Err(e) = state.tick(&mut u, now) {
         return Err((e, answers));
     }
-    match u.commit() {
-        Ok(()) => Ok(answers),
+    match u.apply() {
+        Ok(commit) => Ok(Applied { commit, answers }),
         Err(e) => Err((e.into(), answers)),
     }
 }

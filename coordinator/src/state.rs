@@ -13,7 +13,9 @@
 use std::collections::{BTreeMap, BTreeSet, HashMap, VecDeque};
 
 use serde::{Deserialize, Serialize};
-use tcfuzz_corpus::{Campaign, CampaignState, Completion, Corpus, Finding, Job, JobState, Kind, Recorded, Side, StatsSample, Update, Work};
+use tcfuzz_corpus::{
+    Campaign, CampaignState, Checking, Completion, Corpus, Finding, Job, JobState, Kind, Recorded, Side, StatsSample, Update, Work,
+};
 use tcfuzz_proto::v1;
 
 use crate::error::{ServiceError, invalid};
@@ -152,10 +154,9 @@ pub struct State {
     workers: HashMap<String, WorkerEntry>,
     /// Job → worker, for every leased job (also of workers not registered since a restart).
     lease_of: HashMap<u64, String>,
-    /// Worker → its leased jobs.
+    /// Worker → its leased jobs. (What a careful worker is checking is kept with its lease in
+    /// the corpus, so that a restart does not forget whom to blame.)
     leases: HashMap<String, BTreeSet<u64>>,
-    /// Careful jobs → the program their worker last said it was about to check.
-    checking: HashMap<u64, (u64, String)>,
     explorations: Explorations,
     next_worker: u64,
 }
@@ -215,7 +216,6 @@ impl State {
             workers: HashMap::new(),
             lease_of: HashMap::new(),
             leases: HashMap::new(),
-            checking: HashMap::new(),
             explorations,
             next_worker: 1,
         };
@@ -308,7 +308,15 @@ impl State {
         let deadline = now + self.settings.lease_ms;
         let mut jobs = Vec::new();
         while (jobs.len() as u32) < room {
-            let Some(job) = u.lease_next(&r.worker_id, deadline)? else { break };
+            let job = match self.explorations.next_queued() {
+                Some(part) => u.lease_job(part, &r.worker_id, deadline)?.ok_or_else(|| {
+                    ServiceError::Unavailable(format!("[tcfuzz internal bug] exploration part {part} is not queued in the corpus"))
+                })?,
+                None => match u.lease_next(&r.worker_id, deadline)? {
+                    Some(job) => job,
+                    None => break,
+                },
+            };
             if self.explorations.contains(job.campaign) {
                 jobs.push(self.explorations.leased(&job)?);
                 self.lease_of.insert(job.id, r.worker_id.clone());
@@ -355,7 +363,7 @@ impl State {
             u.extend_lease(id, &r.worker_id, deadline)?;
         }
         if let Some(c) = r.checking {
-            self.checking.insert(c.job_id, (c.index, c.program));
+            u.set_checking(c.job_id, &r.worker_id, Checking { index: c.index, program: c.program })?;
         }
         Ok(v1::HeartbeatResponse { dropped_job_ids: dropped, deadline_unix_ms: deadline })
     }
@@ -418,7 +426,6 @@ impl State {
                 self.leases.remove(&w);
             }
         }
-        self.checking.remove(&id);
     }
 
     /// Bookkeeping of a job that is now done.
@@ -626,12 +633,14 @@ impl State {
 
     /// The periodic work: expired leases, blame, topping up queues, ending campaigns, and the
     /// stats samples of campaigns that changed.
-    pub fn tick(&mut self, u: &mut Update<'_>, corpus: &Corpus, now: u64) -> Result<(), ServiceError> {
-        for id in u.requeue_expired(now)? {
-            let job =
-                corpus.job(id)?.ok_or_else(|| ServiceError::Unavailable(format!("[tcfuzz internal bug] expired job {id} is gone")))?;
+    pub fn tick(&mut self, u: &mut Update<'_>, now: u64) -> Result<(), ServiceError> {
+        for job in u.requeue_expired(now)? {
+            let id = job.id;
+            let checking = match &job.state {
+                JobState::Leased { checking, .. } => checking.clone(),
+                _ => None,
+            };
             let worker = self.lease_of.get(&id).cloned().unwrap_or_default();
-            let checking = self.checking.remove(&id);
             self.unlease(id);
             if self.explorations.contains(job.campaign) {
                 // A part names no program: it goes back, up to a bound, like a careful job that
@@ -679,10 +688,10 @@ impl State {
     /// A job lost twice, the second time while checking a program it named: that program is a
     /// `checker-crash`, and the rest of its range is queued again as new jobs. A job lost
     /// [`MAX_ATTEMPTS`] times without naming a program is dropped.
-    fn blame(&mut self, u: &mut Update<'_>, job: &Job, checking: Option<(u64, String)>, now: u64) -> Result<(), ServiceError> {
+    fn blame(&mut self, u: &mut Update<'_>, job: &Job, checking: Option<Checking>, now: u64) -> Result<(), ServiceError> {
         u.complete_job(job.id, now)?;
         self.job_done(job.id, job.campaign);
-        let (Work::Generate { first_index, count }, Some((index, program))) = (&job.work, checking) else {
+        let (Work::Generate { first_index, count }, Some(Checking { index, program })) = (&job.work, checking) else {
             tracing::error!(job = job.id, work = ?job.work, attempts = job.attempts, "job lost its worker too often without naming a program; dropped");
             return Ok(());
         };

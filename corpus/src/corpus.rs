@@ -4,6 +4,7 @@
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Mutex, MutexGuard};
 
 use crate::acked::{self, AckFile};
@@ -21,18 +22,27 @@ pub const SCHEMA_VERSION: u64 = 1;
 /// A corpus: the trees of [`Tree`] in a storage engine, with one writer at a time.
 ///
 /// The on-disk engine ([`SledStore`]) locks its directory, so one process owns a corpus; within
-/// it, [`Corpus::update`] serializes writers.
+/// it, [`Corpus::update`] serializes writers. Making commits durable ([`Corpus::sync`]) takes a
+/// lock of its own, so one writer can apply its next update while the last one is flushed.
 pub struct Corpus {
     store: Box<dyn Store>,
     /// Where it lives (`None` in memory), for messages.
     dir: Option<PathBuf>,
     writer: Mutex<WriterState>,
+    /// Commits applied so far (`meta/writes` of the last one), durable or not.
+    applied: AtomicU64,
+    durable: Mutex<Durable>,
 }
 
 struct WriterState {
-    ack: Option<AckFile>,
     /// Commits applied so far (`meta/writes`).
     writes: u64,
+}
+
+struct Durable {
+    ack: Option<AckFile>,
+    /// Commits known to be on disk (and counted in the acknowledgement file).
+    flushed: u64,
 }
 
 /// What recording a finding did.
@@ -121,7 +131,13 @@ impl Corpus {
         if writes < acknowledged {
             return Err(CorpusError::LostWrites { dir: shown, acknowledged, found: writes });
         }
-        let corpus = Corpus { store, dir, writer: Mutex::new(WriterState { ack, writes }) };
+        let corpus = Corpus {
+            store,
+            dir,
+            writer: Mutex::new(WriterState { writes }),
+            applied: AtomicU64::new(writes),
+            durable: Mutex::new(Durable { ack, flushed: writes }),
+        };
         match schema {
             Some(found) if found == SCHEMA_VERSION => Ok(corpus),
             Some(found) => {
@@ -437,9 +453,20 @@ impl<'a> Update<'a> {
 
     /// Applies every change atomically and returns once it is on disk: the engine has flushed and
     /// the acknowledgement file counts the commit.
-    pub fn commit(mut self) -> Result<()> {
+    pub fn commit(self) -> Result<()> {
+        let corpus = self.corpus;
+        let commit = self.apply()?;
+        corpus.sync(commit)
+    }
+
+    /// Applies every change atomically, visible to every reader at once, but not yet durable:
+    /// returns the commit's number, which [`Corpus::sync`] makes durable. A caller that answers
+    /// anyone about this update (or about what it read) does so only after that sync. The
+    /// number of an update that changed nothing is that of the last commit (what it read may be
+    /// from a commit not yet durable).
+    pub fn apply(mut self) -> Result<u64> {
         if self.pending.is_empty() {
-            return Ok(());
+            return Ok(self.guard.writes);
         }
         let writes = self.guard.writes + 1;
         self.put(keys::WRITES, &MetaU64(writes));
@@ -447,11 +474,28 @@ impl<'a> Update<'a> {
             std::mem::take(&mut self.pending).into_iter().map(|((tree, key), value)| Write { tree, key, value }).collect();
         let corpus = self.corpus;
         corpus.store.apply(&batch).map_err(CorpusError::store(format!("{}: cannot write", corpus.location())))?;
-        corpus.store.flush().map_err(CorpusError::store(format!("{}: cannot flush to disk", corpus.location())))?;
         self.guard.writes = writes;
-        if let Some(ack) = self.guard.ack.as_mut() {
-            ack.acknowledge(writes)?;
+        corpus.applied.store(writes, Ordering::Release);
+        Ok(writes)
+    }
+}
+
+impl Corpus {
+    /// Returns once commit `commit` and every commit before it are on disk: the engine has
+    /// flushed and the acknowledgement file counts them. One flush covers every commit applied
+    /// before it began (group commit), so a sync that finds its commit flushed returns at once.
+    pub fn sync(&self, commit: u64) -> Result<()> {
+        let mut durable = self.durable.lock().map_err(|_| CorpusError::Invalid(format!("{}: a sync panicked", self.location())))?;
+        if durable.flushed >= commit {
+            return Ok(());
         }
+        // Every commit up to `applied` is in the engine before this flush begins.
+        let applied = self.applied.load(Ordering::Acquire);
+        self.store.flush().map_err(CorpusError::store(format!("{}: cannot flush to disk", self.location())))?;
+        if let Some(ack) = durable.ack.as_mut() {
+            ack.acknowledge(applied)?;
+        }
+        durable.flushed = applied;
         Ok(())
     }
 }

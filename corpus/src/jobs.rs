@@ -8,7 +8,7 @@
 
 use crate::Update;
 use crate::error::{CorpusError, Result};
-use crate::records::{Job, JobState, Marker, Work, keys};
+use crate::records::{Checking, Job, JobState, Marker, Work, keys};
 use crate::store::Tree;
 
 /// What completing a job did.
@@ -80,7 +80,7 @@ impl Update<'_> {
             let mut job = self.job(id)?;
             if job.state == JobState::Queued {
                 job.attempts += 1;
-                self.set_state(job, JobState::Leased { worker: worker.to_string(), deadline_ms });
+                self.set_state(job, JobState::Leased { worker: worker.to_string(), deadline_ms, checking: None });
                 self.lease_cursor = Some(id);
                 return self.job(id).map(Some);
             }
@@ -88,13 +88,43 @@ impl Update<'_> {
         Ok(None)
     }
 
+    /// Leases queued job `id` to `worker` until `deadline_ms`, out of queue order (the
+    /// coordinator hands out an exploration's parts before older campaigns' jobs); `None` if it
+    /// is not queued.
+    pub fn lease_job(&mut self, id: u64, worker: &str, deadline_ms: u64) -> Result<Option<Job>> {
+        let mut job = self.job(id)?;
+        if job.state != JobState::Queued {
+            return Ok(None);
+        }
+        job.attempts += 1;
+        self.set_state(job, JobState::Leased { worker: worker.to_string(), deadline_ms, checking: None });
+        // `lease_next`'s cursor stays: it skips jobs this update leased by their state.
+        self.job(id).map(Some)
+    }
+
     /// Moves the deadline of `worker`'s lease on job `id`; `false` if the job is not leased to it
     /// (any more).
     pub fn extend_lease(&mut self, id: u64, worker: &str, deadline_ms: u64) -> Result<bool> {
         let job = self.job(id)?;
         match &job.state {
-            JobState::Leased { worker: w, .. } if w == worker => {
-                self.set_state(job, JobState::Leased { worker: worker.to_string(), deadline_ms });
+            JobState::Leased { worker: w, checking, .. } if w == worker => {
+                let checking = checking.clone();
+                self.set_state(job, JobState::Leased { worker: worker.to_string(), deadline_ms, checking });
+                Ok(true)
+            }
+            _ => Ok(false),
+        }
+    }
+
+    /// Records the program `worker` is about to check in job `id` (a careful worker names each
+    /// one first; if this lease is lost, that program is blamed); `false` if the job is not
+    /// leased to it.
+    pub fn set_checking(&mut self, id: u64, worker: &str, checking: Checking) -> Result<bool> {
+        let mut job = self.job(id)?;
+        match &mut job.state {
+            JobState::Leased { worker: w, checking: slot, .. } if w == worker => {
+                *slot = Some(checking);
+                self.put(&keys::id(id), &job);
                 Ok(true)
             }
             _ => Ok(false),
@@ -153,9 +183,9 @@ impl Update<'_> {
         Ok(Completion::Recorded)
     }
 
-    /// Puts every job whose lease deadline is before `now_ms` back in the queue; returns their
-    /// ids.
-    pub fn requeue_expired(&mut self, now_ms: u64) -> Result<Vec<u64>> {
+    /// Puts every job whose lease deadline is before `now_ms` back in the queue; returns them as
+    /// they were, leased (with what their worker was checking).
+    pub fn requeue_expired(&mut self, now_ms: u64) -> Result<Vec<Job>> {
         let end = keys::id(now_ms);
         let mut expired = Vec::new();
         for entry in self.corpus().scan::<Marker>(Tree::LeaseDeadlines, &[], Some(&end)) {
@@ -171,8 +201,8 @@ impl Update<'_> {
         for id in expired {
             let job = self.job(id)?;
             if matches!(job.state, JobState::Leased { deadline_ms, .. } if deadline_ms < now_ms) {
-                self.set_state(job, JobState::Queued);
-                requeued.push(id);
+                self.set_state(job.clone(), JobState::Queued);
+                requeued.push(job);
             }
         }
         Ok(requeued)
@@ -208,7 +238,7 @@ mod tests {
         let mut u = c.update().unwrap();
         assert!(u.extend_lease(2, "w2", 5000).unwrap());
         assert!(!u.extend_lease(1, "w2", 5000).unwrap());
-        assert_eq!(u.requeue_expired(1500).unwrap(), vec![1]);
+        assert_eq!(u.requeue_expired(1500).unwrap().iter().map(|j| j.id).collect::<Vec<_>>(), vec![1]);
         u.commit().unwrap();
         assert_eq!(c.job(1).unwrap().unwrap().state, JobState::Queued);
         assert_eq!(c.job(2).unwrap().unwrap().attempts, 1);
@@ -272,6 +302,53 @@ mod tests {
         let mut u = c.update().unwrap();
         assert_eq!(u.lease_next("w2", 100).unwrap().map(|j| (j.id, j.attempts)), Some((20, 1)));
         assert_eq!(u.lease_next("w2", 100).unwrap(), None);
+        u.commit().unwrap();
+        assert!(c.check().unwrap().problems.is_empty());
+    }
+
+    #[test]
+    fn what_a_worker_names_stays_with_its_lease_through_extensions_and_comes_back_when_it_expires() {
+        let c = Corpus::in_memory().unwrap();
+        let mut u = c.update().unwrap();
+        u.enqueue_job_as(1, 1, generate(0)).unwrap();
+        u.commit().unwrap();
+        let mut u = c.update().unwrap();
+        u.lease_next("w1", 1000).unwrap().unwrap();
+        let named = Checking { index: 42, program: "PTX x".into() };
+        assert!(!u.set_checking(1, "w2", named.clone()).unwrap(), "not w2's lease");
+        assert!(u.set_checking(1, "w1", named.clone()).unwrap());
+        u.commit().unwrap();
+        let mut u = c.update().unwrap();
+        assert!(u.extend_lease(1, "w1", 2000).unwrap());
+        u.commit().unwrap();
+        let leased = JobState::Leased { worker: "w1".into(), deadline_ms: 2000, checking: Some(named) };
+        assert_eq!(c.job(1).unwrap().unwrap().state, leased);
+        let mut u = c.update().unwrap();
+        let expired = u.requeue_expired(2500).unwrap();
+        assert_eq!(expired.iter().map(|j| &j.state).collect::<Vec<_>>(), [&leased]);
+        u.commit().unwrap();
+        // Leased again: nothing named yet.
+        let mut u = c.update().unwrap();
+        let again = u.lease_next("w2", 9000).unwrap().unwrap();
+        assert_eq!(again.state, JobState::Leased { worker: "w2".into(), deadline_ms: 9000, checking: None });
+        u.commit().unwrap();
+        assert!(c.check().unwrap().problems.is_empty());
+    }
+
+    #[test]
+    fn a_job_leased_out_of_order_is_skipped_by_the_queue_and_counts_an_attempt() {
+        let c = Corpus::in_memory().unwrap();
+        let mut u = c.update().unwrap();
+        for id in [10, 20, 30] {
+            u.enqueue_job_as(id, 1, generate(id)).unwrap();
+        }
+        u.commit().unwrap();
+        let mut u = c.update().unwrap();
+        assert_eq!(u.lease_job(30, "w1", 100).unwrap().map(|j| (j.id, j.attempts)), Some((30, 1)));
+        assert_eq!(u.lease_job(30, "w2", 100).unwrap(), None, "leased already");
+        assert_eq!(u.lease_job(99, "w2", 100).unwrap_err().to_string(), "no job 99");
+        let ids: Vec<Option<u64>> = (0..3).map(|_| u.lease_next("w2", 100).unwrap().map(|j| j.id)).collect();
+        assert_eq!(ids, vec![Some(10), Some(20), None]);
         u.commit().unwrap();
         assert!(c.check().unwrap().problems.is_empty());
     }

@@ -201,8 +201,26 @@ pub enum Work {
 #[serde(rename_all = "lowercase", tag = "state")]
 pub enum JobState {
     Queued,
-    Leased { worker: String, deadline_ms: u64 },
-    Done { at_ms: u64 },
+    Leased {
+        worker: String,
+        deadline_ms: u64,
+        /// The program a careful worker said it was about to check: if this lease is lost too,
+        /// that program is blamed. Kept with the lease so that a restarted coordinator still
+        /// knows it.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        checking: Option<Checking>,
+    },
+    Done {
+        at_ms: u64,
+    },
+}
+
+/// A program of a job, named by its worker before checking it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Checking {
+    /// Its index in the campaign.
+    pub index: u64,
+    pub program: String,
 }
 
 /// A stored record: its tree, format version and encoding.
@@ -341,7 +359,8 @@ impl Record for FeatureCount {
 
 impl Record for Job {
     const TREE: Tree = Tree::Jobs;
-    const VERSION: u8 = 1;
+    /// Version 2 added `checking` to a lease.
+    const VERSION: u8 = 2;
     fn encode(&self, e: &mut Encoder) {
         e.u64(self.id).u64(self.campaign).u32(self.attempts);
         match &self.work {
@@ -351,26 +370,56 @@ impl Record for Job {
         };
         match &self.state {
             JobState::Queued => e.u8(0),
-            JobState::Leased { worker, deadline_ms } => e.u8(1).str(worker).u64(*deadline_ms),
+            JobState::Leased { worker, deadline_ms, checking } => {
+                e.u8(1).str(worker).u64(*deadline_ms);
+                match checking {
+                    None => e.u8(0),
+                    Some(c) => e.u8(1).u64(c.index).str(&c.program),
+                }
+            }
             JobState::Done { at_ms } => e.u8(2).u64(*at_ms),
         };
     }
     fn decode(d: &mut Decoder<'_>) -> Result<Self, DecodeError> {
-        let (id, campaign, attempts) = (d.u64("id")?, d.u64("campaign")?, d.u32("attempts")?);
-        let work = match d.u8("work")? {
-            0 => Work::Generate { first_index: d.u64("first_index")?, count: d.u64("count")? },
-            1 => Work::Minimize { kind: kind(d)?, signature: d.str("signature")? },
-            2 => Work::Explore { subtree: d.str("subtree")?, part: d.opt_str("part")? },
-            t => return Err(DecodeError::Corrupt(format!("job work tag {t} is not 0, 1 or 2"))),
-        };
-        let state = match d.u8("state")? {
-            0 => JobState::Queued,
-            1 => JobState::Leased { worker: d.str("worker")?, deadline_ms: d.u64("deadline")? },
-            2 => JobState::Done { at_ms: d.u64("done at")? },
-            t => return Err(DecodeError::Corrupt(format!("job state tag {t} is not 0, 1 or 2"))),
-        };
-        Ok(Job { id, campaign, work, state, attempts })
+        decode_job(d, Self::VERSION)
     }
+
+    fn from_value(value: &[u8]) -> Result<Self, DecodeError> {
+        // A version 1 record reads as a lease with nothing named.
+        let (mut d, version) = match Decoder::open(value, Self::VERSION) {
+            Err(DecodeError::UnknownVersion { found: 1, .. }) => (Decoder::open(value, 1)?, 1),
+            opened => (opened?, Self::VERSION),
+        };
+        let job = decode_job(&mut d, version)?;
+        d.end()?;
+        Ok(job)
+    }
+}
+
+fn decode_job(d: &mut Decoder<'_>, version: u8) -> Result<Job, DecodeError> {
+    let (id, campaign, attempts) = (d.u64("id")?, d.u64("campaign")?, d.u32("attempts")?);
+    let work = match d.u8("work")? {
+        0 => Work::Generate { first_index: d.u64("first_index")?, count: d.u64("count")? },
+        1 => Work::Minimize { kind: kind(d)?, signature: d.str("signature")? },
+        2 => Work::Explore { subtree: d.str("subtree")?, part: d.opt_str("part")? },
+        t => return Err(DecodeError::Corrupt(format!("job work tag {t} is not 0, 1 or 2"))),
+    };
+    let state = match d.u8("state")? {
+        0 => JobState::Queued,
+        1 => {
+            let (worker, deadline_ms) = (d.str("worker")?, d.u64("deadline")?);
+            let tag = if version >= 2 { d.u8("checking")? } else { 0 };
+            let checking = match tag {
+                0 => None,
+                1 => Some(Checking { index: d.u64("checking index")?, program: d.str("checking program")? }),
+                t => return Err(DecodeError::Corrupt(format!("job checking tag {t} is not 0 or 1"))),
+            };
+            JobState::Leased { worker, deadline_ms, checking }
+        }
+        2 => JobState::Done { at_ms: d.u64("done at")? },
+        t => return Err(DecodeError::Corrupt(format!("job state tag {t} is not 0, 1 or 2"))),
+    };
+    Ok(Job { id, campaign, work, state, attempts })
 }
 
 /// A value that carries nothing but its version (index entries whose key says it all).
@@ -497,10 +546,23 @@ mod tests {
             id: 4,
             campaign: 1,
             work: Work::Minimize { kind: Kind::PatternBroken, signature: "s".into() },
-            state: JobState::Leased { worker: "w1".into(), deadline_ms: 77 },
+            state: JobState::Leased { worker: "w1".into(), deadline_ms: 77, checking: None },
             attempts: 2,
         };
-        assert_eq!(Job::from_value(&j.to_value()), Ok(j));
+        assert_eq!(Job::from_value(&j.to_value()), Ok(j.clone()));
+        let named = Job {
+            state: JobState::Leased {
+                worker: "w1".into(),
+                deadline_ms: 77,
+                checking: Some(Checking { index: 42, program: "PTX x".into() }),
+            },
+            ..j.clone()
+        };
+        assert_eq!(Job::from_value(&named.to_value()), Ok(named));
+        // Version 1 (before `checking`): the same fields, no checking tag after the deadline.
+        let mut v1 = Encoder::new(1);
+        v1.u64(4).u64(1).u32(2).u8(1).str("pattern-broken").str("s").u8(1).str("w1").u64(77);
+        assert_eq!(Job::from_value(&v1.finish()), Ok(j));
         for part in [None, Some("0a08".to_string())] {
             let j = Job {
                 id: 5,

@@ -97,7 +97,16 @@ async fn a_job_that_loses_two_workers_blames_the_program_named_and_the_campaign_
     assert_eq!(ranges, vec![0..42, 43..100]);
     assert!(rest.iter().all(|j| !j.careful), "new jobs start with no attempts");
     assert_eq!(report(&mut w, &third, rest.iter().map(result).collect()).await, vec![v1::Recording::Recorded; 2]);
-    // The first worker's late report of the blamed job is dropped.
+    // The first worker's late report of the blamed job is dropped. (It registers again under its
+    // id first, as a worker does when told it is unknown: silent for three leases, 0.9 s here,
+    // it may have been forgotten on a loaded machine.)
+    let r = v1::RegisterRequest {
+        cores: 1,
+        version: tcfuzz_proto::protocol_version().into(),
+        resume_worker_id: first.clone(),
+        ..Default::default()
+    };
+    assert_eq!(w.register(r).await.unwrap().into_inner().worker_id, first);
     assert_eq!(report(&mut w, &first, vec![result(&job)]).await, vec![v1::Recording::AlreadyRecorded]);
     let c = wait_for(&mut a, id, "finish", |c| c.state == v1::CampaignState::Finished as i32).await;
     assert_eq!((c.stats.unwrap().programs, c.discrepancies_total, c.discrepancies_new), (100, 1, 1));
@@ -189,4 +198,74 @@ async fn a_careful_job_that_named_no_program_is_queued_again_not_blamed() {
     let c = wait_for(&mut a, id, "finish", |c| c.state == v1::CampaignState::Finished as i32).await;
     assert_eq!((c.stats.unwrap().programs, c.discrepancies_total), (10, 0));
     server.stop().await;
+}
+
+/// Regression: parts were leased in job-id order, after every queued job of an older campaign, so
+/// an exploration created while an endless campaign ran waited for it to end (and an interactive
+/// `tcfuzz explore` with it).
+#[tokio::test]
+async fn an_exploration_is_leased_before_the_jobs_of_an_endless_campaign_running_already() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = Server::start(dir.path(), 60_000).await;
+    let (mut w, mut a) = (server.worker(), server.admin());
+    let campaign = create(&mut a, 1_000_000_000, 1).await;
+    let me = register(&mut w, 1).await.worker_id;
+    let first = lease(&mut w, &me, 2).await;
+    assert_eq!(first.len(), 2);
+    assert!(first.iter().all(|j| j.campaign == campaign));
+    assert_eq!(report(&mut w, &me, first.iter().map(result).collect()).await, vec![v1::Recording::Recorded; 2]);
+    assert!(crate::common::campaign(&mut a, campaign).await.jobs_queued >= 8, "the campaign keeps a window of jobs queued");
+
+    let exploration = a.explore_program(exploration()).await.unwrap().into_inner().exploration;
+    // The very next lease hands out both parts, although the campaign's queued jobs are older.
+    let parts = lease(&mut w, &me, 2).await;
+    assert_eq!(parts.iter().map(|j| j.campaign).collect::<Vec<_>>(), [exploration, exploration], "{parts:?}");
+    let results = parts.iter().map(|j| part_result(j, part(3))).collect();
+    assert_eq!(report(&mut w, &me, results).await, vec![v1::Recording::Recorded; 2]);
+    let s = a.exploration_status(v1::ExplorationStatusRequest { exploration }).await.unwrap().into_inner();
+    assert_eq!((s.state, s.complete_executions), (v1::ExplorationState::Finished as i32, 6));
+    // Then the campaign goes on.
+    let next = lease(&mut w, &me, 2).await;
+    assert!(next.len() == 2 && next.iter().all(|j| j.campaign == campaign), "{next:?}");
+    server.stop().await;
+}
+
+/// Regression: what a careful worker named was kept in the coordinator's memory only, so a
+/// coordinator restarted during a careful retry forgot it, and a job that had killed two workers
+/// was retried instead of blamed.
+#[tokio::test]
+async fn a_program_named_before_a_coordinator_restart_is_blamed_after_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = Server::start(dir.path(), 300).await;
+    let (mut w, mut a) = (server.worker(), server.admin());
+    let id = create(&mut a, 100, 100).await;
+    let first = register(&mut w, 1).await.worker_id;
+    let job = lease(&mut w, &first, 1).await.remove(0);
+    tokio::time::sleep(Duration::from_millis(450)).await;
+    let second = register(&mut w, 1).await.worker_id;
+    let mut again = Vec::new();
+    for _ in 0..40 {
+        again = lease(&mut w, &second, 1).await;
+        if !again.is_empty() {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(25)).await;
+    }
+    assert_eq!((again[0].id, again[0].careful), (job.id, true));
+    let checking = v1::Checking { job_id: job.id, index: 42, program: PROGRAM.into() };
+    let beat = w.heartbeat(v1::HeartbeatRequest { worker_id: second.clone(), job_ids: vec![job.id], checking: Some(checking) }).await;
+    assert!(beat.unwrap().into_inner().dropped_job_ids.is_empty());
+    server.stop().await;
+
+    // The second worker never comes back: its lease (a full one again from the restart) expires,
+    // and the new process blames program 42.
+    let server = Server::start(dir.path(), 300).await;
+    let mut a = server.admin();
+    let c = wait_for(&mut a, id, "blame", |c| c.discrepancies_total == 1).await;
+    assert_eq!(c.stats.unwrap().programs, 1);
+    server.stop().await;
+    let corpus = Corpus::open_existing(dir.path()).unwrap();
+    let d = corpus.discrepancy(Kind::CheckerCrash, WORKER_LOST_SIGNATURE).unwrap().unwrap();
+    assert_eq!((d.count, d.program.as_str()), (1, PROGRAM));
+    assert!(d.sides[0].verdict.contains("program 42 of job"), "{}", d.sides[0].verdict);
 }

@@ -177,34 +177,6 @@ async fn report_results(c: &mut tcfuzz_proto::connect::Coordinator, worker: &str
     report(c, worker, results).await
 }
 
-/// A valid exploration request of two parts (the coordinator cannot tell whether they cover the
-/// program's tree: that is the client's checker's word).
-fn exploration() -> v1::ExploreProgramRequest {
-    v1::ExploreProgramRequest {
-        program: PROGRAM.into(),
-        model: "ptx".into(),
-        loop_bound: 2,
-        detect_duplicates: true,
-        subtrees: vec!["subtree 00ff:0:0.0".into(), "subtree 00ff:0:0.1.2".into()],
-        name: "mp".into(),
-    }
-}
-
-/// A part verdict of `complete` executions in one final state.
-fn part(complete: u64) -> v1::PartVerdict {
-    v1::PartVerdict {
-        complete,
-        duplicates_counted: true,
-        state_names: vec!["P1:r0".into()],
-        states: vec![v1::FinalState { values: vec![1], executions: complete }],
-        ..Default::default()
-    }
-}
-
-fn part_result(job: &v1::Job, p: v1::PartVerdict) -> v1::JobResult {
-    v1::JobResult { job_id: job.id, part: Some(p), ..Default::default() }
-}
-
 async fn exploration_status(a: &mut tcfuzz_proto::connect::Admin, id: u64) -> v1::ExplorationStatusResponse {
     a.exploration_status(v1::ExplorationStatusRequest { exploration: id }).await.unwrap().into_inner()
 }

@@ -66,3 +66,31 @@ fn every_record_printed_before_a_kill_9_is_in_the_reopened_corpus() {
     assert!(report.problems.is_empty(), "{:?}", report.problems);
     eprintln!("{} records acknowledged before kill -9, all present ({} in the corpus)", printed.len(), c.discrepancies().count());
 }
+
+/// The coordinator applies one update while the last is being flushed: an applied update is read
+/// back at once, its number says which sync makes it durable, and one sync covers every update
+/// applied before it.
+#[test]
+fn applied_updates_are_read_at_once_and_one_sync_makes_them_all_durable() {
+    let dir = tempfile::tempdir().unwrap();
+    let programs = programs();
+    let c = Corpus::open(dir.path()).unwrap();
+    // Opening a new corpus commits its schema version: commit 1.
+    let mut numbers = Vec::new();
+    for i in 0..3 {
+        let mut u = c.update().unwrap();
+        u.record_discrepancy(&finding(i, &programs)).unwrap();
+        numbers.push(u.apply().unwrap());
+        let f = finding(i, &programs);
+        assert!(c.discrepancy(f.kind, &f.signature).unwrap().is_some(), "applied update {i} is not read back");
+    }
+    assert_eq!(numbers, [2, 3, 4]);
+    // An update that changes nothing has the number of the last commit, flushed or not.
+    assert_eq!(c.update().unwrap().apply().unwrap(), 4);
+    c.sync(4).unwrap();
+    c.sync(2).unwrap();
+    drop(c);
+    let c = Corpus::open_existing(dir.path()).unwrap();
+    assert_eq!(c.discrepancies().count(), 3);
+    assert!(c.check().unwrap().problems.is_empty());
+}
