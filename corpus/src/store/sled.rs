@@ -4,6 +4,7 @@
 //! (`crate::acked`), which tells a database that lost writes from one that never had them.
 
 use std::path::Path;
+use std::time::{Duration, Instant};
 
 use super::{Entries, Entry, Store, StoreError, Tree, Write};
 
@@ -11,6 +12,15 @@ use super::{Entries, Entry, Store, StoreError, Tree, Write};
 pub struct SledStore {
     db: sled::Db,
     trees: Vec<sled::Tree>,
+}
+
+/// How long [`SledStore::open`] waits for a directory lock another handle holds.
+const LOCK_WAIT: Duration = Duration::from_secs(2);
+
+/// Whether `e` is sled failing to lock the database directory (sled 0.34 reports it only as an
+/// I/O error with this message).
+fn is_lock_taken(e: &sled::Error) -> bool {
+    matches!(e, sled::Error::Io(io) if io.to_string().contains("could not acquire lock"))
 }
 
 fn engine(e: sled::Error) -> StoreError {
@@ -27,8 +37,22 @@ fn unabortable(e: sled::transaction::TransactionError<()>) -> StoreError {
 impl SledStore {
     /// Opens (or creates) the database in `dir`. Periodic background flushing stays on; it only
     /// adds durability between our explicit flushes.
+    /// Opens (or creates) the database in `dir`. sled locks the directory; a handle this
+    /// process has just dropped may still hold the lock for a moment (sled's flusher thread
+    /// releases it after the drop), so a lock that is taken is tried again for up to
+    /// [`LOCK_WAIT`] before the error, which then says the corpus is in use.
     pub fn open(dir: &Path) -> Result<SledStore, StoreError> {
-        let db = sled::Config::new().path(dir).open().map_err(engine)?;
+        let started = Instant::now();
+        let db = loop {
+            match sled::Config::new().path(dir).open() {
+                Ok(db) => break db,
+                Err(e) if is_lock_taken(&e) && started.elapsed() < LOCK_WAIT => std::thread::sleep(Duration::from_millis(20)),
+                Err(e) if is_lock_taken(&e) => {
+                    return Err(StoreError(format!("sled: {e} (is another process using this corpus?)")));
+                }
+                Err(e) => return Err(engine(e)),
+            }
+        };
         let trees = Tree::ALL.iter().map(|t| db.open_tree(t.name())).collect::<Result<Vec<_>, _>>().map_err(engine)?;
         Ok(SledStore { db, trees })
     }

@@ -133,3 +133,25 @@ fn an_overwritten_stretch_of_the_database_file_is_never_silent_loss() {
         let _ = reopen_after_damage(dir.path(), n);
     }
 }
+
+/// Regression: reopening a corpus straight after dropping it failed now and then with sled's
+/// "could not acquire lock" (its flusher thread releases the directory lock after the drop).
+#[test]
+fn a_corpus_reopened_straight_after_it_was_dropped_opens() {
+    let dir = tempfile::tempdir().unwrap();
+    for i in 0..20 {
+        let store = SledStore::open(dir.path()).unwrap_or_else(|e| panic!("reopen {i}: {e}"));
+        store.apply(&[Write { tree: Tree::Discrepancies, key: vec![i], value: Some(vec![i]) }]).unwrap();
+        store.flush().unwrap();
+    }
+}
+
+#[test]
+fn a_corpus_another_handle_holds_is_an_error_saying_so() {
+    let dir = tempfile::tempdir().unwrap();
+    let _held = SledStore::open(dir.path()).unwrap();
+    let err = SledStore::open(dir.path()).err().expect("the directory is locked").to_string();
+    assert!(err.starts_with("sled: "), "{err}");
+    assert!(err.contains("could not acquire lock"), "{err}");
+    assert!(err.ends_with("(is another process using this corpus?)"), "{err}");
+}
