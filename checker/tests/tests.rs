@@ -14,6 +14,8 @@ mod examples;
 mod fenced;
 #[path = "checker/genmc.rs"]
 mod genmc;
+#[path = "checker/known_gaps.rs"]
+mod known_gaps;
 #[path = "checker/layers.rs"]
 mod layers;
 #[path = "checker/property.rs"]

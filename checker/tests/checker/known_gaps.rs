@@ -1,0 +1,136 @@
+//! Known explorer gaps: programs where the DPOR explorer and the exhaustive oracle disagree with
+//! no caveat, found by `tcfuzz selftest --programs 100000 --family all --seed 400000` (5 of
+//! 100,000 programs) and minimized with `tcfuzz minimize --kind explorer-vs-oracle`. Each test
+//! asserts what must hold (explorer = oracle, no duplicates) and fails today, so each is ignored
+//! with the figures it shows; `cargo test -p tcfuzz-checker --test tests known_gaps -- --ignored`
+//! runs them. The same programs were found at `82b92bb`, before the changes of the session that
+//! found them. A fix removes the `#[ignore]`.
+
+use tcfuzz_checker::{ModelKind, Options, check, check_oracle};
+
+/// Explorer = oracle on `text` under `model`: the complete count, every final state with its
+/// count, and no duplicate executions.
+fn explorer_equals_oracle(text: &str, model: ModelKind) {
+    let p = tcfuzz_litmus::parse(text).expect("parses");
+    let opts = Options { detect_duplicates: true, ..Options::default() };
+    let e = check(&p, model, &opts).expect("explorer");
+    let o = check_oracle(&p, model, &opts).expect("oracle");
+    assert!(e.caveats.is_empty(), "a caveat now names this gap: {:?}", e.caveats);
+    assert_eq!(e.stats.duplicates, Some(0), "explorer duplicates\n{e}");
+    assert_eq!(e.stats.complete, o.stats.complete, "complete executions\nexplorer:\n{e}\noracle:\n{o}");
+    assert_eq!(e.states, o.states, "final states\nexplorer:\n{e}\noracle:\n{o}");
+}
+
+/// selftest seed 432693, family fenced: plain accesses and `fence.sc.cta` in three threads.
+#[test]
+#[ignore = "known explorer gap: explorer 124 complete executions, oracle 126"]
+fn fenced_432693_explorer_misses_two_of_126_executions() {
+    explorer_equals_oracle(
+        r"PTX random-fenced-432693
+{
+  x = 0;
+  y = 0;
+}
+ P0@cta 0,gpu 0 | P1@cta 0,gpu 0 | P2@cta 0,gpu 0 ;
+ ld r1, y       | ld r0, x       | st y, 0        ;
+ st x, 0        | ld r1, x       | fence.sc.cta   ;
+                | fence.sc.cta   | st x, 0        ;
+                | ld r2, y       |                ;
+                | st y, 0        |                ;
+exists (true)
+",
+        ModelKind::Ptx,
+    );
+}
+
+/// selftest seed 446578, family ptx: an acquire `exch` and a relaxed `add` on the location another
+/// thread loads first.
+#[test]
+#[ignore = "known explorer gap: explorer 29 complete executions, oracle 30"]
+fn ptx_446578_explorer_misses_one_of_30_executions() {
+    explorer_equals_oracle(
+        r"PTX random-ptx-446578
+{
+  x = 0;
+  y = 0;
+}
+ P0@cta 0,gpu 0                 | P1@cta 0,gpu 0      | P2@cta 0,gpu 0                ;
+ ld r1, x                       | st.relaxed.cta x, 2 | ld r0, y                      ;
+ atom.acquire.cta.exch r2, x, 0 |                     | fence.acq_rel.cta             ;
+ st y, 1                        |                     | atom.relaxed.cta.add r2, x, 1 ;
+exists (true)
+",
+        ModelKind::Ptx,
+    );
+}
+
+/// selftest seed 450517, family tcgen05: `cta_group::2` commits multicast to mbarriers, and an
+/// `mma` whose enable-input-d is a loaded register.
+#[test]
+#[ignore = "known explorer gap: explorer 32 complete executions, oracle 28"]
+fn tcgen05_450517_explorer_explores_four_executions_twice() {
+    explorer_equals_oracle(
+        r"PTX random-tcgen05-450517
+{
+  d1 @ tmem cta 1 gpu 0 lanes 32-63 cols 0-31 = 0;
+  t @ tmem cta 0 gpu 0 lanes 0-127 cols 32-63 = 1;
+  w @ shared cta 0 gpu 0 = 1;
+  bar @ mbarrier cta 0 gpu 0 count 1;
+  bar1 @ mbarrier cta 1 gpu 0 count 1;
+  e = 0;
+}
+ P0@cta 0,cluster 0,gpu 0                                                                          | P1@cta 1,cluster 0,gpu 0                                                                           ;
+ st e, 1                                                                                           | mbarrier.arrive.relaxed.cta.shared::cta.b64 st, [bar1]                                             ;
+ tcgen05.commit.cta_group::2.mbarrier::arrive::one.shared::cluster.multicast::cluster.b64 [bar], 3 | ld f1, e                                                                                           ;
+                                                                                                   | tcgen05.mma.cta_group::2.kind::f16 [d1], [t], [w], 1, f1                                           ;
+                                                                                                   | tcgen05.commit.cta_group::2.mbarrier::arrive::one.shared::cluster.multicast::cluster.b64 [bar1], 3 ;
+exists (true)
+",
+        ModelKind::Ptx,
+    );
+}
+
+/// selftest seed 475705, family tcgen05: two `tcgen05.shift`s, a commit to an mbarrier another
+/// thread arrives at.
+#[test]
+#[ignore = "known explorer gap: explorer 5 complete executions, oracle 7"]
+fn tcgen05_475705_explorer_misses_two_of_7_executions() {
+    explorer_equals_oracle(
+        r"PTX random-tcgen05-475705
+{
+  t @ tmem cta 0 gpu 0 lanes 0-127 cols 32-63 = 0;
+  bar @ mbarrier cta 0 gpu 0 count 1;
+}
+ P0@cta 0,gpu 0                                                              | P1@cta 0,gpu 0                                        ;
+ tcgen05.shift.cta_group::1.down [t]                                         | mbarrier.arrive.relaxed.cta.shared::cta.b64 st, [bar] ;
+ tcgen05.commit.cta_group::1.mbarrier::arrive::one.shared::cluster.b64 [bar] | tcgen05.fence::after_thread_sync                      ;
+                                                                             | tcgen05.shift.cta_group::1.down [t]                   ;
+exists (true)
+",
+        ModelKind::Ptx,
+    );
+}
+
+/// selftest seed 479784, family tileir: an `exch` whose value is a register a weak load set.
+#[test]
+#[ignore = "known explorer gap: explorer 50 complete executions, oracle 60"]
+fn tileir_479784_explorer_misses_ten_of_60_executions() {
+    explorer_equals_oracle(
+        r"TileIR random-tile-479784
+{
+  f = [0];
+}
+P0@tlb 1, dev 0 {
+  st.relaxed.tile_block f, [1];
+  a3 = atom.relaxed.tile_block.add f, [1];
+}
+P1@tlb 1, dev 0 {
+  r1 = ld.weak f;
+  a2 = atom.relaxed.tile_block.exch f, r1;
+  st.relaxed.tile_block f, a2;
+}
+exists (true)
+",
+        ModelKind::TileIr,
+    );
+}
