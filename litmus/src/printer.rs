@@ -52,9 +52,10 @@ pub(crate) fn in_rows(p: &Program) -> bool {
 }
 
 /// Whether trailing comments can share the end of one line: only the last may run to the end of
-/// the line (`//`).
+/// the line (`//`) or past it (a block comment with a line break: what follows it would start on
+/// a later line, and parse as a comment of its own line).
 pub(crate) fn fits_one_line(trailing: &[&Comment]) -> bool {
-    trailing.iter().rev().skip(1).all(|c| c.style == CommentStyle::Block)
+    trailing.iter().rev().skip(1).all(|c| c.style == CommentStyle::Block && !c.text.contains('\n'))
 }
 
 /// Where the printer writes comments of `place`, as a sort key (`rows`: see [`in_rows`]).

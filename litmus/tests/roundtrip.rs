@@ -384,3 +384,18 @@ fn comments_before_the_header() {
     let e = parse("(* never closed\nPTX t\n").expect_err("unterminated");
     assert_eq!(e.0[0].message, "unterminated comment: `(*` without a closing `*)`");
 }
+
+/// Regression (found by `mutated_valid_programs_never_panic_and_round_trip_when_accepted`): a
+/// trailing block comment with a line break in it, followed by a `//` comment, printed both at
+/// the end of the row; parsed again, the `//` comment started on a later line than the row and
+/// became a comment of its own line.
+#[test]
+fn a_trailing_block_comment_over_two_lines_keeps_the_comment_after_it() {
+    let text =
+        "PTX t\n{ x = 0; }\n P0@cta 0,gpu 0 | P1@cta 0,gpu 0 ;\n st x, 1 (*a | ld r0, y ;\n b *) | ld r0, x ; // after\nexists (true)\n";
+    let program = parse(text).expect("parses");
+    let printed = print(&program);
+    let reparsed = parse(&printed).expect("the printed program parses");
+    assert!(reparsed.same_as(&program), "round trip changed the program:\n{text}\n---\n{printed}");
+    assert_eq!(print(&reparsed), printed);
+}
