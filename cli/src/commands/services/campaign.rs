@@ -104,6 +104,13 @@ pub struct Args {
 }
 
 /// A gRPC code as a person reads it.
+/// Whether a failed call means the coordinator is away (restarting, or killed while the call
+/// was in flight: tonic reports a connection reset mid-call as `Unknown` "transport error"),
+/// so that a read-only call may be asked again.
+pub fn coordinator_away(s: &tonic::Status) -> bool {
+    s.code() == Code::Unavailable || (s.code() == Code::Unknown && s.message().contains("transport error"))
+}
+
 pub fn code_name(code: Code) -> String {
     format!("{code:?}").to_lowercase()
 }
@@ -308,7 +315,7 @@ async fn follow(target: &Target, request: v1::CreateCampaignRequest, progress: b
                 r.into_inner().campaigns.pop().context("[tcfuzz internal bug] the coordinator answered without the campaign")?
             }
             // A coordinator restarting: keep following for a while, as workers do.
-            Err(s) if s.code() == Code::Unavailable && unreachable_since.is_none_or(|t| t.elapsed() < UNREACHABLE_FOR) => {
+            Err(s) if coordinator_away(&s) && unreachable_since.is_none_or(|t| t.elapsed() < UNREACHABLE_FOR) => {
                 let since = *unreachable_since.get_or_insert_with(std::time::Instant::now);
                 tracing::warn!("coordinator unreachable for {:.0} s: {}", since.elapsed().as_secs_f64(), s.message());
                 tokio::time::sleep(Duration::from_millis(500)).await;

@@ -170,7 +170,7 @@ async fn follow(
             }
             // A coordinator restarting (the exploration is in its corpus): keep asking for a while.
             Err(s)
-                if s.code() == tonic::Code::Unavailable
+                if super::campaign::coordinator_away(&s)
                     && unreachable_since.get_or_insert_with(Instant::now).elapsed() < UNREACHABLE_FOR =>
             {
                 tokio::time::sleep(POLL).await;
