@@ -9,7 +9,10 @@
 //! worker has its own connection, registers with CORES cores (2 × CORES leases), and loops: lease
 //! as many jobs of one program each as it may hold, spend THINK_MS (default 0) "checking" them,
 //! report them at once. With THINK_MS 0 the workers saturate the coordinator (throughput; the
-//! latency is then queueing); with a think time they offer a load below it (latency). The coordinator and the workers share this machine's
+//! latency is then queueing); with a think time they offer a load below it (latency). Each think
+//! is drawn uniformly from 0.5 to 1.5 × THINK_MS and the first lease waits up to THINK_MS, so
+//! that the workers do not all call at the same instant (in lockstep, a thousand reports arrive
+//! in one burst every THINK_MS and the latency measured is the burst's, not the load's). The coordinator and the workers share this machine's
 //! cores, so the figure is a floor for a coordinator with a machine of its own.
 
 use std::sync::Arc;
@@ -72,7 +75,16 @@ fn percentile(mut v: Vec<u64>, p: f64) -> f64 {
     v[((v.len() - 1) as f64 * p) as usize] as f64 / 1000.0
 }
 
+/// A think time drawn uniformly from 0.5 to 1.5 × `think` (xorshift64: no dependency for this).
+fn jittered(think: Duration, state: &mut u64) -> Duration {
+    *state ^= *state << 13;
+    *state ^= *state >> 7;
+    *state ^= *state << 17;
+    think.mul_f64(0.5 + (*state % 1000) as f64 / 1000.0)
+}
+
 async fn synthetic_worker(
+    number: u64,
     target: Target,
     cores: u32,
     think: Duration,
@@ -89,6 +101,8 @@ async fn synthetic_worker(
             Err(_) => tokio::time::sleep(Duration::from_millis(50)).await,
         }
     };
+    let mut rng = number.wrapping_mul(0x9e37_79b9_7f4a_7c15) | 1;
+    tokio::time::sleep(think.mul_f64((number % 1000) as f64 / 1000.0)).await;
     while !stop.load(Ordering::Relaxed) {
         let t = Instant::now();
         let Ok(leased) = c.lease_jobs(v1::LeaseJobsRequest { worker_id: id.clone(), max_jobs: 2 * cores }).await else { continue };
@@ -114,7 +128,7 @@ async fn synthetic_worker(
             })
             .collect::<Vec<_>>();
         let n = results.len() as u64;
-        tokio::time::sleep(think).await;
+        tokio::time::sleep(if think.is_zero() { think } else { jittered(think, &mut rng) }).await;
         let t = Instant::now();
         let reported = c.report_results(v1::ReportResultsRequest { worker_id: id.clone(), results, returned_job_ids: vec![] }).await;
         let report_us = t.elapsed().as_micros() as u64;
@@ -154,7 +168,7 @@ fn main() {
 
         let (tally, measuring, stop) = (Arc::new(Tally::default()), Arc::new(AtomicBool::new(false)), Arc::new(AtomicBool::new(false)));
         let tasks: Vec<_> =
-            (0..workers).map(|_| tokio::spawn(synthetic_worker(target.clone(), cores, think, tally.clone(), measuring.clone(), stop.clone()))).collect();
+            (0..workers).map(|i| tokio::spawn(synthetic_worker(i as u64, target.clone(), cores, think, tally.clone(), measuring.clone(), stop.clone()))).collect();
         tokio::time::sleep(Duration::from_secs(2)).await;
         measuring.store(true, Ordering::Relaxed);
         let (start, cpu_start) = (Instant::now(), cpu_ticks());

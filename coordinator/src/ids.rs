@@ -6,9 +6,9 @@
 //! bit  31      0: a minimization job, 1: a generation job
 //! bits 30..0   the job's number within its campaign and class (1 .. 2^31 - 1)
 //! ```
-//! The queue hands out jobs in id order, so a campaign's minimization jobs go before its
-//! generation jobs, and older campaigns before newer ones; an exploration's parts go before all
-//! of them (`State::lease`).
+//! Within a campaign queued jobs go in id order, so its minimization jobs go before its
+//! generation jobs; campaigns take turns, and an exploration's parts go before all of them
+//! (`State::lease`).
 
 /// The two classes of job.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

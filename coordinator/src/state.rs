@@ -28,16 +28,13 @@ use crate::validate::{self, JobResult, Report};
 pub struct Settings {
     /// How long a lease lasts after it is granted or extended.
     pub lease_ms: u64,
-    /// Generation jobs a campaign keeps queued or leased at least (more when many workers are
-    /// registered: twice their leases).
-    pub min_window: u64,
     /// How long a worker that got no job waits before asking again.
     pub idle_retry_ms: u64,
 }
 
 impl Default for Settings {
     fn default() -> Settings {
-        Settings { lease_ms: 30_000, min_window: 64, idle_retry_ms: 500 }
+        Settings { lease_ms: 30_000, idle_retry_ms: 500 }
     }
 }
 
@@ -159,6 +156,9 @@ pub struct State {
     leases: HashMap<String, BTreeSet<u64>>,
     explorations: Explorations,
     next_worker: u64,
+    /// The campaign the last campaign job was leased from: the next lease starts after it, so
+    /// that campaigns take turns (round robin) and a newer one is not starved by an older one.
+    last_leased_campaign: u64,
 }
 
 /// The time now, in ms since the Unix epoch.
@@ -218,6 +218,7 @@ impl State {
             leases: HashMap::new(),
             explorations,
             next_worker: 1,
+            last_leased_campaign: 0,
         };
         let mut leased = Vec::new();
         for job in corpus.jobs()? {
@@ -312,8 +313,10 @@ impl State {
                 Some(part) => u.lease_job(part, &r.worker_id, deadline)?.ok_or_else(|| {
                     ServiceError::Unavailable(format!("[tcfuzz internal bug] exploration part {part} is not queued in the corpus"))
                 })?,
-                None => match u.lease_next(&r.worker_id, deadline)? {
-                    Some(job) => job,
+                None => match self.next_campaign_job(u, now)? {
+                    Some(id) => u
+                        .lease_job(id, &r.worker_id, deadline)?
+                        .ok_or_else(|| ServiceError::Unavailable(format!("[tcfuzz internal bug] job {id} is not queued in the corpus")))?,
                     None => break,
                 },
             };
@@ -336,6 +339,29 @@ impl State {
         }
         let retry_after_ms = if jobs.is_empty() { self.settings.idle_retry_ms } else { 0 };
         Ok(v1::LeaseJobsResponse { jobs, deadline_unix_ms: deadline, retry_after_ms })
+    }
+
+    /// The job to lease next from the campaigns, taking turns: the campaign after the last one
+    /// leased from, wrapping around, that has a queued job or wants a new one. Within a campaign
+    /// queued jobs go in id order (minimization before generation, a requeued job before new
+    /// ones). A new generation job is created here, as it is leased: created in the same update
+    /// it costs two writes (its record and its lease deadline), not five (`Update::lease_job`).
+    fn next_campaign_job(&mut self, u: &mut Update<'_>, now: u64) -> Result<Option<u64>, ServiceError> {
+        use std::ops::Bound::{Excluded, Unbounded};
+        let after = self.last_leased_campaign;
+        let mut turn = self.campaigns.range((Excluded(after), Unbounded)).chain(self.campaigns.range(..=after));
+        let Some(id) =
+            turn.find(|(_, run)| !run.queued.is_empty() || (run.wants_more(now) && run.generate_jobs < ids::MAX_NUMBER)).map(|(&id, _)| id)
+        else {
+            return Ok(None);
+        };
+        self.last_leased_campaign = id;
+        let run =
+            self.campaigns.get_mut(&id).ok_or_else(|| ServiceError::Unavailable("[tcfuzz internal bug] a campaign vanished".into()))?;
+        match run.queued.first() {
+            Some(&job) => Ok(Some(job)),
+            None => enqueue_generate(u, run).map(Some),
+        }
     }
 
     pub fn heartbeat(
@@ -670,11 +696,9 @@ impl State {
         // Workers unheard of for three leases are forgotten (their leases expire on their own).
         let forget_after = 3 * self.settings.lease_ms;
         self.workers.retain(|_, w| now.saturating_sub(w.last_seen_ms) <= forget_after);
-        let leases: u64 = self.workers.values().map(|w| u64::from(w.max_leases)).sum();
-        let window = self.settings.min_window.max(2 * leases);
         let ids: Vec<u64> = self.campaigns.keys().copied().collect();
         for id in ids {
-            self.top_up(u, id, window, now)?;
+            self.end_if_over(u, id, now)?;
         }
         for run in self.campaigns.values_mut().filter(|r| r.dirty) {
             run.dirty = false;
@@ -718,16 +742,19 @@ impl State {
         self.record_finding(u, finding)?;
         if let Some(run) = self.campaigns.get_mut(&job.campaign) {
             if index > *first_index {
-                enqueue_generate(u, run, *first_index, index - first_index)?;
+                enqueue_range(u, run, *first_index, index - first_index)?;
             }
             if index + 1 < end {
-                enqueue_generate(u, run, index + 1, end - index - 1)?;
+                enqueue_range(u, run, index + 1, end - index - 1)?;
             }
         }
         Ok(())
     }
 
-    fn top_up(&mut self, u: &mut Update<'_>, campaign: u64, window: u64, now: u64) -> Result<(), ServiceError> {
+    /// Drops the queued generation jobs of a campaign whose time is up, and marks a campaign
+    /// finished once it wants no more jobs and none is queued or leased. (New generation jobs
+    /// are created as they are leased, `State::next_campaign_job`.)
+    fn end_if_over(&mut self, u: &mut Update<'_>, campaign: u64, now: u64) -> Result<(), ServiceError> {
         let Some(run) = self.campaigns.get_mut(&campaign) else { return Ok(()) };
         if !run.running() {
             return Ok(());
@@ -742,15 +769,6 @@ impl State {
                 run.done += 1;
             }
         }
-        while run.wants_more(now) && ((run.queued.len() + run.leased.len()) as u64) < window && run.generate_jobs < ids::MAX_NUMBER {
-            let mut count = run.spec.job_programs;
-            if run.spec.programs != 0 {
-                count = count.min(run.spec.programs - run.next_index);
-            }
-            let first = run.next_index;
-            run.next_index += count;
-            enqueue_generate(u, run, first, count)?;
-        }
         if !run.wants_more(now) && run.queued.is_empty() && run.leased.is_empty() {
             run.record.state = CampaignState::Finished;
             u.put_campaign(&run.record)?;
@@ -761,7 +779,19 @@ impl State {
     }
 }
 
-fn enqueue_generate(u: &mut Update<'_>, run: &mut CampaignRun, first_index: u64, count: u64) -> Result<(), ServiceError> {
+/// Queues the campaign's next generation job, of its next `job_programs` programs; returns its id.
+fn enqueue_generate(u: &mut Update<'_>, run: &mut CampaignRun) -> Result<u64, ServiceError> {
+    let mut count = run.spec.job_programs;
+    if run.spec.programs != 0 {
+        count = count.min(run.spec.programs - run.next_index);
+    }
+    let first = run.next_index;
+    run.next_index += count;
+    enqueue_range(u, run, first, count)
+}
+
+/// Queues a generation job of programs `first_index .. first_index + count`; returns its id.
+fn enqueue_range(u: &mut Update<'_>, run: &mut CampaignRun, first_index: u64, count: u64) -> Result<u64, ServiceError> {
     if run.generate_jobs >= ids::MAX_NUMBER {
         // Possibly after other writes: Unavailable abandons the batch.
         return Err(ServiceError::Unavailable(format!("campaign {} has queued its last possible generation job", run.record.id)));
@@ -770,7 +800,7 @@ fn enqueue_generate(u: &mut Update<'_>, run: &mut CampaignRun, first_index: u64,
     let id = ids::job_id(run.record.id, Class::Generate, run.generate_jobs);
     u.enqueue_job_as(id, run.record.id, Work::Generate { first_index, count })?;
     run.queued.insert(id);
-    Ok(())
+    Ok(id)
 }
 
 fn to_proto_job(job: &Job, spec: &Spec, seed: u64, corpus: &Corpus) -> Result<v1::Job, ServiceError> {

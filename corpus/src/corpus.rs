@@ -2,7 +2,7 @@
 //! write: a set of changes applied atomically and flushed to disk before [`Update::commit`]
 //! returns.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Mutex, MutexGuard};
@@ -174,7 +174,14 @@ impl Corpus {
     /// Begins a set of changes. Other writers wait until it is committed or dropped.
     pub fn update(&self) -> Result<Update<'_>> {
         let guard = self.writer.lock().map_err(|_| CorpusError::Invalid(format!("{}: a writer panicked mid-update", self.location())))?;
-        Ok(Update { corpus: self, guard, pending: BTreeMap::new(), next_ids: BTreeMap::new(), lease_cursor: None })
+        Ok(Update {
+            corpus: self,
+            guard,
+            pending: BTreeMap::new(),
+            next_ids: BTreeMap::new(),
+            lease_cursor: None,
+            fresh_jobs: BTreeSet::new(),
+        })
     }
 
     /// Records one finding and returns once it is on disk ([`Update::record_discrepancy`]).
@@ -274,6 +281,9 @@ pub struct Update<'a> {
     next_ids: BTreeMap<Tree, u64>,
     /// The last job [`Update::lease_next`] leased in this update (`jobs.rs`).
     pub(crate) lease_cursor: Option<u64>,
+    /// Jobs this update queued (`jobs.rs`): their queue entries are not in the store, so a job
+    /// leased in the same update drops its entry instead of writing an entry and its removal.
+    pub(crate) fresh_jobs: BTreeSet<u64>,
 }
 
 impl<'a> Update<'a> {
@@ -304,6 +314,12 @@ impl<'a> Update<'a> {
 
     pub(crate) fn remove(&mut self, tree: Tree, key: &[u8]) {
         self.pending.insert((tree, key.to_vec()), None);
+    }
+
+    /// Forgets a write of this update to a key the store does not hold, so that the update
+    /// writes nothing there (not even a removal).
+    pub(crate) fn forget(&mut self, tree: Tree, key: &[u8]) {
+        self.pending.remove(&(tree, key.to_vec()));
     }
 
     pub(crate) fn corpus(&self) -> &'a Corpus {

@@ -37,8 +37,9 @@ impl Update<'_> {
         }
         self.put(&keys::id(id), &Job { id, campaign, work, state: JobState::Queued, attempts: 0 });
         self.put_in(Tree::JobQueue, &keys::id(id), &Marker);
-        // A job queued by this update is not handed out by it (`lease_next` scans the store), so
-        // the cursor needs no change.
+        self.fresh_jobs.insert(id);
+        // `lease_next` scans the store, so it does not hand out a job queued by this same update
+        // and its cursor needs no change; `lease_job` does.
         Ok(())
     }
 
@@ -48,10 +49,20 @@ impl Update<'_> {
 
     fn set_state(&mut self, mut job: Job, state: JobState) {
         let key = keys::id(job.id);
-        match &job.state {
-            JobState::Queued => self.remove(Tree::JobQueue, &key),
-            JobState::Leased { deadline_ms, .. } => self.remove(Tree::LeaseDeadlines, &keys::pair(*deadline_ms, job.id)),
-            JobState::Done { .. } => {}
+        let old = match &job.state {
+            JobState::Queued => Some((Tree::JobQueue, key.clone())),
+            JobState::Leased { deadline_ms, .. } => Some((Tree::LeaseDeadlines, keys::pair(*deadline_ms, job.id))),
+            JobState::Done { .. } => None,
+        };
+        if let Some((tree, old)) = old {
+            // The store holds no index entry of a job this update queued: its old entry is
+            // forgotten, not removed, which saves two writes per job when the coordinator
+            // creates a job as it leases it.
+            if self.fresh_jobs.contains(&job.id) {
+                self.forget(tree, &old);
+            } else {
+                self.remove(tree, &old);
+            }
         }
         match &state {
             JobState::Queued => self.put_in(Tree::JobQueue, &key, &Marker),
@@ -332,6 +343,62 @@ mod tests {
         let again = u.lease_next("w2", 9000).unwrap().unwrap();
         assert_eq!(again.state, JobState::Leased { worker: "w2".into(), deadline_ms: 9000, checking: None });
         u.commit().unwrap();
+        assert!(c.check().unwrap().problems.is_empty());
+    }
+
+    /// Counts the writes each applied batch holds, per tree.
+    struct CountingStore {
+        inner: crate::store::MemoryStore,
+        writes: std::sync::Arc<std::sync::Mutex<Vec<Tree>>>,
+    }
+
+    impl crate::store::Store for CountingStore {
+        fn get(&self, tree: Tree, key: &[u8]) -> std::result::Result<Option<Vec<u8>>, crate::store::StoreError> {
+            self.inner.get(tree, key)
+        }
+        fn range<'a>(&'a self, tree: Tree, start: &[u8], end: Option<&[u8]>) -> crate::store::Entries<'a> {
+            self.inner.range(tree, start, end)
+        }
+        fn apply(&self, writes: &[crate::store::Write]) -> std::result::Result<(), crate::store::StoreError> {
+            self.writes.lock().unwrap().extend(writes.iter().map(|w| w.tree).filter(|&t| t != Tree::Meta));
+            self.inner.apply(writes)
+        }
+        fn flush(&self) -> std::result::Result<(), crate::store::StoreError> {
+            Ok(())
+        }
+        fn size_on_disk(&self) -> std::result::Result<u64, crate::store::StoreError> {
+            Ok(0)
+        }
+    }
+
+    /// Regression (coordinator capacity, issue 23): a job queued and leased by one update wrote
+    /// its queue entry and that entry's removal, five writes where two do.
+    #[test]
+    fn a_job_queued_and_leased_by_one_update_writes_only_its_record_and_its_deadline() {
+        let writes = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+        let c = Corpus::with_store(Box::new(CountingStore { inner: crate::store::MemoryStore::new(), writes: writes.clone() })).unwrap();
+        writes.lock().unwrap().clear();
+        let mut u = c.update().unwrap();
+        u.enqueue_job_as(1, 1, generate(0)).unwrap();
+        assert_eq!(u.lease_job(1, "w1", 100).unwrap().map(|j| j.attempts), Some(1));
+        // Handed back and leased again in the same update: still nothing in the queue's tree.
+        assert!(u.return_job(1, "w1").unwrap());
+        assert!(u.lease_job(1, "w2", 200).unwrap().is_some());
+        u.commit().unwrap();
+        assert_eq!(*writes.lock().unwrap(), [Tree::Jobs, Tree::LeaseDeadlines]);
+        assert_eq!(c.job(1).unwrap().unwrap().state, JobState::Leased { worker: "w2".into(), deadline_ms: 200, checking: None });
+
+        // A job queued by an earlier update leaves the queue with a removal.
+        writes.lock().unwrap().clear();
+        let mut u = c.update().unwrap();
+        u.enqueue_job_as(2, 1, generate(100)).unwrap();
+        u.commit().unwrap();
+        let mut u = c.update().unwrap();
+        assert!(u.lease_job(2, "w1", 100).unwrap().is_some());
+        u.commit().unwrap();
+        let mut written = writes.lock().unwrap().clone();
+        written.sort();
+        assert_eq!(written, [Tree::Jobs, Tree::Jobs, Tree::JobQueue, Tree::JobQueue, Tree::LeaseDeadlines]);
         assert!(c.check().unwrap().problems.is_empty());
     }
 

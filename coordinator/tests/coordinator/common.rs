@@ -27,12 +27,7 @@ impl Server {
         let corpus = Corpus::open(dir).unwrap();
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
         let addr = listener.local_addr().unwrap();
-        let config = Config {
-            token: Some(TOKEN.into()),
-            tls: None,
-            settings: Settings { lease_ms, min_window: 8, idle_retry_ms: 50 },
-            reports: None,
-        };
+        let config = Config { token: Some(TOKEN.into()), tls: None, settings: Settings { lease_ms, idle_retry_ms: 50 }, reports: None };
         let (stop, stopped) = oneshot::channel();
         let task = tokio::spawn(serve(corpus, listener, config, async {
             let _ = stopped.await;

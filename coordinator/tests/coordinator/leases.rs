@@ -213,8 +213,10 @@ async fn an_exploration_is_leased_before_the_jobs_of_an_endless_campaign_running
     let first = lease(&mut w, &me, 2).await;
     assert_eq!(first.len(), 2);
     assert!(first.iter().all(|j| j.campaign == campaign));
-    assert_eq!(report(&mut w, &me, first.iter().map(result).collect()).await, vec![v1::Recording::Recorded; 2]);
-    assert!(crate::common::campaign(&mut a, campaign).await.jobs_queued >= 8, "the campaign keeps a window of jobs queued");
+    // One done, one handed back: the campaign has a job queued, older than the parts.
+    let r = v1::ReportResultsRequest { worker_id: me.clone(), results: vec![result(&first[0])], returned_job_ids: vec![first[1].id] };
+    w.report_results(r).await.unwrap();
+    assert_eq!(crate::common::campaign(&mut a, campaign).await.jobs_queued, 1);
 
     let exploration = a.explore_program(exploration()).await.unwrap().into_inner().exploration;
     // The very next lease hands out both parts, although the campaign's queued jobs are older.
@@ -224,9 +226,10 @@ async fn an_exploration_is_leased_before_the_jobs_of_an_endless_campaign_running
     assert_eq!(report(&mut w, &me, results).await, vec![v1::Recording::Recorded; 2]);
     let s = a.exploration_status(v1::ExplorationStatusRequest { exploration }).await.unwrap().into_inner();
     assert_eq!((s.state, s.complete_executions), (v1::ExplorationState::Finished as i32, 6));
-    // Then the campaign goes on.
+    // Then the campaign goes on, with its queued job first.
     let next = lease(&mut w, &me, 2).await;
     assert!(next.len() == 2 && next.iter().all(|j| j.campaign == campaign), "{next:?}");
+    assert_eq!(next[0].id, first[1].id);
     server.stop().await;
 }
 
@@ -268,4 +271,31 @@ async fn a_program_named_before_a_coordinator_restart_is_blamed_after_it() {
     let d = corpus.discrepancy(Kind::CheckerCrash, WORKER_LOST_SIGNATURE).unwrap().unwrap();
     assert_eq!((d.count, d.program.as_str()), (1, PROGRAM));
     assert!(d.sides[0].verdict.contains("program 42 of job"), "{}", d.sides[0].verdict);
+}
+
+/// Regression: campaign jobs were leased in job-id order, so a campaign created while an
+/// endless one ran got no worker until that one ended. Campaigns now take turns.
+#[tokio::test]
+async fn two_campaigns_created_one_after_the_other_both_progress() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = Server::start(dir.path(), 60_000).await;
+    let (mut w, mut a) = (server.worker(), server.admin());
+    let older = create(&mut a, 1_000_000_000, 10).await;
+    let me = register(&mut w, 1).await.worker_id;
+    let first = lease(&mut w, &me, 2).await;
+    assert!(first.len() == 2 && first.iter().all(|j| j.campaign == older), "{first:?}");
+    assert_eq!(report(&mut w, &me, first.iter().map(result).collect()).await, vec![v1::Recording::Recorded; 2]);
+
+    let newer = create(&mut a, 1_000_000_000, 10).await;
+    for round in 0..5 {
+        let jobs = lease(&mut w, &me, 2).await;
+        let mut campaigns: Vec<u64> = jobs.iter().map(|j| j.campaign).collect();
+        campaigns.sort();
+        assert_eq!(campaigns, [older, newer], "round {round}: one job of each campaign");
+        assert_eq!(report(&mut w, &me, jobs.iter().map(result).collect()).await, vec![v1::Recording::Recorded; 2]);
+    }
+    let programs = |c: v1::CampaignInfo| (c.stats.unwrap().programs, c.jobs_done);
+    assert_eq!(programs(crate::common::campaign(&mut a, older).await), (70, 7));
+    assert_eq!(programs(crate::common::campaign(&mut a, newer).await), (50, 5));
+    server.stop().await;
 }
