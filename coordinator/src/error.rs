@@ -22,6 +22,9 @@ pub enum ServiceError {
     /// No such campaign, discrepancy or exploration.
     #[error("{0}")]
     NotFound(String),
+    /// The request names a state the coordinator has moved past (a seed-pool epoch that is over).
+    #[error("{0}")]
+    Outdated(String),
     /// The coordinator is stopping, or its store failed and it refuses further writes.
     #[error("{0}")]
     Unavailable(String),
@@ -37,6 +40,8 @@ impl ServiceError {
             ServiceError::Unauthenticated => Code::Unauthenticated,
             ServiceError::Invalid(_) => Code::InvalidArgument,
             ServiceError::UnknownWorker(_) | ServiceError::VersionMismatch { .. } => Code::FailedPrecondition,
+            // gRPC's code for a failed sequencer check: what the request expected has moved on.
+            ServiceError::Outdated(_) => Code::Aborted,
             ServiceError::NotFound(_) => Code::NotFound,
             ServiceError::Unavailable(_) => Code::Unavailable,
             ServiceError::Corpus(_) => Code::Internal,

@@ -25,6 +25,7 @@ use tcfuzz_proto::v1;
 use tokio::sync::{mpsc, oneshot, watch};
 
 use crate::error::ServiceError;
+use crate::seeds::Snapshot;
 use crate::state::{Settings, State, now_ms};
 use crate::validate::Report;
 
@@ -49,6 +50,7 @@ pub enum Op {
     Minimize(Kind, String, Reply<v1::MinimizeResponse>),
     ExploreProgram(v1::ExploreProgramRequest, Reply<v1::ExploreProgramResponse>),
     ExplorationStatus(u64, Reply<v1::ExplorationStatusResponse>),
+    SeedPool(v1::SeedPoolRequest, Reply<Snapshot>),
     /// Keep a rendered report's list as the next report's baseline.
     RecordReport(ReportRecord, Reply<()>),
     /// Expire leases, top up queues, end campaigns (sent by a timer).
@@ -244,6 +246,7 @@ fn apply(state: &mut State, corpus: &Corpus, ops: impl Iterator<Item = Op>) -> R
             Op::Minimize(kind, signature, reply) => settle(reply, state.minimize(&mut u, corpus, kind, signature), f),
             Op::ExploreProgram(r, reply) => settle(reply, state.explore_program(&mut u, r, now), f),
             Op::ExplorationStatus(id, reply) => settle(reply, state.exploration_status(id), f),
+            Op::SeedPool(r, reply) => settle(reply, state.seed_pool(&r, now), f),
             Op::RecordReport(record, reply) => {
                 u.put_report(&record);
                 settle(reply, Ok(()), f)
@@ -299,6 +302,7 @@ fn fail_op(op: Op) -> Pending {
         Op::Minimize(_, _, r) => pending(r, e()),
         Op::ExploreProgram(_, r) => pending(r, e()),
         Op::ExplorationStatus(_, r) => pending(r, e()),
+        Op::SeedPool(_, r) => pending(r, e()),
         Op::RecordReport(_, r) => pending(r, e()),
         Op::Tick => Box::new(|_| {}),
     }

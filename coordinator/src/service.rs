@@ -62,6 +62,14 @@ impl Coordinator for CoordinatorService {
         let report = blocking(move || validate::report(r)).await?;
         Ok(Response::new(self.ledger.call(|reply| Op::Report(report, reply)).await?))
     }
+
+    async fn seed_pool(&self, request: Request<v1::SeedPoolRequest>) -> Answer<v1::SeedPoolResponse> {
+        let r = request.into_inner();
+        validate::worker_id(&r.worker_id, "worker_id")?;
+        let seeds = self.ledger.call(|reply| Op::SeedPool(r, reply)).await?;
+        // Copied here, not on the ledger's thread: a pool may hold megabytes of programs.
+        Ok(Response::new(v1::SeedPoolResponse { seeds: seeds.as_ref().clone() }))
+    }
 }
 
 /// Discrepancies per page at most, and by default.

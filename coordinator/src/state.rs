@@ -21,6 +21,7 @@ use tcfuzz_proto::v1;
 use crate::error::{ServiceError, invalid};
 use crate::explore::Explorations;
 use crate::ids::{self, Class};
+use crate::seeds::{SeedMirror, Snapshot};
 use crate::validate::{self, JobResult, Report};
 
 /// Lease and queue settings.
@@ -57,6 +58,10 @@ pub struct Spec {
     pub job_programs: u64,
     pub program_budget_ms: u64,
     pub minimize_budget_ms: u64,
+    /// Programs per seed-pool epoch (`crate::seeds`); 0 (and in campaigns created before
+    /// epochs existed) for none.
+    #[serde(default)]
+    pub pool_epoch: u64,
 }
 
 const SPEC_VERSION: u32 = 1;
@@ -71,6 +76,10 @@ struct CampaignRun {
     totals: StatsSample,
     /// The next program index a new job starts at.
     next_index: u64,
+    /// With pool epochs: where the current epoch ends (no job is queued at or past it), and the
+    /// pool its jobs are generated with.
+    epoch_end: u64,
+    pool: Option<Snapshot>,
     generate_jobs: u64,
     minimize_jobs: u64,
     queued: BTreeSet<u64>,
@@ -95,6 +104,31 @@ impl CampaignRun {
         let by_count = self.spec.programs == 0 || self.next_index < self.spec.programs;
         let by_time = self.spec.duration_ms == 0 || now < self.record.created_ms.saturating_add(self.spec.duration_ms);
         self.running() && by_count && by_time
+    }
+
+    /// Whether a new generation job may be created now: the campaign wants more programs, and
+    /// (with pool epochs) the current epoch has programs left.
+    fn may_generate(&self, now: u64) -> bool {
+        self.wants_more(now) && self.generate_jobs < ids::MAX_NUMBER && (self.spec.pool_epoch == 0 || self.next_index < self.epoch_end)
+    }
+
+    /// With pool epochs: once every program of the epoch is recorded, the next epoch begins, with
+    /// the pool as the ledger has recorded it by now (so it mutates what the epoch found).
+    fn advance_epoch(&mut self, seeds: &SeedMirror, now: u64) {
+        if self.spec.pool_epoch > 0 && self.wants_more(now) && self.next_index >= self.epoch_end && !self.generating() {
+            self.epoch_end = self.epoch_end.saturating_add(self.spec.pool_epoch);
+            self.pool = Some(seeds.snapshot());
+        }
+    }
+
+    /// Whether a generation job is queued or leased.
+    fn generating(&self) -> bool {
+        self.queued.iter().chain(&self.leased).any(|&id| ids::parts(id).1 == Class::Generate)
+    }
+
+    /// The seed-pool epoch of program `index` (with pool epochs).
+    fn epoch_of(&self, index: u64) -> Option<u64> {
+        (self.spec.pool_epoch > 0).then(|| index / self.spec.pool_epoch)
     }
 
     fn info(&self, now: u64) -> v1::CampaignInfo {
@@ -155,6 +189,7 @@ pub struct State {
     /// the corpus, so that a restart does not forget whom to blame.)
     leases: HashMap<String, BTreeSet<u64>>,
     explorations: Explorations,
+    seeds: SeedMirror,
     next_worker: u64,
     /// The campaign the last campaign job was leased from: the next lease starts after it, so
     /// that campaigns take turns (round robin) and a newer one is not starved by an older one.
@@ -198,6 +233,8 @@ impl State {
                 spec,
                 record,
                 next_index: 0,
+                epoch_end: 0,
+                pool: None,
                 generate_jobs: 0,
                 minimize_jobs: 0,
                 queued: BTreeSet::new(),
@@ -217,6 +254,7 @@ impl State {
             lease_of: HashMap::new(),
             leases: HashMap::new(),
             explorations,
+            seeds: SeedMirror::load(corpus)?,
             next_worker: 1,
             last_leased_campaign: 0,
         };
@@ -255,6 +293,14 @@ impl State {
                 }
                 JobState::Done { .. } => run.done += 1,
             }
+        }
+        // The current epoch is the one of the last job queued; its jobs go on with the pool as
+        // it is now (`crate::seeds`).
+        let mut pool = None;
+        for run in state.campaigns.values_mut().filter(|r| r.spec.pool_epoch > 0 && r.running()) {
+            run.epoch_end = run.next_index.div_ceil(run.spec.pool_epoch).saturating_mul(run.spec.pool_epoch);
+            run.pool = Some(pool.get_or_insert_with(|| state.seeds.snapshot()).clone());
+            run.advance_epoch(&state.seeds, now);
         }
         let mut u = corpus.update()?;
         let deadline = now + state.settings.lease_ms;
@@ -350,9 +396,7 @@ impl State {
         use std::ops::Bound::{Excluded, Unbounded};
         let after = self.last_leased_campaign;
         let mut turn = self.campaigns.range((Excluded(after), Unbounded)).chain(self.campaigns.range(..=after));
-        let Some(id) =
-            turn.find(|(_, run)| !run.queued.is_empty() || (run.wants_more(now) && run.generate_jobs < ids::MAX_NUMBER)).map(|(&id, _)| id)
-        else {
+        let Some(id) = turn.find(|(_, run)| !run.queued.is_empty() || run.may_generate(now)).map(|(&id, _)| id) else {
             return Ok(None);
         };
         self.last_leased_campaign = id;
@@ -424,6 +468,9 @@ impl State {
                 Completion::Recorded => {
                     self.job_done(job.id, job.campaign);
                     self.record(u, &job, result, now)?;
+                    if let Some(run) = self.campaigns.get_mut(&job.campaign) {
+                        run.advance_epoch(&self.seeds, now);
+                    }
                     v1::Recording::Recorded
                 }
             };
@@ -489,6 +536,7 @@ impl State {
             if u.add_coverage_counts(&[(name.clone(), *n)], now)? == 1 {
                 new_features.insert(name.as_str());
             }
+            self.seeds.reached(name, *n);
         }
         run.totals.coverage_features += new_features.len() as u64;
         // As `tcfuzz fuzz` does: in index order, a candidate becomes a seed with the features no
@@ -497,8 +545,10 @@ impl State {
         seeds.sort_by_key(|s| s.index);
         for s in seeds {
             let new: Vec<String> = s.features.iter().filter(|f| new_features.remove(f.as_str())).cloned().collect();
-            if !new.is_empty() {
-                u.add_seed(job.campaign, now, &new, &s.program)?;
+            if !new.is_empty()
+                && let Some(id) = u.add_seed(job.campaign, now, &new, &s.program)?
+            {
+                self.seeds.added(id, new, &s.program);
             }
         }
         if let (Work::Minimize { kind, signature }, Some(program)) = (&job.work, &r.minimized) {
@@ -557,6 +607,7 @@ impl State {
             job_programs,
             program_budget_ms,
             minimize_budget_ms,
+            pool_epoch: r.pool_epoch,
         };
         let config = serde_json::to_string(&spec).map_err(|e| ServiceError::Unavailable(format!("[tcfuzz internal bug] {e}")))?;
         let record = Campaign { id: 0, name: r.name, seed: r.seed, config, created_ms: now, state: CampaignState::Running };
@@ -568,11 +619,13 @@ impl State {
         let totals = StatsSample { at_ms: now, ..StatsSample::default() };
         u.add_stats(id, &totals)?;
         tracing::info!(campaign = id, name = %record.name, "campaign created");
-        let run = CampaignRun {
+        let mut run = CampaignRun {
             record: Campaign { id, ..record },
             spec,
             totals,
             next_index: 0,
+            epoch_end: 0,
+            pool: None,
             generate_jobs: 0,
             minimize_jobs: 0,
             queued: BTreeSet::new(),
@@ -584,6 +637,7 @@ impl State {
             dirty: false,
             error: None,
         };
+        run.advance_epoch(&self.seeds, now);
         self.campaigns.insert(id, run);
         Ok(v1::CreateCampaignResponse { campaign: id })
     }
@@ -623,6 +677,19 @@ impl State {
             .collect();
         workers.sort_by(|a, b| a.worker_id.cmp(&b.worker_id));
         Ok(v1::CampaignStatusResponse { campaigns, workers })
+    }
+
+    /// The seeds a leased job of `r.epoch` is generated with.
+    pub fn seed_pool(&mut self, r: &v1::SeedPoolRequest, now: u64) -> Result<Snapshot, ServiceError> {
+        self.worker(&r.worker_id, now)?;
+        let run = self.campaigns.get(&r.campaign).ok_or_else(|| ServiceError::NotFound(format!("no campaign {}", r.campaign)))?;
+        let (Some(pool), Some(current)) = (&run.pool, run.epoch_of(run.epoch_end.saturating_sub(1))) else {
+            return Err(ServiceError::Outdated(format!("campaign {} has no seed-pool epoch {} now", r.campaign, r.epoch)));
+        };
+        if r.epoch != current {
+            return Err(ServiceError::Outdated(format!("campaign {} is at seed-pool epoch {current}, not {}", r.campaign, r.epoch)));
+        }
+        Ok(pool.clone())
     }
 
     pub fn explore_program(
@@ -769,6 +836,7 @@ impl State {
                 run.done += 1;
             }
         }
+        run.advance_epoch(&self.seeds, now);
         if !run.wants_more(now) && run.queued.is_empty() && run.leased.is_empty() {
             run.record.state = CampaignState::Finished;
             u.put_campaign(&run.record)?;
@@ -784,6 +852,10 @@ fn enqueue_generate(u: &mut Update<'_>, run: &mut CampaignRun) -> Result<u64, Se
     let mut count = run.spec.job_programs;
     if run.spec.programs != 0 {
         count = count.min(run.spec.programs - run.next_index);
+    }
+    if run.spec.pool_epoch > 0 {
+        // No job crosses an epoch's end.
+        count = count.min(run.epoch_end.saturating_sub(run.next_index));
     }
     let first = run.next_index;
     run.next_index += count;
@@ -808,7 +880,11 @@ fn to_proto_job(job: &Job, spec: &Spec, seed: u64, corpus: &Corpus) -> Result<v1
         Work::Explore { .. } => {
             return Err(ServiceError::Unavailable(format!("[tcfuzz internal bug] explore job {} of campaign {}", job.id, job.campaign)));
         }
-        Work::Generate { first_index, count } => v1::job::Work::Generate(v1::GenerateWork { first_index: *first_index, count: *count }),
+        Work::Generate { first_index, count } => v1::job::Work::Generate(v1::GenerateWork {
+            first_index: *first_index,
+            count: *count,
+            pool_epoch: (spec.pool_epoch > 0).then(|| first_index / spec.pool_epoch),
+        }),
         Work::Minimize { kind, signature } => {
             let d = corpus.discrepancy(*kind, signature)?.ok_or_else(|| {
                 ServiceError::Unavailable(format!("[tcfuzz internal bug] job {} minimizes a missing discrepancy", job.id))

@@ -30,6 +30,7 @@ pub const MAX_COVERAGE_PER_JOB: usize = 10_000;
 pub const MAX_SEEDS_PER_JOB: usize = 1000;
 pub const MAX_FEATURES_PER_SEED: usize = 256;
 pub const MAX_JOB_PROGRAMS: u64 = 1_000_000;
+pub const MAX_POOL_EPOCH: u64 = 1_000_000_000;
 pub const MAX_LIST: u32 = 1000;
 pub const MAX_ERROR: usize = 4 << 10;
 /// Parts of one exploration at most.
@@ -457,6 +458,9 @@ pub fn create_campaign(r: &v1::CreateCampaignRequest) -> Result<(u64, u64, u64),
     // A program count whose jobs would not fit in the id space.
     if r.programs / job_programs >= crate::ids::MAX_NUMBER / 2 {
         return Err(invalid!("programs: {} programs in jobs of {job_programs} is too many jobs; give larger jobs", r.programs));
+    }
+    if r.pool_epoch > MAX_POOL_EPOCH {
+        return Err(invalid!("pool_epoch: {} is more than {MAX_POOL_EPOCH}", r.pool_epoch));
     }
     let budget = if r.program_budget_ms == 0 { 10_000 } else { r.program_budget_ms };
     let minimize_budget = if r.minimize_budget_ms == 0 { 60_000 } else { r.minimize_budget_ms };

@@ -4,3 +4,4 @@
 mod common;
 mod leases;
 mod requests;
+mod seed_pool;

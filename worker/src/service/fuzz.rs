@@ -7,11 +7,11 @@
 //! replaces its `budget.millis` (the coordinator's campaign says how long a program may take).
 //! Executors are prepared once per campaign and kept for the next jobs.
 //!
-//! Coverage: every job is generated with an empty seed pool, so the coverage-guided family
-//! mutates nothing and generates as it does before a campaign's first seed (the coordinator does
-//! not hand seed pools to workers yet). The features this worker has seen in a campaign are
-//! remembered, so that only programs reaching features new to it are sent as seed candidates;
-//! the coordinator keeps those that are new to the corpus.
+//! Coverage: a job is generated with the seed pool of its epoch, which the network loop fetched
+//! from the coordinator (a job of a campaign without epochs, with an empty pool); the parsed pool
+//! is kept per campaign until the next epoch's arrives. The features this worker has seen in a
+//! campaign are remembered, so that only programs reaching features new to it are sent as seed
+//! candidates; the coordinator keeps those that are new to the corpus.
 
 use std::collections::{HashMap, HashSet};
 use std::ops::Range;
@@ -19,10 +19,10 @@ use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
 use tcfuzz_generator::minimize::{Budget, Size, minimize};
-use tcfuzz_generator::mutate::SeedPool;
+use tcfuzz_generator::mutate::{PoolSeed, SeedPool};
 use tcfuzz_proto::v1::DiscrepancyKind;
 
-use super::work::{Campaign, Discrepancy, JobError, JobRunner, Output, SeedCandidate};
+use super::work::{Campaign, Discrepancy, JobError, JobRunner, Output, SeedCandidate, Seeds};
 use crate::config::ReferenceConfig;
 use crate::oracles::differential::Compiler;
 use crate::oracles::reference::Reference;
@@ -59,6 +59,8 @@ struct Prepared {
     executor: Executor,
     reference: Option<Arc<dyn Reference + Send>>,
     known: Mutex<HashSet<String>>,
+    /// The pool of the latest epoch seen, parsed.
+    pool: Mutex<Option<(u64, Arc<SeedPool>)>>,
 }
 
 /// What identifies a campaign's executor: its id, seed, configuration and per-program budget.
@@ -107,9 +109,35 @@ impl FuzzRunner {
         if prepared.len() >= PREPARED_CAMPAIGNS {
             prepared.clear();
         }
-        let p = Arc::new(Prepared { executor, reference, known: Mutex::new(HashSet::new()) });
+        let p = Arc::new(Prepared { executor, reference, known: Mutex::new(HashSet::new()), pool: Mutex::new(None) });
         prepared.insert(key, p.clone());
         Ok(p)
+    }
+
+    /// The generator's pool for `seeds`: parsed once per epoch (seeds that do not parse are left
+    /// out, as `tcfuzz fuzz` leaves them out).
+    fn seed_pool(&self, p: &Prepared, seeds: Option<&Seeds>) -> Arc<SeedPool> {
+        let Some(seeds) = seeds else { return self.pool.clone() };
+        let mut cached = p.pool.lock().unwrap_or_else(PoisonError::into_inner);
+        if let Some((epoch, pool)) = &*cached
+            && *epoch == seeds.epoch
+        {
+            return pool.clone();
+        }
+        let mut counts = HashMap::new();
+        let mut parsed = Vec::with_capacity(seeds.seeds.len());
+        for s in seeds.seeds.iter() {
+            match tcfuzz_litmus::parse(&s.program) {
+                Ok(program) => {
+                    counts.extend(s.features.iter().map(|f| (f.name.clone(), f.count)));
+                    parsed.push(PoolSeed { id: s.id, program, features: s.features.iter().map(|f| f.name.clone()).collect() });
+                }
+                Err(d) => tracing::warn!(seed = s.id, "a coverage seed does not parse; left out of the pool: {}", d.render("seed")),
+            }
+        }
+        let pool = Arc::new(SeedPool::new(parsed, &counts));
+        *cached = Some((seeds.epoch, pool.clone()));
+        pool
     }
 
     fn hooks<'a>(&'a self, p: &'a Prepared) -> Hooks<'a> {
@@ -143,22 +171,18 @@ fn kind_from_proto(kind: DiscrepancyKind) -> Option<Kind> {
 }
 
 impl JobRunner for FuzzRunner {
-    fn program(&self, campaign: &Campaign, index: u64) -> Result<String, JobError> {
+    fn program(&self, campaign: &Campaign, index: u64, seeds: Option<&Seeds>) -> Result<String, JobError> {
         let p = self.prepare(campaign)?;
-        let made = p.executor.generate(campaign.seed, index, &self.pool).map_err(|e| JobError(format!("program {index}: {e}")))?;
+        let pool = self.seed_pool(&p, seeds);
+        let made = p.executor.generate(campaign.seed, index, &pool).map_err(|e| JobError(format!("program {index}: {e}")))?;
         Ok(tcfuzz_litmus::print(&made.program))
     }
 
-    fn run(&self, campaign: &Campaign, range: Range<u64>) -> Result<Output, JobError> {
+    fn run(&self, campaign: &Campaign, range: Range<u64>, seeds: Option<&Seeds>) -> Result<Output, JobError> {
         let p = self.prepare(campaign)?;
+        let pool = self.seed_pool(&p, seeds);
         let known = Arc::new(p.known.lock().unwrap_or_else(PoisonError::into_inner).clone());
-        let job = Job {
-            campaign_seed: campaign.seed,
-            first_index: range.start,
-            count: range.end.saturating_sub(range.start),
-            pool: self.pool.clone(),
-            known,
-        };
+        let job = Job { campaign_seed: campaign.seed, first_index: range.start, count: range.end.saturating_sub(range.start), pool, known };
         let r = p.executor.run(&job, &self.hooks(&p));
         for e in &r.errors {
             tracing::error!(campaign = campaign.id, "[tcfuzz internal bug] the generator failed: {e}");
@@ -230,6 +254,8 @@ impl JobRunner for FuzzRunner {
 
 #[cfg(test)]
 mod tests {
+    use tcfuzz_proto::v1;
+
     use super::*;
 
     fn campaign(config: &str) -> Campaign {
@@ -240,23 +266,46 @@ mod tests {
     fn programs_are_a_function_of_seed_and_index_and_runs_check_them() {
         let r = FuzzRunner::new(None, None);
         let c = campaign("");
-        assert_eq!(r.program(&c, 3).unwrap(), r.program(&c, 3).unwrap());
-        assert_ne!(r.program(&c, 3).unwrap(), r.program(&c, 4).unwrap());
-        let out = r.run(&c, 0..8).unwrap();
+        assert_eq!(r.program(&c, 3, None).unwrap(), r.program(&c, 3, None).unwrap());
+        assert_ne!(r.program(&c, 3, None).unwrap(), r.program(&c, 4, None).unwrap());
+        let out = r.run(&c, 0..8, None).unwrap();
         assert_eq!(out.programs, 8);
         assert!(out.executions >= 8, "{out:?}");
         assert!(!out.coverage.is_empty(), "{out:?}");
         // The features are known to this worker now: the same range has no new candidates.
         assert!(!out.seeds.is_empty());
-        assert!(r.run(&c, 0..8).unwrap().seeds.is_empty());
+        assert!(r.run(&c, 0..8, None).unwrap().seeds.is_empty());
+    }
+
+    #[test]
+    fn the_coverage_family_mutates_the_seeds_of_the_epoch_it_is_given() {
+        let r = FuzzRunner::new(None, None);
+        let c = campaign(r#"{"generator": {"families": {"random": 0, "pattern": 0, "mutant": 0, "coverage": 1}}}"#);
+        // Without a pool the coverage-guided family falls back to a random program.
+        assert!(r.program(&c, 0, None).unwrap().starts_with("PTX random-"), "{}", r.program(&c, 0, None).unwrap());
+        let seed =
+            v1::PoolSeed { id: 1, program: message_passing().into(), features: vec![v1::FeatureCount { name: "op:st".into(), count: 3 }] };
+        let seeds = Seeds { epoch: 2, seeds: Arc::new(vec![seed]) };
+        let made = r.program(&c, 0, Some(&seeds)).unwrap();
+        assert!(made.starts_with("PTX coverage-7-0"), "{made}");
+        assert_eq!(made, r.program(&c, 0, Some(&seeds)).unwrap(), "a function of the seeds too");
+        let out = r.run(&c, 0..4, Some(&seeds)).unwrap();
+        assert_eq!(out.programs, 4);
+        // The next epoch's pool replaces the cached one: an empty pool again means random programs.
+        let empty = Seeds { epoch: 3, seeds: Arc::new(Vec::new()) };
+        assert!(r.program(&c, 0, Some(&empty)).unwrap().starts_with("PTX random-"));
+    }
+
+    fn message_passing() -> &'static str {
+        "PTX MP\n{\n  x = 0;\n  y = 0;\n}\n P0@cta 0,gpu 0      | P1@cta 0,gpu 0       ;\n st.relaxed.gpu x, 1 | ld.acquire.gpu r0, y ;\n st.release.gpu y, 1 | ld.relaxed.gpu r1, x ;\nexists (P1:r0 == 1 /\\ P1:r1 == 0)\n"
     }
 
     #[test]
     fn a_bad_config_is_a_job_error_naming_the_key() {
         let r = FuzzRunner::new(None, None);
-        let e = r.run(&campaign("{\"modles\": []}"), 0..1).unwrap_err();
+        let e = r.run(&campaign("{\"modles\": []}"), 0..1, None).unwrap_err();
         assert!(e.0.contains("modles"), "{e}");
-        let e = r.run(&campaign("{\"models\": [\"x86\"]}"), 0..1).unwrap_err();
+        let e = r.run(&campaign("{\"models\": [\"x86\"]}"), 0..1, None).unwrap_err();
         assert!(e.0.contains("unknown model `x86`"), "{e}");
     }
 
@@ -271,7 +320,7 @@ mod tests {
         let c = campaign(PLANTED);
         let f = (0..16)
             .find_map(|k| {
-                r.run(&c, k * 25..k * 25 + 25).unwrap().findings.into_iter().find(|f| f.kind == DiscrepancyKind::ExplorerVsOracle)
+                r.run(&c, k * 25..k * 25 + 25, None).unwrap().findings.into_iter().find(|f| f.kind == DiscrepancyKind::ExplorerVsOracle)
             })
             .expect("the planted fault is found in 400 programs");
         let min = r.minimize(&c, f.kind, &f.signature, &f.program, Duration::from_secs(120)).unwrap().expect("minimized");

@@ -3,7 +3,7 @@
 //! until they are acknowledged; on stop, hand back what has not started and finish (or hand
 //! back) what has.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeSet, HashMap};
 use std::future::Future;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::sync::{Arc, OnceLock};
@@ -16,7 +16,7 @@ use tokio::time::{Instant, sleep_until};
 use tonic::{Code, Status};
 
 use super::pool::Pool;
-use super::work::{Campaign, JobError, JobRunner, Output};
+use super::work::{Campaign, JobError, JobRunner, Output, Seeds};
 
 /// How a worker runs.
 #[derive(Clone, Debug)]
@@ -90,8 +90,26 @@ fn ms(d: u64) -> Duration {
     Duration::from_millis(d)
 }
 
+/// A leased job, with the seed pool it is generated with.
+struct Leased {
+    job: v1::Job,
+    seeds: Option<Seeds>,
+}
+
+/// Campaigns whose latest seed pool is kept.
+const POOLS_KEPT: usize = 16;
+
+/// Whether a job's seed pool could be had.
+enum PoolFor {
+    Ready(Option<Seeds>),
+    /// Not now (its epoch is over, or the coordinator is away): the job is handed back.
+    Unavailable,
+}
+
 /// Runs one job on a pool thread.
-fn run_job(runner: &dyn JobRunner, job: v1::Job, to_loop: &mpsc::UnboundedSender<FromPool>) -> Option<v1::JobResult> {
+fn run_job(runner: &dyn JobRunner, leased: Leased, to_loop: &mpsc::UnboundedSender<FromPool>) -> Option<v1::JobResult> {
+    let Leased { job, seeds } = leased;
+    let seeds = seeds.as_ref();
     let id = job.id;
     let campaign = Campaign { id: job.campaign, seed: job.seed, config: job.config, program_budget: ms(job.program_budget_ms) };
     let ran = catch_unwind(AssertUnwindSafe(|| -> Result<Option<v1::JobResult>, JobError> {
@@ -101,19 +119,19 @@ fn run_job(runner: &dyn JobRunner, job: v1::Job, to_loop: &mpsc::UnboundedSender
                 let output = if job.careful {
                     let mut output = Output::default();
                     for index in range {
-                        let program = runner.program(&campaign, index)?;
+                        let program = runner.program(&campaign, index, seeds)?;
                         let (reply, named) = oneshot::channel();
                         let _ = to_loop.send(FromPool::Naming { job_id: id, index, program, reply });
                         if named.blocking_recv() != Ok(true) {
                             return Ok(None);
                         }
                         abort_if_test_crash(index);
-                        output.merge(runner.run(&campaign, index..index + 1)?);
+                        output.merge(runner.run(&campaign, index..index + 1, seeds)?);
                     }
                     output
                 } else {
                     range.clone().for_each(abort_if_test_crash);
-                    runner.run(&campaign, range)?
+                    runner.run(&campaign, range, seeds)?
                 };
                 Ok(Some(to_result(id, output)))
             }
@@ -218,6 +236,8 @@ struct Session {
     held: BTreeSet<u64>,
     finished: Vec<v1::JobResult>,
     returned: Vec<u64>,
+    /// The latest seed pool fetched, per campaign.
+    pools: HashMap<u64, Seeds>,
     backoff: Backoff,
     summary: Summary,
 }
@@ -329,6 +349,34 @@ impl Session {
         }
     }
 
+    /// The seed pool `job` is generated with, fetched once per campaign and epoch.
+    async fn pool_for(&mut self, worker_id: &str, job: &v1::Job) -> Result<PoolFor, WorkerError> {
+        let Some(Work::Generate(v1::GenerateWork { pool_epoch: Some(epoch), .. })) = &job.work else {
+            return Ok(PoolFor::Ready(None));
+        };
+        if let Some(seeds) = self.pools.get(&job.campaign).filter(|s| s.epoch == *epoch) {
+            return Ok(PoolFor::Ready(Some(seeds.clone())));
+        }
+        let request = v1::SeedPoolRequest { worker_id: worker_id.to_string(), campaign: job.campaign, epoch: *epoch };
+        match self.client.seed_pool(request).await {
+            Ok(r) => {
+                self.went_through();
+                let seeds = Seeds { epoch: *epoch, seeds: Arc::new(r.into_inner().seeds) };
+                tracing::debug!(campaign = job.campaign, epoch, seeds = seeds.seeds.len(), "seed pool fetched");
+                if self.pools.len() >= POOLS_KEPT {
+                    self.pools.clear();
+                }
+                self.pools.insert(job.campaign, seeds.clone());
+                Ok(PoolFor::Ready(Some(seeds)))
+            }
+            Err(s) if matches!(s.code(), Code::Aborted | Code::NotFound) => {
+                tracing::warn!(job = job.id, epoch, "no seed pool for the job: {}; handing it back", s.message());
+                Ok(PoolFor::Unavailable)
+            }
+            Err(s) => self.failed(s).await.map(|()| PoolFor::Unavailable),
+        }
+    }
+
     async fn lease(&mut self, worker_id: String, room: usize) -> Result<Option<v1::LeaseJobsResponse>, WorkerError> {
         match self.client.lease_jobs(v1::LeaseJobsRequest { worker_id, max_jobs: room as u32 }).await {
             Ok(r) => {
@@ -347,8 +395,8 @@ pub async fn run(config: Config, runner: Arc<dyn JobRunner>, shutdown: impl Futu
     let (to_loop, mut from_pool) = mpsc::unbounded_channel();
     let pool = {
         let to_loop = to_loop.clone();
-        Pool::start(config.cores, "tcfuzz-check", move |job: v1::Job| {
-            if let Some(result) = run_job(&*runner, job, &to_loop) {
+        Pool::start(config.cores, "tcfuzz-check", move |leased: Leased| {
+            if let Some(result) = run_job(&*runner, leased, &to_loop) {
                 let _ = to_loop.send(FromPool::Done(Box::new(result)));
             }
         })
@@ -365,6 +413,7 @@ pub async fn run(config: Config, runner: Arc<dyn JobRunner>, shutdown: impl Futu
         held: BTreeSet::new(),
         finished: Vec::new(),
         returned: Vec::new(),
+        pools: HashMap::new(),
         backoff: Backoff { next: Backoff::FIRST, failing: false },
         summary: Summary::default(),
     };
@@ -383,7 +432,7 @@ pub async fn run(config: Config, runner: Arc<dyn JobRunner>, shutdown: impl Futu
                     // finished is reported once registered, if the coordinator comes back.
                     draining = true;
                     grace_ends = Some(Instant::now() + s.config.grace);
-                    s.returned.extend(pool.take_if(|_| true).into_iter().map(|j| j.id));
+                    s.returned.extend(pool.take_if(|_| true).into_iter().map(|j| j.job.id));
                 }
                 () = sleep_until(grace_ends.unwrap_or_else(far)), if draining => break,
             }
@@ -427,7 +476,7 @@ pub async fn run(config: Config, runner: Arc<dyn JobRunner>, shutdown: impl Futu
             },
             () = &mut shutdown, if !draining => {
                 draining = true;
-                let unstarted: Vec<u64> = pool.take_if(|_| true).into_iter().map(|j| j.id).collect();
+                let unstarted: Vec<u64> = pool.take_if(|_| true).into_iter().map(|j| j.job.id).collect();
                 tracing::info!(unstarted = unstarted.len(), running = s.held.len().saturating_sub(unstarted.len()), "stopping: handing back unstarted jobs, finishing running ones");
                 s.returned.extend(unstarted);
                 grace_ends = Some(Instant::now() + s.config.grace);
@@ -443,7 +492,7 @@ pub async fn run(config: Config, runner: Arc<dyn JobRunner>, shutdown: impl Futu
                 next_heartbeat = Instant::now() + s.heartbeat;
                 if let Some(dropped) = s.heartbeat(worker_id, None).await? {
                     let dropped: BTreeSet<u64> = dropped.into_iter().collect();
-                    let taken = pool.take_if(|j| dropped.contains(&j.id));
+                    let taken = pool.take_if(|j| dropped.contains(&j.job.id));
                     for id in &dropped {
                         s.held.remove(id);
                     }
@@ -453,11 +502,14 @@ pub async fn run(config: Config, runner: Arc<dyn JobRunner>, shutdown: impl Futu
                 }
             }
             () = sleep_until(lease_at) => {
-                if let Some(r) = s.lease(worker_id, room).await? {
+                if let Some(r) = s.lease(worker_id.clone(), room).await? {
                     next_lease = Instant::now() + ms(r.retry_after_ms);
                     for job in r.jobs {
                         s.held.insert(job.id);
-                        pool.push(job);
+                        match s.pool_for(&worker_id, &job).await? {
+                            PoolFor::Ready(seeds) => pool.push(Leased { job, seeds }),
+                            PoolFor::Unavailable => s.returned.push(job.id),
+                        }
                     }
                 }
             }

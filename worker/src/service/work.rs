@@ -3,9 +3,10 @@
 //! them with the crate's [`crate::Executor`]; tests implement [`JobRunner`] in a few lines.
 
 use std::ops::Range;
+use std::sync::Arc;
 use std::time::Duration;
 
-use tcfuzz_proto::v1::DiscrepancyKind;
+use tcfuzz_proto::v1::{DiscrepancyKind, PoolSeed};
 
 /// What a job is about: program `i` of the campaign is a function of `(seed, i, config)`.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -16,6 +17,14 @@ pub struct Campaign {
     pub config: String,
     /// A program whose check takes longer is counted as too large.
     pub program_budget: Duration,
+}
+
+/// The coverage seeds a range is generated with: the coordinator's snapshot for one seed-pool
+/// epoch of the campaign (`Coordinator.SeedPool`), shared by the jobs of that epoch.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Seeds {
+    pub epoch: u64,
+    pub seeds: Arc<Vec<PoolSeed>>,
 }
 
 /// One discrepancy on one program, as the coordinator records it.
@@ -75,14 +84,14 @@ pub struct JobError(pub String);
 /// The fuzzing core, as the worker loop sees it. Called on the worker's thread pool, never on the
 /// async runtime; each call may take seconds.
 pub trait JobRunner: Send + Sync + 'static {
-    /// Program `index` of the campaign, as litmus text: what a careful worker names before it
-    /// checks the program.
-    fn program(&self, campaign: &Campaign, index: u64) -> Result<String, JobError>;
+    /// Program `index` of the campaign, generated with `seeds` (none: an empty pool), as litmus
+    /// text: what a careful worker names before it checks the program.
+    fn program(&self, campaign: &Campaign, index: u64, seeds: Option<&Seeds>) -> Result<String, JobError>;
 
-    /// Generates and checks programs `range` of the campaign, under every model that applies,
-    /// with the oracles; a panic of the checker on one program is a `checker-crash` finding, not
-    /// a failure of the range.
-    fn run(&self, campaign: &Campaign, range: Range<u64>) -> Result<Output, JobError>;
+    /// Generates (with `seeds`) and checks programs `range` of the campaign, under every model
+    /// that applies, with the oracles; a panic of the checker on one program is a
+    /// `checker-crash` finding, not a failure of the range.
+    fn run(&self, campaign: &Campaign, range: Range<u64>, seeds: Option<&Seeds>) -> Result<Output, JobError>;
 
     /// Minimizes `program` while it keeps showing discrepancy `(kind, signature)` under the
     /// campaign's configuration, within `budget`; `None` if it does not show it or cannot be

@@ -148,17 +148,17 @@ pub fn run(args: &Args, quiet: bool) -> anyhow::Result<ExitCode> {
     if args.programs == Some(0) {
         bail!(UsageError("--programs 0: give at least one program".into()));
     }
-    let (config, budget) = match &args.config {
+    let (config, budget, pool_epoch) = match &args.config {
         Some(p) => {
             let text = std::fs::read_to_string(p).with_context(|| format!("--config {}: cannot read it", p.display()))?;
             // Checked here, as `tcfuzz fuzz` does, rather than by the first worker to run a job.
             let parsed: tcfuzz_worker::FuzzConfig =
                 serde_json::from_str(&text).map_err(|e| anyhow::anyhow!("{}:{}:{}: error: {e}", p.display(), e.line(), e.column()))?;
-            let budget = parsed.budget.millis;
+            let (budget, pool_epoch) = (parsed.budget.millis, parsed.pool_epoch);
             tcfuzz_worker::Executor::new(parsed).map_err(|e| anyhow::anyhow!("{}: error: {e}", p.display()))?;
-            (text, budget)
+            (text, budget, pool_epoch)
         }
-        None => (String::new(), tcfuzz_worker::ProgramBudget::default().millis),
+        None => (String::new(), tcfuzz_worker::ProgramBudget::default().millis, tcfuzz_worker::FuzzConfig::default().pool_epoch),
     };
     // Neither bound: the short demo run, a minute.
     let duration_ms = match (args.programs, args.duration) {
@@ -174,6 +174,7 @@ pub fn run(args: &Args, quiet: bool) -> anyhow::Result<ExitCode> {
         job_programs: args.job_programs,
         program_budget_ms: args.program_budget.map_or(budget, |b| b.as_millis().max(1) as u64),
         minimize_budget_ms: args.minimize_budget.as_millis().max(1) as u64,
+        pool_epoch,
     };
     let progress = !quiet && !args.json && std::io::stderr().is_terminal();
     let rt = super::runtime()?;

@@ -1,0 +1,130 @@
+//! The coverage seed pool, handed to workers by epoch. `tcfuzz fuzz` changes the pool the
+//! coverage-guided family mutates only between epochs of `pool_epoch` programs, so that program
+//! `i` is a function of the seed, `i`, the config and the corpus, whatever the parallelism. A
+//! coordinator campaign with pool epochs does the same: the jobs of epoch k are queued only once
+//! every program before `k * pool_epoch` is recorded, and generated with a snapshot of the pool
+//! taken then, which workers fetch with `Coordinator.SeedPool`.
+//!
+//! The pool is the corpus's, as `tcfuzz fuzz` reads it: every seed, oldest first, each with how
+//! many programs had reached its features. This mirror of it is loaded once with the state and
+//! kept up to date by the ledger thread as it records results, so a snapshot never depends on
+//! which writes have reached the disk yet. After a coordinator restart in the middle of an epoch
+//! the rest of the epoch is generated with the pool as it is at the restart (as `tcfuzz fuzz`
+//! does when it resumes a corpus).
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use tcfuzz_corpus::Corpus;
+use tcfuzz_proto::v1;
+
+use crate::error::ServiceError;
+
+/// Program text a snapshot carries at most; the oldest seeds are left out beyond it, so that the
+/// answer stays well inside the protocol's message limit.
+const MAX_SNAPSHOT_BYTES: usize = 8 << 20;
+
+struct Seed {
+    id: u64,
+    program: String,
+    features: Vec<String>,
+}
+
+/// The corpus's seeds and coverage counts, as the ledger has recorded them.
+pub struct SeedMirror {
+    seeds: Vec<Seed>,
+    counts: HashMap<String, u64>,
+}
+
+/// The seeds one epoch is generated with.
+pub type Snapshot = Arc<Vec<v1::PoolSeed>>;
+
+impl SeedMirror {
+    pub fn load(corpus: &Corpus) -> Result<SeedMirror, ServiceError> {
+        let mut seeds = Vec::new();
+        for s in corpus.seeds() {
+            let s = s?;
+            seeds.push(Seed { id: s.id, program: s.program, features: s.features });
+        }
+        let counts = corpus.coverage()?.into_iter().map(|(f, c)| (f, c.count)).collect();
+        Ok(SeedMirror { seeds, counts })
+    }
+
+    /// `n` more programs reached `feature`.
+    pub fn reached(&mut self, feature: &str, n: u64) {
+        match self.counts.get_mut(feature) {
+            Some(c) => *c = c.saturating_add(n),
+            None => {
+                self.counts.insert(feature.to_string(), n);
+            }
+        }
+    }
+
+    /// The corpus added seed `id`.
+    pub fn added(&mut self, id: u64, features: Vec<String>, program: &str) {
+        self.seeds.push(Seed { id, program: program.to_string(), features });
+    }
+
+    /// The pool now: the newest seeds that fit in [`MAX_SNAPSHOT_BYTES`], oldest first.
+    pub fn snapshot(&self) -> Snapshot {
+        let mut bytes = 0usize;
+        let mut out: Vec<v1::PoolSeed> = Vec::new();
+        for s in self.seeds.iter().rev() {
+            bytes = bytes.saturating_add(s.program.len() + s.features.iter().map(String::len).sum::<usize>());
+            if bytes > MAX_SNAPSHOT_BYTES {
+                tracing::warn!(
+                    seeds = self.seeds.len(),
+                    kept = out.len(),
+                    "the seed pool is larger than a snapshot carries; the oldest seeds are left out"
+                );
+                break;
+            }
+            let features = s
+                .features
+                .iter()
+                .map(|f| v1::FeatureCount { name: f.clone(), count: self.counts.get(f).copied().unwrap_or(1).max(1) })
+                .collect();
+            out.push(v1::PoolSeed { id: s.id, program: s.program.clone(), features });
+        }
+        out.reverse();
+        Arc::new(out)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn mirror() -> SeedMirror {
+        SeedMirror { seeds: Vec::new(), counts: HashMap::new() }
+    }
+
+    #[test]
+    fn a_snapshot_lists_seeds_oldest_first_with_the_counts_of_their_features_then() {
+        let mut m = mirror();
+        m.reached("a", 3);
+        m.added(4, vec!["a".into()], "P4");
+        m.reached("b", 1);
+        m.reached("a", 2);
+        m.added(9, vec!["b".into(), "a".into()], "P9");
+        let s = m.snapshot();
+        assert_eq!(s.iter().map(|p| (p.id, p.program.as_str())).collect::<Vec<_>>(), [(4, "P4"), (9, "P9")]);
+        let counts: Vec<(&str, u64)> = s[1].features.iter().map(|f| (f.name.as_str(), f.count)).collect();
+        assert_eq!(counts, [("b", 1), ("a", 5)]);
+        // Later counts do not change a snapshot taken before them.
+        m.reached("b", 10);
+        assert_eq!(s[1].features[0].count, 1);
+        assert_eq!(m.snapshot()[1].features[0].count, 11);
+    }
+
+    #[test]
+    fn a_pool_past_the_size_limit_keeps_its_newest_seeds() {
+        let mut m = mirror();
+        let big = "x".repeat(MAX_SNAPSHOT_BYTES / 3 - 10);
+        for id in 1..=5 {
+            m.added(id, vec![format!("f{id}")], &big);
+        }
+        let s = m.snapshot();
+        assert_eq!(s.iter().map(|p| p.id).collect::<Vec<_>>(), [3, 4, 5]);
+    }
+}

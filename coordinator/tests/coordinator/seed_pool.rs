@@ -1,0 +1,107 @@
+//! Seed-pool epochs: the jobs of epoch k are handed out only once every program before it is
+//! recorded, and are generated with the seeds found before it, which `SeedPool` returns.
+
+use std::time::Duration;
+
+use tcfuzz_proto::v1;
+use tonic::Code;
+
+use crate::common::*;
+
+fn epoch(job: &v1::Job) -> Option<u64> {
+    let Some(v1::job::Work::Generate(g)) = &job.work else { panic!("not a generation job: {job:?}") };
+    g.pool_epoch
+}
+
+async fn pool(w: &mut tcfuzz_proto::connect::Coordinator, worker: &str, campaign: u64, epoch: u64) -> Result<Vec<v1::PoolSeed>, Code> {
+    let r = v1::SeedPoolRequest { worker_id: worker.into(), campaign, epoch };
+    w.seed_pool(r).await.map(|r| r.into_inner().seeds).map_err(|s| s.code())
+}
+
+/// Leases until `n` jobs came (bounded), sorted by their first program.
+async fn lease_n(w: &mut tcfuzz_proto::connect::Coordinator, worker: &str, n: usize) -> Vec<v1::Job> {
+    let mut got = Vec::new();
+    for _ in 0..200 {
+        got.extend(lease(w, worker, 8).await);
+        if got.len() >= n {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(25)).await;
+    }
+    got.sort_by_key(|j| range(j).start);
+    got
+}
+
+#[tokio::test]
+async fn jobs_of_an_epoch_wait_for_the_one_before_and_see_the_seeds_it_found() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = Server::start(dir.path(), 30_000).await;
+    let (mut w, mut a) = (server.worker(), server.admin());
+    let me = register(&mut w, 4).await.worker_id;
+    let r = v1::CreateCampaignRequest { name: "t".into(), seed: 7, programs: 80, job_programs: 16, pool_epoch: 40, ..Default::default() };
+    let id = a.create_campaign(r).await.unwrap().into_inner().campaign;
+
+    // Epoch 0 is programs 0..40: no job crosses its end, none is queued past it.
+    let first = lease_n(&mut w, &me, 3).await;
+    assert_eq!(first.iter().map(range).collect::<Vec<_>>(), [0..16, 16..32, 32..40]);
+    assert!(first.iter().all(|j| epoch(j) == Some(0)), "{first:?}");
+    assert_eq!(pool(&mut w, &me, id, 0).await, Ok(Vec::new()));
+    assert_eq!(report(&mut w, &me, first[..2].iter().map(result).collect()).await, [v1::Recording::Recorded; 2]);
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    assert!(lease(&mut w, &me, 8).await.is_empty(), "epoch 1 waits for program 32..40");
+
+    // The last job of epoch 0 reaches a new feature; epoch 1 mutates the program that did.
+    let mut last = result(&first[2]);
+    last.coverage = vec![v1::FeatureCount { name: "op:new".into(), count: 2 }];
+    last.seeds = vec![v1::SeedCandidate { index: 35, features: vec!["op:new".into()], program: PROGRAM.into() }];
+    assert_eq!(report(&mut w, &me, vec![last]).await, [v1::Recording::Recorded]);
+    let second = lease_n(&mut w, &me, 3).await;
+    assert_eq!(second.iter().map(range).collect::<Vec<_>>(), [40..56, 56..72, 72..80]);
+    assert!(second.iter().all(|j| epoch(j) == Some(1)), "{second:?}");
+    let seeds = pool(&mut w, &me, id, 1).await.unwrap();
+    assert_eq!(seeds.len(), 1);
+    assert_eq!(seeds[0].program, PROGRAM);
+    assert_eq!(seeds[0].features, [v1::FeatureCount { name: "op:new".into(), count: 2 }]);
+
+    // Counts recorded during epoch 1 do not change its pool.
+    let mut more = result(&second[0]);
+    more.coverage = vec![v1::FeatureCount { name: "op:new".into(), count: 5 }];
+    assert_eq!(report(&mut w, &me, vec![more]).await, [v1::Recording::Recorded]);
+    assert_eq!(pool(&mut w, &me, id, 1).await.unwrap()[0].features[0].count, 2);
+    // An epoch that is over, or not begun, or a campaign that does not exist.
+    assert_eq!(pool(&mut w, &me, id, 0).await, Err(Code::Aborted));
+    assert_eq!(pool(&mut w, &me, id, 2).await, Err(Code::Aborted));
+    assert_eq!(pool(&mut w, &me, id + 1, 1).await, Err(Code::NotFound));
+
+    // A restart mid-epoch goes on with epoch 1, with the pool as it is now.
+    server.stop().await;
+    let server = Server::start(dir.path(), 30_000).await;
+    let mut w = server.worker();
+    let r = v1::RegisterRequest {
+        cores: 4,
+        version: tcfuzz_proto::protocol_version().into(),
+        resume_worker_id: me.clone(),
+        ..Default::default()
+    };
+    w.register(r).await.unwrap();
+    assert_eq!(pool(&mut w, &me, id, 1).await.unwrap()[0].features[0].count, 7);
+    assert_eq!(report(&mut w, &me, second[1..].iter().map(result).collect()).await, [v1::Recording::Recorded; 2]);
+    let mut a = server.admin();
+    let c = wait_for(&mut a, id, "finish", |c| c.state == v1::CampaignState::Finished as i32).await;
+    assert_eq!((c.stats.unwrap().programs, c.jobs_done), (80, 6));
+    server.stop().await;
+}
+
+#[tokio::test]
+async fn a_campaign_without_epochs_queues_ahead_and_has_no_pool() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = Server::start(dir.path(), 30_000).await;
+    let (mut w, mut a) = (server.worker(), server.admin());
+    let me = register(&mut w, 4).await.worker_id;
+    let id = create(&mut a, 80, 16).await;
+    let jobs = lease_n(&mut w, &me, 5).await;
+    assert_eq!(jobs.len(), 5, "every job at once: nothing waits");
+    assert!(jobs.iter().all(|j| epoch(j).is_none()));
+    assert_eq!(pool(&mut w, &me, id, 0).await, Err(Code::Aborted));
+    server.stop().await;
+}
