@@ -77,9 +77,17 @@
 //! atom.add r0, y, 0; atom.exch r1, z, r0; st y, r1`, selftest seed 252842: for the last store
 //! to revisit the first exch, the second exch's read stays without its write, and the cas —
 //! which cannot read what that read reads — must read the write added after it; with the cas
-//! left out of this rule, 155 of 167 executions.) Such an `x` stands right after `w` in the
-//! order of addition (where its value was chosen), so that every `Previous(e)` stays closed
-//! under `rf`.
+//! left out of this rule, 155 of 167 executions.) Plain accesses chain the same way: a plain
+//! read reading a deleted write (a plain store or an rmw's write) that leaves a hole is
+//! canonical where no write `s` of `Previous(x)` admits a completed graph with `x` reading `s`.
+//! (`ld y; st x | ld x; ld x; fence.sc; ld y; st y | st y; fence.sc; st x`, selftest seed
+//! 432693, family fenced: for P0's `st x` to revisit P1's second `ld x`, P1's `ld y` — deleted,
+//! a hole before P1's `st y` — must read P2's `st y`, deleted too and a hole before P2's fence,
+//! since with P1's first `ld x` reading P2's `st x` the two `fence.sc` leave it nothing else;
+//! it read that store through an earlier revisit. With chained reads limited to rmws, every
+//! graph the revisit could start from was rejected and 2 of 126 executions were missed.) Such
+//! an `x` stands right after `w` in the order of addition (where its value was chosen), so that
+//! every `Previous(e)` stays closed under `rf`.
 //!
 //! *Deleted events in program order.* The argument that one graph qualifies walks the deleted
 //! events in the order of addition, each choice a function of what came before — which needs
@@ -183,13 +191,19 @@ impl Explorer<'_, '_> {
                 // (Its readers in Previous(e) were ruled out above.)
                 EventKind::Write => e,
                 EventKind::Read if chained(e) => {
-                    // Canonical only where it could read nothing of Previous(e), its write half
-                    // in place (module docs, "chained reads").
+                    // Canonical only where it could read nothing of Previous(e), an rmw's write
+                    // half in place (module docs, "chained reads").
                     let keep = |x: EventId| (previous(x) || x == e) && x != a;
                     let placed = |x: EventId| keep(x) || x == a;
                     let holes: Vec<EventId> = holes_left(g, &placed).into_iter().filter(|&h| h != a).collect();
+                    let rmw = rmw_read(g, e);
                     for s in g.writes_to(label.loc).filter(|&s| keep(s)).collect::<Vec<_>>() {
-                        if self.could_choose_rmw(g, (&keep, a), &holes, e, s)? {
+                        let could = if rmw {
+                            self.could_choose_rmw(g, (&keep, a), &holes, e, s)?
+                        } else {
+                            self.could_choose(g, (&keep, a), &holes, e, s)?
+                        };
+                        if could {
                             return Ok(false);
                         }
                     }
@@ -552,35 +566,29 @@ fn deleted_out_of_order(g: &ExecutionGraph, idx: &NodeIndex, deleted: &BitSet) -
     })
 }
 
-/// Whether deleted read `x` is *chained* (module docs): the read of an rmw ([`rmw_read`]),
-/// reading a deleted rmw write added after it (an earlier revisit made it read that write) which
-/// leaves a hole — a later event of its thread is kept.
+/// Whether deleted read `x` is *chained* (module docs): it reads a deleted write `w` added after
+/// it (an earlier revisit made it read that write) which leaves a hole — a later event of its
+/// thread is kept.
 fn chained_read(g: &ExecutionGraph, idx: &NodeIndex, x: EventId, deleted: &BitSet) -> bool {
     let Some(w) = g.event(x).rf else { return false };
-    if w.is_init() || !rmw_read(g, x) {
+    if w.is_init() {
         return false;
     }
-    g.label(w).rmw_write
-        && g.stamp(w) > g.stamp(x)
+    g.stamp(w) > g.stamp(x)
         && deleted.contains(idx.node(x))
         && deleted.contains(idx.node(w))
         && leaves_hole(g, idx, w, deleted)
         && first_added_leaving_hole(g, idx, x, w, deleted)
 }
 
-/// Whether no other deleted rmw write of `w`'s location that leaves a hole was added between
-/// `x` and `w`: of the graphs in which chained read `x` reads one of those writes, the one where
-/// it reads the first added is canonical (an earlier revisit made it read that one; a later
-/// write revisiting it again gives another graph that the same revisit turns into the same).
+/// Whether no other deleted write of `w`'s location that leaves a hole was added between `x` and
+/// `w`: of the graphs in which chained read `x` reads one of those writes, the one where it reads
+/// the first added is canonical (an earlier revisit made it read that one; a later write
+/// revisiting it again gives another graph that the same revisit turns into the same).
 fn first_added_leaving_hole(g: &ExecutionGraph, idx: &NodeIndex, x: EventId, w: EventId, deleted: &BitSet) -> bool {
     let (sx, sw) = (g.stamp(x), g.stamp(w));
     !g.writes_to(g.loc_of(w)).any(|y| {
-        !y.is_init()
-            && y != w
-            && g.label(y).rmw_write
-            && (sx..sw).contains(&g.stamp(y))
-            && deleted.contains(idx.node(y))
-            && leaves_hole(g, idx, y, deleted)
+        !y.is_init() && y != w && (sx..sw).contains(&g.stamp(y)) && deleted.contains(idx.node(y)) && leaves_hole(g, idx, y, deleted)
     })
 }
 

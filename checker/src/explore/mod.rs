@@ -80,6 +80,10 @@
 //!   of the oracle's 30 executions). No cycle is needed, so its caveat asks only for a `cas`
 //!   with instructions after it and a write of its location elsewhere (`trust`'s
 //!   `cas_hole_possible`): a wide over-approximation until the explorer covers the class.
+//!   The class is wider than a `cas`, and no caveat names the rest yet: any read the revisit
+//!   leaves a hole whose only consistent sources are writes the revisit deletes without leaving
+//!   holes (an acquire `exch` between two relaxed rmws, `selftest` seed 446578: 29 of the
+//!   oracle's 30 executions, pinned in `known_gaps`).
 //!
 //! For a PTX program both classes are judged on its instruction graph ([`crate::program::porf_cycles`]):
 //! the `cas` class needs a load-buffering cycle the model allows in some execution (not one

@@ -41,7 +41,7 @@
 //! place.) On `szymanski` n = 3 under PTX this halved the failed-assume graphs explored
 //! (15,691 → 8,171), with the same complete ones; `tcfuzz selftest --family assume` checks it
 //! against the oracle. (Of those graphs, `Stats::assume_failed` counts the ones no later write
-//! can rescue, as GenMC does: 6,691; GenMC 6,987, the rest behind lost revisits.)
+//! can rescue, as GenMC does: 6,987, GenMC's count too.)
 //!
 //! *Fences first.* A fence that fills a hole is the same event whenever it comes back: the
 //! kept events after it fix its thread's control flow up to them, and a fence reads and writes
