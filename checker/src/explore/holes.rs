@@ -121,7 +121,7 @@ pub(crate) fn dep_prefix(g: &ExecutionGraph, idx: &NodeIndex, prog: &CompiledPro
 /// arrive on another's). `None` for other events.
 pub(crate) fn instruction_predecessor(evs: &[Event], i: usize) -> Option<usize> {
     let label = &evs[i].label;
-    if i == 0 || !label.tc.is_some_and(|t| !t.first) {
+    if i == 0 || label.tc.is_none_or(|t| t.first) {
         return None;
     }
     let commit_arrive = label.is_read() && label.tc.is_some_and(|t| t.op == TcOp::CommitArrive);
