@@ -4,7 +4,7 @@
 //! turn comes. The models never see holes: [`Compacted`] removes them first.
 
 use crate::exec::bitset::BitSet;
-use crate::exec::event::EventId;
+use crate::exec::event::{Event, EventId};
 use crate::exec::graph::{ExecutionGraph, HOLE, NodeIndex};
 use crate::program::label::{EventKind, Label, TcOp};
 use crate::program::{CodeLine, CompiledProgram, Op, Opnd};
@@ -83,13 +83,7 @@ pub(crate) fn dep_prefix(g: &ExecutionGraph, idx: &NodeIndex, prog: &CompiledPro
             }
         }
         scanned[x.thread as usize] = from.max(to);
-        if ev.label.tc.is_some_and(|t| !t.first) && x.index > 0 {
-            // The arrives of a commit (one per CTA of a multicast mask) are asynchronous and
-            // unordered among themselves: an arrive's read needs the commit's issue, not the
-            // arrive before it.
-            let commit_arrive = ev.label.is_read() && ev.label.tc.is_some_and(|t| t.op == TcOp::CommitArrive);
-            let issue = || (0..x.index as usize).rev().find(|&j| evs[j].label.tc.is_some_and(|t| t.first));
-            let needed = if commit_arrive { issue().unwrap_or(x.index as usize - 1) } else { x.index as usize - 1 };
+        if let Some(needed) = instruction_predecessor(evs, x.index as usize) {
             stack.push(EventId::new(x.thread as usize, needed));
         }
         // A `cas` whose expected value is a register: whether it writes — and so where every
@@ -116,6 +110,23 @@ pub(crate) fn dep_prefix(g: &ExecutionGraph, idx: &NodeIndex, prog: &CompiledPro
         }
     }
     set
+}
+
+/// The event of its own instruction that event `i` of a thread (`evs`) needs: for an event of a
+/// `tcgen05` instruction after the first, the one before it (the model groups an instruction's
+/// events from the one marked first, so a later event without the earlier ones is judged as
+/// part of another instruction) — but for the arrives of a commit, one per CTA of a multicast
+/// mask and unordered among themselves, each of which needs only the commit's issue (else an
+/// arrive on one CTA's mbarrier could not read what a thread wrote after seeing the commit's
+/// arrive on another's). `None` for other events.
+pub(crate) fn instruction_predecessor(evs: &[Event], i: usize) -> Option<usize> {
+    let label = &evs[i].label;
+    if i == 0 || label.tc.is_none_or(|t| t.first) {
+        return None;
+    }
+    let commit_arrive = label.is_read() && label.tc.is_some_and(|t| t.op == TcOp::CommitArrive);
+    let issue = || (0..i).rev().find(|&j| evs[j].label.tc.is_some_and(|t| t.first));
+    Some(if commit_arrive { issue().unwrap_or(i - 1) } else { i - 1 })
 }
 
 /// Pushes the events of `x`'s thread before it that `deps` names (bit `j`: event `j`).

@@ -68,11 +68,13 @@
 //! leaves holes; the only graph holding what it needs has `P0`'s `y` read reading `P1`'s `y`
 //! write, added after it (in the graph where it reads the initial value instead, `P1`'s `y` read
 //! would have to see `P0`'s `y` write, and then `P1`'s `x` read cannot read the initial value).
-//! So a deleted read `x` of an rmw (on ordinary memory) reading a deleted rmw write `w` added
-//! after it that leaves a hole is canonical where it could read nothing else: no write `s` of
-//! `Previous(x)` admits a completed graph with `x` reading `s` and the write half the rmw has
-//! then right after `s` in `co` — where Atomicity (§8.10.3) holds the write half, which
-//! completions otherwise leave out. A `cas` counts whether it wrote or not: what decides is
+//! So a deleted read `x` of an rmw reading a deleted rmw write `w` added after it that leaves a
+//! hole is canonical where it could read nothing else: no write `s` of `Previous(x)` admits a
+//! completed graph with `x` reading `s` and the write half the rmw has then in `co` (right after
+//! `s` where Atomicity, §8.10.3, holds it there). Any rmw counts, the arrive of an mbarrier or of
+//! a `tcgen05.commit` too (with those left out, a commit's arrive reading an `mbarrier.arrive`
+//! of another thread that a revisit put before it could never be deleted with it: `selftest`
+//! seed 475705, 5 of 7 executions). A `cas` counts whether it wrote or not: what decides is
 //! whether it writes reading `s`. (`atom.exch r0, y, 2 | atom.cas r0, z, 0, 2; st y, r0 |
 //! atom.add r0, y, 0; atom.exch r1, z, r0; st y, r1`, selftest seed 252842: for the last store
 //! to revisit the first exch, the second exch's read stays without its write, and the cas —
@@ -88,6 +90,13 @@
 //! graph the revisit could start from was rejected and 2 of 126 executions were missed.) Such
 //! an `x` stands right after `w` in the order of addition (where its value was chosen), so that
 //! every `Previous(e)` stays closed under `rf`.
+//!
+//! *Reads of rmws.* The same holds for every read `e` of an rmw the test looks at (a deleted
+//! one, or `r`): a graph in which `e` reads `s` holds its write half too (rmws are added whole),
+//! so `e` could have read `s` only where a completion with that half in `co` exists. Left out,
+//! a co-later write that the half could not follow counted as a choice that no graph makes, and
+//! the revisit was lost (Tile IR, `selftest` seed 479784: `ld.weak`; `exch` of that value; a
+//! store of what the exch read, against a store and an `add` — 50 of 60 executions then).
 //!
 //! *Deleted events in program order.* The argument that one graph qualifies walks the deleted
 //! events in the order of addition, each choice a function of what came before — which needs
@@ -120,7 +129,7 @@
 //! 3). Where a revisit still finds no qualifying graph (a forced source it does not accept), the
 //! explorer records it ([`Explorer::lost_revisit`]) and the verdict says it may miss executions.
 
-use super::holes::{cut, fix_cas_layout};
+use super::holes::{cut, fix_cas_layout, instruction_predecessor};
 use super::trust::Explorer;
 use crate::error::CheckError;
 use crate::exec::bitset::BitSet;
@@ -146,7 +155,7 @@ impl Explorer<'_, '_> {
         }
         // `r` was revisited by a write this revisit deletes (module docs): decided first.
         let orphan = g.event(r).rf.is_some_and(|w| !w.is_init() && g.stamp(w) > g.stamp(r) && deleted.contains(idx.node(w)));
-        let chained = |x: EventId| self.dependency_revisits && x != r && self.plain_memory(g, x) && chained_read(g, idx, x, deleted);
+        let chained = |x: EventId| self.dependency_revisits && x != r && chained_read(g, idx, x, deleted);
         // Where an event stands in the order of addition (doubled): a chained read, or `r` with
         // a forced source, right after its source, where its value was chosen, so that every
         // Previous(e) stays closed under `rf` (module docs).
@@ -236,7 +245,12 @@ impl Explorer<'_, '_> {
                 if label.is_write() && !self.model.may_follow(g, e, s) {
                     continue;
                 }
-                if self.could_choose(g, (&keep, a), &holes, e, s)? {
+                let cc = if label.is_read() && rmw_read(g, e) {
+                    self.could_choose_rmw(g, (&keep, a), &holes, e, s)?
+                } else {
+                    self.could_choose(g, (&keep, a), &holes, e, s)?
+                };
+                if cc {
                     return Ok(false);
                 }
             }
@@ -353,8 +367,21 @@ impl Explorer<'_, '_> {
         let s = t.event(e).rf.expect("[tcfuzz internal bug] read without rf");
         // (`writes_to` counts the initial write, `co` does not.)
         let at = t.writes_to(t.loc_of(half)).position(|w| w == s).expect("[tcfuzz internal bug] source outside co");
-        t.insert_co(half, at);
-        self.completable(t, holes)
+        // Right after `s` first, where Atomicity puts it wherever the writes between would be
+        // morally strong with it; elsewhere too (an rmw whose writes are not, as arrives of
+        // another CTA's scope), as the exploration would place it.
+        let loc = t.loc_of(half) as usize;
+        let label = *t.label(half);
+        let last = t.co[loc].len().min(self.model.co_ceiling(&t, half, &label).saturating_sub(1));
+        let others = (self.model.co_floor(&t, half, &label).min(t.co[loc].len())..=last).filter(|&p| p != at);
+        for pos in std::iter::once(at).chain(others) {
+            let mut t2 = t.clone();
+            t2.insert_co(half, pos);
+            if self.completable(t2, holes.clone())? {
+                return Ok(true);
+            }
+        }
+        Ok(false)
     }
 
     /// The write half of the `cas` whose read `e` of `t` now reads its expected value: what the
@@ -431,8 +458,13 @@ impl Explorer<'_, '_> {
 
     /// Whether the holes `todo` of `t` can be filled (reads from any write, writes anywhere in
     /// `co`) into a consistent graph. Depth-first; a partial graph that is inconsistent has no
-    /// consistent completion (the model is monotone). A hole can be filled once the holes it
-    /// depends on are; a read may need as its source a write that fills a later hole (of another
+    /// consistent completion (the model is monotone — for graphs the exploration makes, in which
+    /// a `tcgen05` instruction's events are there from its first on). A hole can be filled once
+    /// the holes it depends on are, and the earlier events of its `tcgen05` instruction (an
+    /// mma's accumulator slot filled before its operand reads, as part of no instruction, made
+    /// a consistent completion look impossible and the maximality test accept two graphs that a
+    /// revisit turns into the same: `selftest` seed 450517, 4 executions explored twice); a
+    /// read may need as its source a write that fills a later hole (of another
     /// thread, or a weak write later in its own), so writes, fences and barriers go first, and
     /// where only reads can go, each of them is tried as the next: in a consistent completion
     /// `rf ∪ dep` is acyclic (No-Thin-Air, §8.10.4), so some read that can go has its source in
@@ -444,10 +476,15 @@ impl Explorer<'_, '_> {
         if todo.is_empty() {
             return Ok(true);
         }
+        // A hole can be filled once what it needs of its thread is there: the reads it depends
+        // on, and the earlier events of its `tcgen05` instruction (the model judges an
+        // instruction's events together from its first: a later one filled alone would be judged
+        // as part of another, and the partial graph rejected where its completion is consistent).
         let ready = |h: EventId| {
             let evs = &t.threads[h.thread as usize];
             let deps = evs[h.index as usize].deps;
             (0..h.index as usize).all(|j| deps & (1 << j) == 0 || evs[j].stamp != HOLE)
+                && instruction_predecessor(evs, h.index as usize).is_none_or(|j| evs[j].stamp != HOLE)
         };
         let rest_without = |h: EventId| todo.iter().copied().filter(|&x| x != h).collect::<Vec<_>>();
         // An `mma`'s accumulator slot behind a hole of its thread is a read or a skip, as the

@@ -180,9 +180,11 @@ impl Label {
     }
 
     /// Whether this is an `mma`'s accumulator read or its [`Label::accumulator_skip`], and
-    /// `other` the other of the two for the same slot.
+    /// `other` the other of the two for the same slot. The slot is the mma's event at its
+    /// accumulator's location after the first (the operand reads, at another location or first,
+    /// are not: taken for the slot, a read of `b` was refilled as a skip).
     pub fn is_accumulator_slot_of(&self, other: &Label) -> bool {
-        let mma = |l: &Label| l.tc.is_some_and(|t| matches!(t.op, TcOp::Mma { .. }) && !t.first);
+        let mma = |l: &Label| l.tc.is_some_and(|t| matches!(t.op, TcOp::Mma { acc, .. } if acc == l.loc) && !t.first);
         mma(self)
             && Label { kind: other.kind, ..*self } == *other
             && matches!((self.kind, other.kind), (EventKind::Read, EventKind::Fence) | (EventKind::Fence, EventKind::Read))

@@ -169,6 +169,73 @@ exists (d == 9)
     assert!(e.caveats.is_empty(), "{:?}", e.caveats);
 }
 
+/// A commit's arrive that must read an `mbarrier.arrive` of another thread added after it (the
+/// revisit that made it read that arrive is undone by a later one, which deletes both): a
+/// chained read of the maximality test, which counted only rmws on ordinary memory and lost the
+/// two executions in which P1 runs first (`selftest` seed 475705: explorer 5, oracle 7).
+#[test]
+fn chained_reads_count_mbarrier_and_commit_arrives() {
+    let p = tcfuzz_litmus::parse(
+        "PTX chained-arrives
+{
+  t @ tmem cta 0 gpu 0 lanes 0-127 cols 32-63 = 0;
+  bar @ mbarrier cta 0 gpu 0 count 1;
+}
+P0@cta 0,gpu 0 {
+  tcgen05.shift.cta_group::1.down [t];
+  tcgen05.commit.cta_group::1.mbarrier::arrive::one.shared::cluster.b64 [bar];
+}
+P1@cta 0,gpu 0 {
+  mbarrier.arrive.relaxed.cta.shared::cta.b64 st, [bar];
+  tcgen05.fence::after_thread_sync;
+  tcgen05.shift.cta_group::1.down [t];
+}
+exists (true)
+",
+    )
+    .expect("parses");
+    let e = agree(&p, "chained-arrives");
+    assert_eq!(e.stats.complete, 7, "{e}");
+    assert!(e.caveats.is_empty(), "{:?}", e.caveats);
+}
+
+/// The maximality test's completions fill an `mma`'s events in order: its accumulator slot (and
+/// only that event, not the read of `b`) is a read or a skip as the register flag says, filled
+/// once the mma's operand reads are there. Filled before them, the slot made a partial
+/// instruction the tcgen05 model rejects, no completion was found where one exists, and two
+/// graphs revisited into the same one (`selftest` seed 450517: explorer 32 with 4 duplicates,
+/// oracle 28).
+#[test]
+fn completions_fill_an_mma_accumulator_slot_after_its_operand_reads() {
+    let p = tcfuzz_litmus::parse(
+        "PTX mma-slot-in-completions
+{
+  d1 @ tmem cta 1 gpu 0 lanes 32-63 cols 0-31 = 0;
+  t @ tmem cta 0 gpu 0 lanes 0-127 cols 32-63 = 1;
+  w @ shared cta 0 gpu 0 = 1;
+  bar @ mbarrier cta 0 gpu 0 count 1;
+  bar1 @ mbarrier cta 1 gpu 0 count 1;
+  e = 0;
+}
+P0@cta 0,cluster 0,gpu 0 {
+  st e, 1;
+  tcgen05.commit.cta_group::2.mbarrier::arrive::one.shared::cluster.multicast::cluster.b64 [bar], 3;
+}
+P1@cta 1,cluster 0,gpu 0 {
+  mbarrier.arrive.relaxed.cta.shared::cta.b64 st, [bar1];
+  ld f1, e;
+  tcgen05.mma.cta_group::2.kind::f16 [d1], [t], [w], 1, f1;
+  tcgen05.commit.cta_group::2.mbarrier::arrive::one.shared::cluster.multicast::cluster.b64 [bar1], 3;
+}
+exists (true)
+",
+    )
+    .expect("parses");
+    let e = agree(&p, "mma-slot-in-completions");
+    assert_eq!(e.stats.complete, 28, "{e}");
+    assert!(e.caveats.is_empty(), "{:?}", e.caveats);
+}
+
 /// A short name for a synchronization step: the operation and its object.
 fn short(i: &Instr) -> String {
     match i {
