@@ -126,13 +126,18 @@ impl Relation {
 
     pub fn intersect(&self, other: &Relation) -> Relation {
         let mut r = self.clone();
-        for (a, b) in r.bits.iter_mut().zip(&other.bits) {
-            *a &= *b;
-        }
+        r.intersect_with(other);
         r
     }
 
+    pub fn intersect_with(&mut self, other: &Relation) {
+        for (a, b) in self.bits.iter_mut().zip(&other.bits) {
+            *a &= *b;
+        }
+    }
+
     /// Pairs of `self` that satisfy `keep`.
+    #[cfg(any(test, debug_assertions))]
     pub fn filter(&self, mut keep: impl FnMut(usize, usize) -> bool) -> Relation {
         let mut r = Relation::empty(self.n);
         for (a, b) in self.pairs() {

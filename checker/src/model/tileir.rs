@@ -46,13 +46,16 @@
 //! elements of one store that overlap, and two accesses of one tile block that are not
 //! token-ordered. Programs with data races have undefined behaviour.
 
-use crate::exec::bitset::Relation;
+use crate::exec::bitset::{OrderScratch, Relation};
 use crate::exec::event::EventId;
 use crate::exec::graph::{ExecutionGraph, NodeIndex};
 use crate::model::{MemoryModel, ModelKind};
 use crate::program::label::Label;
 use crate::program::{CompiledProgram, ThreadPlace};
 use tcfuzz_litmus::Scope;
+
+#[cfg(debug_assertions)]
+mod reference;
 
 #[derive(Clone, Debug)]
 pub struct TileIr {
@@ -75,6 +78,37 @@ impl TileIr {
             None => j < i,
         }
     }
+
+    /// §7.4 morally strong, for two events of `g`, exactly as [`TileIr::evaluate`] builds it:
+    /// distinct accesses of one element (initial writes are not accesses of a thread), related
+    /// by token order, or both strong with scopes that include each other's tile block.
+    fn morally_strong(&self, g: &ExecutionGraph, x: EventId, y: EventId) -> bool {
+        if x == y || x.is_init() || y.is_init() {
+            return false;
+        }
+        let (lx, ly) = (g.label(x), g.label(y));
+        if !lx.is_access() || !ly.is_access() || lx.loc != ly.loc {
+            return false;
+        }
+        let (tx, ty) = (x.thread as usize, y.thread as usize);
+        let (first, last) = (x.index.min(y.index) as usize, x.index.max(y.index) as usize);
+        if tx == ty && self.waits(tx, first, last) {
+            return true;
+        }
+        let (px, py) = (&self.places[tx], &self.places[ty]);
+        lx.strong && ly.strong && px.scope_includes(lx.scope, py) && py.scope_includes(ly.scope, px)
+    }
+
+    /// §7.6 Atomicity for the write half `w` of an rmw element: whether a write morally strong
+    /// with both halves sits in `co` between the write the read half reads from and `w`. `None`
+    /// where `w` is not such a half in `co`.
+    fn rmw_breaks_atomicity(&self, g: &ExecutionGraph, w: EventId) -> Option<bool> {
+        let (src, r) = crate::model::sc::rmw_source(g, w)?;
+        let ws = &g.co[g.label(w).loc as usize];
+        let after = if src.is_init() { 0 } else { ws.iter().position(|&x| x == src)? + 1 };
+        let end = ws.iter().position(|&x| x == w)?;
+        Some(ws.get(after..end)?.iter().any(|&x| self.morally_strong(g, r, x) && self.morally_strong(g, x, w)))
+    }
 }
 
 struct Eval {
@@ -87,35 +121,35 @@ struct Eval {
 }
 
 impl TileIr {
-    fn evaluate(&self, g: &ExecutionGraph) -> Option<Eval> {
+    /// The relations of `g` and, with `axioms`, `None` when one of the axioms fails. Without
+    /// them only what [`MemoryModel::races`] needs is built (moral strength, happens-before):
+    /// races are asked of executions already found consistent. (`reference.rs` builds the same
+    /// relations one by one, as the module docs state them; debug builds compare the two.)
+    fn evaluate(&self, g: &ExecutionGraph, axioms: bool) -> Option<Eval> {
         let idx = g.node_index();
         let n = idx.len();
         let labels: Vec<Option<Label>> = (0..n).map(|x| (!idx.id(x).is_init()).then(|| *g.label(idx.id(x)))).collect();
-        let loc = |x: usize| -> Option<u32> {
-            match labels[x] {
-                None => Some(idx.id(x).index),
-                Some(l) if l.is_access() => Some(l.loc),
-                Some(_) => None,
-            }
-        };
-        // §7.5 / §7.6 token order.
+        // §7.5 / §7.6 token order, from each event's waits-for set (only earlier events).
         let mut to = Relation::empty(n);
-        for e in g.event_ids() {
-            for j in 0..e.index {
-                if self.waits(e.thread as usize, j as usize, e.index as usize) {
-                    to.add(idx.node(EventId { thread: e.thread, index: j }), idx.node(e));
+        for (t, evs) in g.threads.iter().enumerate() {
+            for i in 0..evs.len() {
+                let e = idx.node(EventId::new(t, i));
+                for j in 0..i {
+                    if self.waits(t, j, i) {
+                        to.add(idx.node(EventId::new(t, j)), e);
+                    }
                 }
             }
         }
         let rf = g.rf(&idx);
-        let co = g.co(&idx);
-        let fr = g.fr(&idx);
         let rmw = g.rmw(&idx);
         // §7.4 moral strength, between accesses of one location (element): the accesses sorted
-        // by location, so only pairs within a location are looked at.
+        // by location, so only pairs within a location are looked at. Token order relates
+        // events of one tile block only; scopes relate strong accesses only. Token order between
+        // two accesses of one element is also the `to-loc` of coherence per location.
         let accesses = accesses_by_location(&labels);
-        // Token order relates events of one tile block only; scopes relate strong accesses only.
         let mut ms = Relation::empty(n);
+        let mut to_loc = Relation::empty(n);
         let mut strong: Vec<(usize, usize, Scope)> = Vec::new();
         for group in accesses.chunk_by(|x, y| x.0 == y.0) {
             strong.clear();
@@ -124,6 +158,9 @@ impl TileIr {
                 for &(_, b) in group {
                     if a != b && idx.id(b).thread as usize == ta && (to.contains(a, b) || to.contains(b, a)) {
                         ms.add(a, b);
+                        if to.contains(a, b) {
+                            to_loc.add(a, b);
+                        }
                     }
                 }
                 if let Some(l) = labels[a].filter(|l| l.strong) {
@@ -139,51 +176,71 @@ impl TileIr {
                 }
             }
         }
-        // §7.6 Atomicity.
-        if !fr.intersect(&ms).compose(&co.intersect(&ms)).intersect(&rmw).is_empty() {
-            return None;
-        }
-        // §7.9 No-Thin-Air: acyclic(rf ∪ dep).
-        let mut rf_dep = rf.clone();
-        for e in g.event_ids() {
-            let deps = g.event(e).deps;
-            for j in 0..e.index.min(64) {
-                if deps & (1 << j) != 0 {
-                    rf_dep.add(idx.node(EventId { thread: e.thread, index: j }), idx.node(e));
+        let co = g.co(&idx);
+        let fr = g.fr(&idx);
+        if axioms {
+            // §7.6 Atomicity: no write morally strong with both halves of an rmw element sits in
+            // `co` between the write its read reads from and its write (`fr ∩ ms ; co ∩ ms`
+            // against `rmw`).
+            for (r, w) in rmw.pairs() {
+                if fr.successors(r).any(|x| co.contains(x, w) && ms.contains(r, x) && ms.contains(x, w)) {
+                    return None;
                 }
             }
+            // §7.9 No-Thin-Air: acyclic(rf ∪ dep).
+            let mut rf_dep = rf.clone();
+            for (t, evs) in g.threads.iter().enumerate() {
+                for (i, ev) in evs.iter().enumerate() {
+                    for j in 0..i.min(64) {
+                        if ev.deps & (1 << j) != 0 {
+                            rf_dep.add(idx.node(EventId::new(t, j)), idx.node(EventId::new(t, i)));
+                        }
+                    }
+                }
+            }
+            if !rf_dep.is_acyclic() {
+                return None;
+            }
+            // Coherence per location: acyclic(to-loc ∪ (ms ∩ (rf ∪ co ∪ fr))).
+            let mut com = rf.union(&co);
+            com.union_with(&fr);
+            com.intersect_with(&ms);
+            com.union_with(&to_loc);
+            if !com.is_acyclic() {
+                return None;
+            }
         }
-        if !rf_dep.is_acyclic() {
-            return None;
-        }
-        // Coherence per location: acyclic(to-loc ∪ (ms ∩ (rf ∪ co ∪ fr))).
-        let to_loc = to.filter(|x, y| loc(x).is_some() && loc(x) == loc(y));
-        let com = rf.union(&co).union(&fr).intersect(&ms);
-        if !to_loc.union(&com).is_acyclic() {
-            return None;
-        }
-        // Observation and §7.3 synchronization.
+        // Observation and §7.3 synchronization: a morally strong read of the write, directly or
+        // through a chain of rmws (none without rmws).
         let rf_ms = rf.intersect(&ms);
-        let obs = rf_ms.union(&rf_ms.compose(&rmw.compose(&rf_ms).closure()));
-        let sw = obs.filter(|x, y| {
+        let obs = if rmw.is_empty() { rf_ms.clone() } else { rf_ms.union(&rf_ms.compose(&rmw.compose(&rf_ms).closure())) };
+        let mut hb = to;
+        hb.union_with(&rmw);
+        for (x, y) in obs.pairs() {
             let rel = labels[x].is_some_and(|l| l.is_write() && l.release);
             let acq = labels[y].is_some_and(|l| l.is_read() && l.acquire);
-            rel && acq && ms.contains(x, y)
-        });
-        let hb = to.union(&rmw).union(&sw).closure();
-        let cause = hb.union(&obs.compose(&hb));
-        // §7.6 Coherence.
+            if rel && acq && ms.contains(x, y) {
+                hb.add(x, y);
+            }
+        }
+        hb.close(&mut OrderScratch::default());
+        if !axioms {
+            return Some(Eval { idx, labels, accesses, ms, hb });
+        }
+        let mut cause = obs.compose(&hb);
+        cause.union_with(&hb);
+        // §7.6 Coherence: writes of one element related by causality are so related in `co`
+        // (`co` is total per element: a pair against it is a pair not in it).
         let is_write = |x: usize| labels[x].is_none_or(|l| l.is_write());
+        let loc = |x: usize| labels[x].map_or(idx.id(x).index, |l| l.loc);
         for (x, y) in cause.pairs() {
             if is_write(x) && is_write(y) && loc(x) == loc(y) && !co.contains(x, y) {
                 return None;
             }
         }
         // Causality: irreflexive((rf ∪ fr) ; cause).
-        for (x, y) in rf.union(&fr).pairs() {
-            if cause.contains(y, x) {
-                return None;
-            }
+        if rf.pairs().chain(fr.pairs()).any(|(x, y)| cause.contains(y, x)) {
+            return None;
         }
         Some(Eval { idx, labels, accesses, ms, hb })
     }
@@ -204,12 +261,29 @@ impl MemoryModel for TileIr {
     }
 
     fn is_consistent(&self, g: &ExecutionGraph) -> bool {
-        self.evaluate(g).is_some()
+        let ok = self.evaluate(g, true).is_some();
+        #[cfg(debug_assertions)]
+        assert_eq!(
+            ok,
+            reference::evaluate(self, g).is_some(),
+            "[tcfuzz internal bug] Tile IR consistency differs from the reference on\n{}",
+            g.canonical()
+        );
+        ok
     }
 
-    /// §7.10 data races.
+    /// §7.10 data races, of a consistent execution (the axioms are not checked again).
     fn races(&self, g: &ExecutionGraph) -> Vec<(EventId, EventId)> {
-        let Some(ev) = self.evaluate(g) else { return Vec::new() };
+        let Some(ev) = self.evaluate(g, false) else { return Vec::new() };
+        #[cfg(debug_assertions)]
+        {
+            let want = reference::evaluate(self, g).expect("[tcfuzz internal bug] races asked of an inconsistent graph");
+            assert!(
+                want == (ev.ms.clone(), ev.hb.clone()),
+                "[tcfuzz internal bug] Tile IR relations differ from the reference on\n{}",
+                g.canonical()
+            );
+        }
         let mut out = Vec::new();
         for group in ev.accesses.chunk_by(|x, y| x.0 == y.0) {
             for (i, &(_, x)) in group.iter().enumerate() {
@@ -230,5 +304,78 @@ impl MemoryModel for TileIr {
     /// §7.12.1: load buffering (and a load reading from a later store of its own tile block).
     fn allows_porf_cycles(&self) -> bool {
         true
+    }
+
+    /// Every relation of the model leaves an event through a later event of its thread (token
+    /// order and dependencies only go from an earlier event to a later one, `rmw` from a read to
+    /// the write after it), a read of it, a later write in `co`, or `fr` ([`crate::model::plain_sink`]);
+    /// moral strength only filters those edges. A sink rmw write still answers to Atomicity
+    /// (§7.6). A read of a write other than the last in `co` is left to the full check.
+    fn sink_extension(&self, g: &ExecutionGraph, a: EventId) -> Option<bool> {
+        // An rmw write whose source is not in `co` (or not of its element): the full check.
+        let broken = if g.label(a).rmw_write { Some(self.rmw_breaks_atomicity(g, a)?) } else { None };
+        crate::model::plain_sink(g, a, || broken != Some(true), |_| false)
+    }
+
+    /// Coherence per location against the accesses of `e`'s own thread to its element that
+    /// token order relates to `e` (those `kept` accepts, with their sources): they and `e` are
+    /// morally strong by token order (§7.4); an edge to or from another thread's write counts
+    /// only where the two are morally strong. For an access `x` that `e` waits for: `s` before
+    /// `x` (a write) or before the write `u` it reads from (`e →fr u →rf x →to e`). For one that
+    /// waits for `e`: `s` is `x`, or after it (`x →co s →rf e →to x`), or after `u` (`s →rf e →to
+    /// x →fr s`). A plain read only: an rmw's read is added with its write.
+    fn source_ruled_out(&self, g: &ExecutionGraph, e: EventId, s: EventId, kept: &dyn Fn(EventId) -> bool) -> bool {
+        let le = g.label(e);
+        if !le.is_read() || le.atomic || le.rmw_write {
+            return false;
+        }
+        let Some(ps) = g.co_position(s) else { return false };
+        let (t, i) = (e.thread as usize, e.index as usize);
+        let ms = |a: EventId, b: EventId| self.morally_strong(g, a, b);
+        g.threads[t].iter().enumerate().any(|(j, x)| {
+            let (xe, lx) = (EventId::new(t, j), &x.label);
+            let (before, after) = (j < i && self.waits(t, j, i), j > i && self.waits(t, i, j));
+            if !(before || after) || !lx.is_access() || lx.loc != le.loc || g.is_hole(xe) || !kept(xe) {
+                return false;
+            }
+            if lx.is_write() {
+                let Some(px) = g.co_position(xe) else { return false };
+                return if before { ps < px } else { s == xe || (ps > px && ms(xe, s) && ms(s, e)) };
+            }
+            let Some(u) = x.rf.filter(|&u| u.is_init() || kept(u)) else { return false };
+            let Some(pu) = g.co_position(u) else { return false };
+            if before { ps < pu && ms(e, u) && ms(u, xe) } else { ps > pu && ms(s, e) && ms(xe, s) }
+        })
+    }
+
+    /// Not before the writes of its element that `e` waits for in its own thread (coherence per
+    /// location: the two are morally strong by token order, §7.4, and `co` or `fr` against
+    /// token order closes a cycle).
+    fn co_floor(&self, g: &ExecutionGraph, e: EventId, l: &Label) -> usize {
+        let t = e.thread as usize;
+        g.threads[t][..e.index as usize]
+            .iter()
+            .enumerate()
+            .filter(|(j, x)| x.label.is_write() && x.label.loc == l.loc && self.waits(t, *j, e.index as usize))
+            .filter_map(|(j, _)| g.co_position(EventId::new(t, j)))
+            .max()
+            .unwrap_or(0)
+    }
+
+    /// Not after the writes of its element in its own thread that wait for `e` (as for
+    /// [`MemoryModel::co_floor`]).
+    fn co_ceiling(&self, g: &ExecutionGraph, e: EventId, l: &Label) -> usize {
+        if !l.is_write() {
+            return usize::MAX;
+        }
+        let t = e.thread as usize;
+        g.threads[t]
+            .iter()
+            .enumerate()
+            .skip(e.index as usize + 1)
+            .filter(|(j, x)| x.label.is_write() && x.label.loc == l.loc && self.waits(t, e.index as usize, *j))
+            .filter_map(|(j, _)| g.co_position(EventId::new(t, j)))
+            .min()
+            .unwrap_or(usize::MAX)
     }
 }
