@@ -29,7 +29,7 @@ pub enum Model {
 /// casw, coa, fib, indexer, szymanski) written as PTX litmus programs, plus sb, iriw, mp-chain and
 /// tc-pipeline. Each runs its quick sizes and its large ones (`--list`; the large ones, up to
 /// where GenMC takes about a minute on a 2-core machine, take minutes in all), only its quick
-/// ones with `--quick` (seconds: what CI runs), or the sizes given with --n. Each run prints
+/// ones with `--quick` (seconds: for CI), or the sizes given with --n. Each run prints
 /// `family, n, model, complete, blocked, seconds, execs_per_s, ns_per_execution, peak_rss_kb`
 /// (the process's peak resident memory during the run) and GenMC's figures on the same shape:
 /// its `sc` run for `--model sc`, its `rc11` run for `--model ptx`.
@@ -41,8 +41,9 @@ pub enum Model {
 ///                      (fib: -DNUM=n), alternating with tcfuzz on the same shape, --repeat K
 ///                      rounds, the fastest of each. DIR is `--genmc-tests DIR`, GenMC's source
 ///                      tree; by default the binary's folder, where GenMC's in-tree build leaves
-///                      it. GenMC's peak RSS is the child's own (wait4), its time spawn to exit
-///                      (compiling the test program included, as a user sees it).
+///                      it. GenMC's time is spawn to exit (compiling the test program
+///                      included, as a user sees it), its peak RSS that child's (wait4: the
+///                      larger of GenMC's and that of the clang it runs to compile).
 ///   --genmc CSV        the recorded figures (default `../shared/bench/genmc-0.11-results.csv`,
 ///                      where it is found): GenMC 0.11 on a 2-core machine.
 /// Each row then shows GenMC's complete and blocked counts, seconds and peak RSS, whether the
@@ -80,7 +81,7 @@ pub struct Args {
     /// Only this family (repeatable). Default: all of them.
     #[arg(long = "family", value_name = "NAME")]
     families: Vec<String>,
-    /// Only this size (repeatable). Default: each family's default sizes.
+    /// Only this size (repeatable). Default: each family's quick and large sizes (`--list`).
     #[arg(long = "n", value_name = "N")]
     sizes: Vec<u32>,
     /// The memory model (repeatable). Default: sc.
@@ -98,7 +99,7 @@ pub struct Args {
     /// GenMC's source tree, holding tests/correct/synthetic/ (default: --genmc-bin's folder).
     #[arg(long, value_name = "DIR", requires = "genmc_bin")]
     genmc_tests: Option<PathBuf>,
-    /// Only the quick sizes (seconds in all; what CI runs).
+    /// Only the quick sizes (seconds in all, for CI).
     #[arg(long, conflicts_with = "sizes")]
     quick: bool,
     /// Stop a run after this many executions (it is then reported as an error).

@@ -46,7 +46,10 @@ pub struct Genmc {
 }
 
 /// One GenMC run: its counts, its wall time (spawn to exit, compilation of the test program
-/// included, as a user sees it) and its peak resident memory.
+/// included, as a user sees it) and its peak resident memory: the larger of GenMC's own and that
+/// of the clang it runs (`std::system`, in its `main.cpp`) to compile the program, which is what
+/// `wait4` reports for a process and the children it waited for. Below about 100 MB that is
+/// often clang's.
 #[derive(Clone, Copy, Debug)]
 pub struct GenmcRun {
     pub complete: u64,
@@ -163,8 +166,8 @@ pub fn parse_output(stdout: &str) -> Result<(u64, u64), String> {
 
 /// Waits for `child` and returns its exit status and its peak resident memory in KiB.
 ///
-/// The peak comes from `wait4(2)`, which reports the resource usage of exactly that child (and
-/// the descendants it waited for). `getrusage(RUSAGE_CHILDREN)` would not do: its `ru_maxrss` is
+/// The peak comes from `wait4(2)`, which reports the resource usage of exactly that child (its
+/// `ru_maxrss`: the largest of the child's and those of the descendants it waited for). `getrusage(RUSAGE_CHILDREN)` would not do: its `ru_maxrss` is
 /// the largest peak of every child reaped so far, so a small run after a large one would show
 /// the large one's figure; polling `/proc/PID/status` could miss a short-lived peak.
 #[cfg(unix)]
