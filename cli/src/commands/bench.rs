@@ -43,7 +43,8 @@ pub enum Model {
 ///                      tree; by default the binary's folder, where GenMC's in-tree build leaves
 ///                      it. GenMC's time is spawn to exit (compiling the test program
 ///                      included, as a user sees it), its peak RSS that child's (wait4: the
-///                      larger of GenMC's and that of the clang it runs to compile).
+///                      larger of GenMC's and that of the clang it runs to compile; `-`
+///                      where it is not above tcfuzz's own, which Linux copies in at exec).
 ///   --genmc CSV        the recorded figures (default `../shared/bench/genmc-0.11-results.csv`,
 ///                      where it is found): GenMC 0.11 on a 2-core machine.
 /// Each row then shows GenMC's complete and blocked counts, seconds and peak RSS, whether the
@@ -249,11 +250,15 @@ pub fn run(args: &Args, quiet: bool) -> Result<ExitCode> {
                 let threads: &[u16] = if args.threads > 1 { &[args.threads, 1] } else { &[1] };
                 let mut fastest: [Option<(Stats, f64, bool)>; 2] = [None, None];
                 let mut genmc_fastest: Option<GenmcRun> = None;
+                // Our peak over the rounds, read after each: a GenMC run resets it (see
+                // `Genmc::run`).
+                let mut peak_rss: Option<u64> = None;
                 let mut genmc_failed = false;
                 'repeat: for _ in 0..args.repeat {
                     for (i, &t) in threads.iter().enumerate() {
                         match measure(&program, kind, args, t) {
                             Ok(run) => {
+                                peak_rss = peak_rss.max(peak_rss_kb());
                                 if fastest[i].as_ref().is_none_or(|(_, s, _)| run.1 < *s) {
                                     fastest[i] = Some(run);
                                 }
@@ -308,7 +313,7 @@ pub fn run(args: &Args, quiet: bool) -> Result<ExitCode> {
                     seconds,
                     execs_per_s,
                     ns_per_execution: seconds * 1e9 / execs.max(1) as f64,
-                    peak_rss_kb: peak_rss_kb(),
+                    peak_rss_kb: peak_rss,
                     stopped: stopped.then_some("deadline"),
                     genmc_source: genmc.and(source),
                     genmc_complete: genmc.map(|g| g.complete),
@@ -519,7 +524,11 @@ fn reset_peak_rss() {
 
 /// The process's peak resident set size in KiB (`VmHWM`), where the OS reports it.
 fn peak_rss_kb() -> Option<u64> {
+    status_kb("VmHWM:")
+}
+
+fn status_kb(key: &str) -> Option<u64> {
     let status = std::fs::read_to_string("/proc/self/status").ok()?;
-    let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
+    let line = status.lines().find(|l| l.starts_with(key))?;
     line.split_whitespace().nth(1)?.parse().ok()
 }

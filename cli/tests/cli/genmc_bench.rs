@@ -21,7 +21,7 @@ case "$5" in */tests/correct/synthetic/readers/variants/readers0.c) ;; *) echo "
 [ -f "$5" ] || { echo "no file $5" >&2; exit 9; }
 printf 'GenMC v0.11.0 (LLVM 19.1.7)\nCopyright (C) 2024 MPI-SWS. All rights reserved.\n\n'
 printf '*** Compilation complete.\n*** Transformation complete.\n*** Verification complete.\nNo errors were detected.\n'
-printf 'Number of complete executions explored: %s\n\nTotal wall-clock time: 0.01s\n' "${COMPLETE:-4}"
+printf 'Number of complete executions explored: %s\nTotal wall-clock time: 0.01s\n' "${COMPLETE:-4}"
 "#;
 
 fn rows(out: &Output) -> Vec<serde_json::Value> {
@@ -48,8 +48,10 @@ fn side_by_side_row_has_both_counts_the_equal_flag_and_the_ratio() {
     assert_eq!(row["genmc_counts_equal"], true, "{row}");
     assert!(row["speedup_vs_genmc"].as_f64().is_some_and(|r| r > 0.0), "{row}");
     assert!(row["genmc_seconds"].as_f64().is_some_and(|s| s > 0.0), "{row}");
-    // wait4 reports the child's own peak: a shell is more than 100 KiB and less than 1 GiB.
-    assert!(row["genmc_peak_rss_kb"].as_u64().is_some_and(|kb| (100..1 << 20).contains(&kb)), "{row}");
+    // At exec Linux copies our peak RSS into the child's, so a child smaller than tcfuzz (this
+    // shell) has no figure of its own to report: unknown, not tcfuzz's.
+    assert!(row["genmc_peak_rss_kb"].is_null(), "{row}");
+    assert!(row["peak_rss_kb"].as_u64().is_some_and(|kb| kb > 0), "{row}");
 
     // The table shows the same, and the scaling table needs two sizes: none here.
     let text = tcfuzz(&["bench", "--genmc-bin", bin, "--family", "readers", "--n", "2"], dir.path());
