@@ -76,7 +76,7 @@ fn different_complete_counts_say_so_and_give_no_ratio() {
 #[test]
 fn genmc_exiting_nonzero_is_an_error_naming_the_command() {
     let dir = TempDir::new("genmc-bench-fails");
-    let bin = fake_genmc(&dir, "echo 'Error: cannot compile' >&2\nexit 3\n");
+    let bin = fake_genmc(&dir, "echo '*** Verification unsuccessful.'\necho 'Error: cannot compile' >&2\nexit 3\n");
     let bin = bin.to_str().expect("UTF-8");
     let out = tcfuzz(&["bench", "--genmc-bin", bin, "--family", "readers", "--n", "2", "--json"], dir.path());
     assert_eq!(code(&out), 1, "a failed run: {}", stderr(&out));

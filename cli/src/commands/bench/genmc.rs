@@ -133,7 +133,9 @@ impl Genmc {
         let stdout = String::from_utf8_lossy(&stdout);
         if !status.success() {
             let stderr = String::from_utf8_lossy(&stderr);
-            let last = stderr.lines().chain(stdout.lines()).rfind(|l| !l.trim().is_empty());
+            // Its last word on stderr (clang's errors, GenMC's own), else on stdout.
+            let said = |text: &str| text.lines().rfind(|l| !l.trim().is_empty()).map(str::to_string);
+            let last = said(&stderr).or_else(|| said(&stdout));
             let exit = status.code().map_or_else(|| "was killed by a signal".to_string(), |c| format!("exited with status {c}"));
             match last {
                 Some(line) => bail!("`{shown}` {exit}: {}", line.trim()),
