@@ -1416,6 +1416,9 @@ mod corpus {
     }
 }
 
+#[cfg(unix)]
+#[path = "cli/genmc_bench.rs"]
+mod genmc_bench;
 /// Issue 21: the CLI as a user meets it.
 #[path = "cli/issue21.rs"]
 mod issue21;
