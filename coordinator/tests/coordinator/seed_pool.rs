@@ -164,7 +164,8 @@ async fn an_epochs_seeds_are_chosen_in_index_order_whatever_the_reports_order_an
     let second = lease_n(&mut w, &me, 3).await;
     assert!(second.iter().all(|j| epoch(j) == Some(1)), "{second:?}");
     let seeds = pool(&mut w, &me, id, 1).await.unwrap();
-    let got: Vec<(u64, &str, Vec<(&str, u64)>)> = seeds
+    type Shown<'a> = (u64, &'a str, Vec<(&'a str, u64)>);
+    let got: Vec<Shown> = seeds
         .iter()
         .map(|s| (s.id, s.program.lines().next().unwrap(), s.features.iter().map(|f| (f.name.as_str(), f.count)).collect()))
         .collect();
