@@ -107,10 +107,12 @@ fn a_run_ends_with_the_summary_keys_and_records_its_campaign() {
 
 /// The same seed and config with `-j 1` and `-j 2` give the same discrepancies, seeds and
 /// coverage counts: the programs are a function of (seed, index, config) and the epoch's pool.
-/// So does `tcfuzz campaign` with one worker: the coordinator hands each epoch's pool to its
-/// workers (a campaign that mutated no seeds would reach other coverage).
+/// So does `tcfuzz campaign` with one worker or two, over four epochs: the coordinator chooses
+/// each epoch's seeds in index order whatever order the workers' reports come in, and hands the
+/// next epoch's pool to its workers (a campaign that mutated no seeds would reach other
+/// coverage). Regression test for two-worker campaigns whose seeds depended on that order.
 #[test]
-fn one_thread_or_two_or_a_one_worker_campaign_make_the_same_campaign() {
+fn one_thread_or_two_or_a_campaign_of_one_worker_or_two_make_the_same_campaign() {
     let dir = TempDir::new("determinism");
     // Coverage-guided programs from the second epoch on; budgets by execution counts only (a
     // clock would make a loaded machine decide).
@@ -128,26 +130,28 @@ fn one_thread_or_two_or_a_one_worker_campaign_make_the_same_campaign() {
         );
         assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     }
-    let out = tcfuzz(
-        &[
-            "campaign",
-            "--corpus",
-            "c",
-            "--programs",
-            "240",
-            "--seed",
-            "21",
-            "--workers",
-            "1",
-            "--config",
-            config,
-            "--minimize-budget",
-            "1s",
-            "-q",
-        ],
-        dir.path(),
-    );
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    for (corpus, workers) in [("c", "1"), ("d", "2")] {
+        let out = tcfuzz(
+            &[
+                "campaign",
+                "--corpus",
+                corpus,
+                "--programs",
+                "240",
+                "--seed",
+                "21",
+                "--workers",
+                workers,
+                "--config",
+                config,
+                "--minimize-budget",
+                "1s",
+                "-q",
+            ],
+            dir.path(),
+        );
+        assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    }
     let facts = |name: &str| {
         let c = Corpus::open_existing(&dir.path().join(name)).unwrap();
         // Not the program: which of the programs showing a discrepancy was recorded first depends
@@ -157,7 +161,7 @@ fn one_thread_or_two_or_a_one_worker_campaign_make_the_same_campaign() {
         let coverage: Vec<(String, u64)> = c.coverage().unwrap().into_iter().map(|(f, n)| (f, n.count)).collect();
         (d, seeds, coverage)
     };
-    let (a, b, c) = (facts("a"), facts("b"), facts("c"));
+    let (a, b, c, d) = (facts("a"), facts("b"), facts("c"), facts("d"));
     assert!(!a.0.is_empty() && !a.1.is_empty(), "nothing to compare: {} discrepancies, {} seeds", a.0.len(), a.1.len());
     assert!(a.2.iter().any(|(f, _)| f == "origin:coverage"), "no coverage-guided program ran");
     assert_eq!(a.0, b.0, "discrepancies differ");
@@ -166,6 +170,11 @@ fn one_thread_or_two_or_a_one_worker_campaign_make_the_same_campaign() {
     assert_eq!(a.0, c.0, "discrepancies differ from the campaign's");
     assert_eq!(a.1, c.1, "seeds differ from the campaign's");
     assert_eq!(a.2, c.2, "coverage differs from the campaign's");
+    // The first program to reach `origin:coverage` is a seed chosen at a later epoch's end.
+    assert!(a.1.iter().any(|s| s.1.iter().any(|f| f == "origin:coverage")), "no seed chosen after the first epoch");
+    assert_eq!(a.0, d.0, "discrepancies differ from the two-worker campaign's");
+    assert_eq!(a.1, d.1, "seeds differ from the two-worker campaign's");
+    assert_eq!(a.2, d.2, "coverage differs from the two-worker campaign's");
 }
 
 #[test]

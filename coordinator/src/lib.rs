@@ -9,6 +9,7 @@
 //!   ledger.rs    the one writer thread: batches ops into one corpus update (group commit) and
 //!                answers only after the flush
 //!   state.rs     campaigns, workers, leases, blame; mirrored from the corpus, which holds the truth
+//!     epochs.rs  seed-pool epochs: candidates kept durably, seeds chosen in index order at the end
 //!   seeds.rs     the coverage seed pool, snapshotted per epoch for the workers
 //!   explore.rs   split explorations: one job per subtree, the parts' verdicts kept as data
 //!   reports.rs   the discrepancy report, on request and on a schedule

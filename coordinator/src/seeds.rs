@@ -8,14 +8,15 @@
 //! The pool is the corpus's, as `tcfuzz fuzz` reads it: every seed, oldest first, each with how
 //! many programs had reached its features. This mirror of it is loaded once with the state and
 //! kept up to date by the ledger thread as it records results, so a snapshot never depends on
-//! which writes have reached the disk yet. After a coordinator restart in the middle of an epoch
-//! the rest of the epoch is generated with the pool as it is at the restart (as `tcfuzz fuzz`
-//! does when it resumes a corpus).
+//! which writes have reached the disk yet. When an epoch begins, where its pool ends (the newest
+//! seed) and the counts it was taken with are stored with the campaign
+//! ([`tcfuzz_corpus::PoolEpoch`]), so that a coordinator restarted in the middle of an epoch
+//! serves the very same snapshot ([`SeedMirror::resume`]).
 
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
 
-use tcfuzz_corpus::Corpus;
+use tcfuzz_corpus::{Corpus, PoolEpoch};
 use tcfuzz_proto::v1;
 
 use crate::error::ServiceError;
@@ -65,11 +66,28 @@ impl SeedMirror {
         self.seeds.push(Seed { id, program: program.to_string(), features });
     }
 
-    /// The pool now: the newest seeds that fit in [`MAX_SNAPSHOT_BYTES`], oldest first.
-    pub fn snapshot(&self) -> Snapshot {
+    /// The pool now, for campaign `campaign`'s epoch that ends at program `end`: the snapshot,
+    /// and the record that brings it back after a restart.
+    pub fn begin_epoch(&self, campaign: u64, end: u64) -> (Snapshot, PoolEpoch) {
+        let seeds_through = self.seeds.last().map_or(0, |s| s.id);
+        let snapshot = self.snapshot(seeds_through, |f| self.counts.get(f).copied());
+        let counts: BTreeMap<&str, u64> = snapshot.iter().flat_map(|s| s.features.iter().map(|f| (f.name.as_str(), f.count))).collect();
+        let counts = counts.into_iter().map(|(f, n)| (f.to_string(), n)).collect();
+        (snapshot, PoolEpoch { campaign, end, seeds_through, counts })
+    }
+
+    /// The snapshot an epoch began with (seeds are never removed, so the same seeds are there).
+    pub fn resume(&self, epoch: &PoolEpoch) -> Snapshot {
+        let counts: HashMap<&str, u64> = epoch.counts.iter().map(|(f, n)| (f.as_str(), *n)).collect();
+        self.snapshot(epoch.seeds_through, |f| counts.get(f).copied())
+    }
+
+    /// The seeds up to id `through`: the newest that fit in [`MAX_SNAPSHOT_BYTES`], oldest first,
+    /// each feature with `count` of it (at least 1).
+    fn snapshot(&self, through: u64, count: impl Fn(&str) -> Option<u64>) -> Snapshot {
         let mut bytes = 0usize;
         let mut out: Vec<v1::PoolSeed> = Vec::new();
-        for s in self.seeds.iter().rev() {
+        for s in self.seeds.iter().rev().filter(|s| s.id <= through) {
             bytes = bytes.saturating_add(s.program.len() + s.features.iter().map(String::len).sum::<usize>());
             if bytes > MAX_SNAPSHOT_BYTES {
                 tracing::warn!(
@@ -79,11 +97,7 @@ impl SeedMirror {
                 );
                 break;
             }
-            let features = s
-                .features
-                .iter()
-                .map(|f| v1::FeatureCount { name: f.clone(), count: self.counts.get(f).copied().unwrap_or(1).max(1) })
-                .collect();
+            let features = s.features.iter().map(|f| v1::FeatureCount { name: f.clone(), count: count(f).unwrap_or(1).max(1) }).collect();
             out.push(v1::PoolSeed { id: s.id, program: s.program.clone(), features });
         }
         out.reverse();
@@ -107,14 +121,19 @@ mod tests {
         m.reached("b", 1);
         m.reached("a", 2);
         m.added(9, vec!["b".into(), "a".into()], "P9");
-        let s = m.snapshot();
+        let (s, epoch) = m.begin_epoch(3, 2048);
         assert_eq!(s.iter().map(|p| (p.id, p.program.as_str())).collect::<Vec<_>>(), [(4, "P4"), (9, "P9")]);
         let counts: Vec<(&str, u64)> = s[1].features.iter().map(|f| (f.name.as_str(), f.count)).collect();
         assert_eq!(counts, [("b", 1), ("a", 5)]);
-        // Later counts do not change a snapshot taken before them.
+        assert_eq!(epoch, PoolEpoch { campaign: 3, end: 2048, seeds_through: 9, counts: vec![("a".into(), 5), ("b".into(), 1)] });
+        // Later counts and seeds do not change a snapshot taken before them, nor the one the
+        // epoch's record brings back.
         m.reached("b", 10);
+        m.added(12, vec!["c".into()], "P12");
         assert_eq!(s[1].features[0].count, 1);
-        assert_eq!(m.snapshot()[1].features[0].count, 11);
+        assert_eq!(m.resume(&epoch), s);
+        let (now, _) = m.begin_epoch(3, 4096);
+        assert_eq!((now.len(), now[1].features[0].count), (3, 11));
     }
 
     #[test]
@@ -124,7 +143,9 @@ mod tests {
         for id in 1..=5 {
             m.added(id, vec![format!("f{id}")], &big);
         }
-        let s = m.snapshot();
+        let (s, epoch) = m.begin_epoch(1, 10);
         assert_eq!(s.iter().map(|p| p.id).collect::<Vec<_>>(), [3, 4, 5]);
+        assert_eq!(epoch.counts.len(), 3, "the counts of the seeds in the snapshot only");
+        assert_eq!(m.resume(&epoch), s);
     }
 }

@@ -9,8 +9,10 @@
 //! second holder was told to work `careful`ly, naming each program before checking it, so the
 //! coordinator records the program it was on as a `checker-crash` discrepancy (syzkaller's
 //! executor blames the program it announced) and queues the rest of the range as new jobs.
+//!
+//! Campaigns with seed-pool epochs choose their seeds at each epoch's end (`epochs.rs`).
 
-use std::collections::{BTreeMap, BTreeSet, HashMap, VecDeque};
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet, VecDeque};
 
 use serde::{Deserialize, Serialize};
 use tcfuzz_corpus::{
@@ -23,6 +25,9 @@ use crate::explore::Explorations;
 use crate::ids::{self, Class};
 use crate::seeds::{SeedMirror, Snapshot};
 use crate::validate::{self, JobResult, Report};
+
+mod epochs;
+use epochs::{add_epoch_seeds, end_epoch};
 
 /// Lease and queue settings.
 #[derive(Clone, Debug)]
@@ -80,6 +85,13 @@ struct CampaignRun {
     /// pool its jobs are generated with.
     epoch_end: u64,
     pool: Option<Snapshot>,
+    /// With pool epochs: the features first reached in the current epoch, and its programs that
+    /// reached some (by index, with those features): the seed candidates, which become seeds
+    /// when the epoch ends. Mirrored from the corpus.
+    epoch_new: HashSet<String>,
+    candidates: BTreeMap<u64, (Vec<String>, String)>,
+    /// Whether the log said that this campaign's epochs are small for its workers.
+    warned_small_epoch: bool,
     generate_jobs: u64,
     minimize_jobs: u64,
     queued: BTreeSet<u64>,
@@ -110,15 +122,6 @@ impl CampaignRun {
     /// (with pool epochs) the current epoch has programs left.
     fn may_generate(&self, now: u64) -> bool {
         self.wants_more(now) && self.generate_jobs < ids::MAX_NUMBER && (self.spec.pool_epoch == 0 || self.next_index < self.epoch_end)
-    }
-
-    /// With pool epochs: once every program of the epoch is recorded, the next epoch begins, with
-    /// the pool as the ledger has recorded it by now (so it mutates what the epoch found).
-    fn advance_epoch(&mut self, seeds: &SeedMirror, now: u64) {
-        if self.spec.pool_epoch > 0 && self.wants_more(now) && self.next_index >= self.epoch_end && !self.generating() {
-            self.epoch_end = self.epoch_end.saturating_add(self.spec.pool_epoch);
-            self.pool = Some(seeds.snapshot());
-        }
     }
 
     /// Whether a generation job is queued or leased.
@@ -235,6 +238,9 @@ impl State {
                 next_index: 0,
                 epoch_end: 0,
                 pool: None,
+                epoch_new: HashSet::new(),
+                candidates: BTreeMap::new(),
+                warned_small_epoch: false,
                 generate_jobs: 0,
                 minimize_jobs: 0,
                 queued: BTreeSet::new(),
@@ -294,15 +300,8 @@ impl State {
                 JobState::Done { .. } => run.done += 1,
             }
         }
-        // The current epoch is the one of the last job queued; its jobs go on with the pool as
-        // it is now (`crate::seeds`).
-        let mut pool = None;
-        for run in state.campaigns.values_mut().filter(|r| r.spec.pool_epoch > 0 && r.running()) {
-            run.epoch_end = run.next_index.div_ceil(run.spec.pool_epoch).saturating_mul(run.spec.pool_epoch);
-            run.pool = Some(pool.get_or_insert_with(|| state.seeds.snapshot()).clone());
-            run.advance_epoch(&state.seeds, now);
-        }
         let mut u = corpus.update()?;
+        epochs::resume(&mut state, corpus, &mut u, now)?;
         let deadline = now + state.settings.lease_ms;
         for (id, worker) in leased {
             u.extend_lease(id, &worker, deadline)?;
@@ -333,6 +332,7 @@ impl State {
         let max_leases = 2 * r.cores;
         tracing::info!(worker = %id, name = %r.name, cores = r.cores, "worker registered");
         self.workers.insert(id.clone(), WorkerEntry { name: r.name, cores: r.cores, gpu_arch: r.gpu_arch, max_leases, last_seen_ms: now });
+        self.warn_small_epochs();
         Ok(v1::RegisterResponse {
             worker_id: id,
             max_leases,
@@ -469,7 +469,7 @@ impl State {
                     self.job_done(job.id, job.campaign);
                     self.record(u, &job, result, now)?;
                     if let Some(run) = self.campaigns.get_mut(&job.campaign) {
-                        run.advance_epoch(&self.seeds, now);
+                        end_epoch(run, &mut self.seeds, u, now)?;
                     }
                     v1::Recording::Recorded
                 }
@@ -539,16 +539,20 @@ impl State {
             self.seeds.reached(name, *n);
         }
         run.totals.coverage_features += new_features.len() as u64;
-        // As `tcfuzz fuzz` does: in index order, a candidate becomes a seed with the features no
-        // earlier program reached.
-        let mut seeds: Vec<&validate::SeedCandidate> = r.seeds.iter().collect();
-        seeds.sort_by_key(|s| s.index);
-        for s in seeds {
-            let new: Vec<String> = s.features.iter().filter(|f| new_features.remove(f.as_str())).cloned().collect();
-            if !new.is_empty()
-                && let Some(id) = u.add_seed(job.campaign, now, &new, &s.program)?
-            {
-                self.seeds.added(id, new, &s.program);
+        if run.spec.pool_epoch > 0 && run.running() {
+            epochs::keep_candidates(u, run, &new_features, &r.seeds)?;
+        } else {
+            // No epochs (or a stopped campaign's late report): as `tcfuzz fuzz` does, in index
+            // order, a candidate becomes a seed with the features no earlier program reached.
+            let mut seeds: Vec<&validate::SeedCandidate> = r.seeds.iter().collect();
+            seeds.sort_by_key(|s| s.index);
+            for s in seeds {
+                let new: Vec<String> = s.features.iter().filter(|f| new_features.remove(f.as_str())).cloned().collect();
+                if !new.is_empty()
+                    && let Some(id) = u.add_seed(job.campaign, now, &new, &s.program)?
+                {
+                    self.seeds.added(id, new, &s.program);
+                }
             }
         }
         if let (Work::Minimize { kind, signature }, Some(program)) = (&job.work, &r.minimized) {
@@ -626,6 +630,9 @@ impl State {
             next_index: 0,
             epoch_end: 0,
             pool: None,
+            epoch_new: HashSet::new(),
+            candidates: BTreeMap::new(),
+            warned_small_epoch: false,
             generate_jobs: 0,
             minimize_jobs: 0,
             queued: BTreeSet::new(),
@@ -637,8 +644,9 @@ impl State {
             dirty: false,
             error: None,
         };
-        run.advance_epoch(&self.seeds, now);
+        end_epoch(&mut run, &mut self.seeds, u, now)?;
         self.campaigns.insert(id, run);
+        self.warn_small_epochs();
         Ok(v1::CreateCampaignResponse { campaign: id })
     }
 
@@ -648,6 +656,11 @@ impl State {
             for job in std::mem::take(&mut run.queued) {
                 u.cancel_job(job, now)?;
                 run.done += 1;
+            }
+            if run.spec.pool_epoch > 0 {
+                // What the epoch found so far becomes seeds, as when `tcfuzz fuzz` is stopped.
+                add_epoch_seeds(run, &mut self.seeds, u, now)?;
+                u.remove_pool_epoch(id);
             }
             run.record.state = CampaignState::Stopped;
             u.put_campaign(&run.record)?;
@@ -836,10 +849,13 @@ impl State {
                 run.done += 1;
             }
         }
-        run.advance_epoch(&self.seeds, now);
+        end_epoch(run, &mut self.seeds, u, now)?;
         if !run.wants_more(now) && run.queued.is_empty() && run.leased.is_empty() {
             run.record.state = CampaignState::Finished;
             u.put_campaign(&run.record)?;
+            if run.spec.pool_epoch > 0 {
+                u.remove_pool_epoch(campaign);
+            }
             run.dirty = true;
             tracing::info!(campaign, programs = run.totals.programs, "campaign finished");
         }

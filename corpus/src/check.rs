@@ -2,12 +2,14 @@
 //!
 //! Per record: it decodes (checksum, format version, fields), its key matches its content, and
 //! its programs are valid litmus programs. Across trees: the seed index, the job queue and the
-//! lease deadlines agree with the seeds and jobs they index, and stats belong to a campaign.
+//! lease deadlines agree with the seeds and jobs they index, and stats, seed-pool epochs and
+//! seed candidates belong to a campaign.
 
 use std::collections::{BTreeMap, BTreeSet};
 
 use crate::Corpus;
 use crate::corpus::{decode, valid_program};
+use crate::epochs::{PoolEpoch, SeedCandidate};
 use crate::error::{CorpusError, Result};
 use crate::records::{Campaign, Discrepancy, FeatureCount, Job, JobState, Marker, MetaU64, ReportRecord, Seed, SeedRef, StatsSample, keys};
 use crate::store::Tree;
@@ -168,6 +170,21 @@ impl Corpus {
                 decode::<Marker>(tree, k, v)?;
                 indexed.push((tree, k.to_vec(), v.to_vec()));
             }
+            Tree::PoolEpochs => {
+                let e: PoolEpoch = decode(tree, k, v)?;
+                if keys::id(e.campaign) != k {
+                    return Err(mismatch(tree, k, format!("holds the epoch of campaign {}", e.campaign)));
+                }
+                indexed.push((tree, k.to_vec(), v.to_vec()));
+            }
+            Tree::SeedCandidates => {
+                let c: SeedCandidate = decode(tree, k, v)?;
+                if keys::pair(c.campaign, c.index) != k {
+                    return Err(mismatch(tree, k, format!("holds program {} of campaign {}", c.index, c.campaign)));
+                }
+                valid_program(&c.program, &at("program"))?;
+                indexed.push((tree, k.to_vec(), v.to_vec()));
+            }
             Tree::Reports => {
                 let r: ReportRecord = decode(tree, k, v)?;
                 if keys::id(r.at_ms) != k {
@@ -213,6 +230,14 @@ fn check_index(
         Tree::CampaignStats => match keys::parse_pair(k) {
             Some((c, _)) if campaigns.contains(&c) => Ok(()),
             _ => Err(mismatch(tree, k, "a sample of a campaign that does not exist")),
+        },
+        Tree::PoolEpochs => match keys::parse_id(k) {
+            Some(c) if campaigns.contains(&c) => Ok(()),
+            _ => Err(mismatch(tree, k, "the epoch of a campaign that does not exist")),
+        },
+        Tree::SeedCandidates => match keys::parse_pair(k) {
+            Some((c, _)) if campaigns.contains(&c) => Ok(()),
+            _ => Err(mismatch(tree, k, "a seed candidate of a campaign that does not exist")),
         },
         _ => Ok(()),
     }

@@ -208,7 +208,7 @@ impl Corpus {
         })
     }
 
-    fn get<R: Record>(&self, tree: Tree, key: &[u8]) -> Result<Option<R>> {
+    pub(crate) fn get<R: Record>(&self, tree: Tree, key: &[u8]) -> Result<Option<R>> {
         let value = self.store.get(tree, key).map_err(CorpusError::store(format!("{}: reading tree `{tree}`", self.location())))?;
         value.map(|v| decode(tree, key, &v)).transpose()
     }

@@ -8,6 +8,8 @@
 //!                              cancel_job, complete_job, requeue_expired, ... then commit:
 //!                              applied atomically, on disk when commit returns
 //! corpus.discrepancies(), seeds(), campaigns(), stats(id), coverage(), jobs()   reads
+//! put_pool_epoch, add_seed_candidate, pool_epoch(id), seed_candidates(id)
+//!                              a coordinator's seed-pool epoch in progress (`epochs.rs`)
 //! corpus.check()               verify every record (`tcfuzz corpus check`)
 //! corpus.export(dir), import(dir)   plain files: litmus text + corpus.json
 //! ```
@@ -40,6 +42,7 @@ mod acked;
 mod check;
 pub mod codec;
 mod corpus;
+mod epochs;
 mod error;
 mod export;
 mod jobs;
@@ -48,6 +51,7 @@ pub mod store;
 
 pub use check::CheckReport;
 pub use corpus::{Corpus, Recorded, SCHEMA_VERSION, Update};
+pub use epochs::{PoolEpoch, SeedCandidate};
 pub use error::{CorpusError, Result};
 pub use export::Moved;
 pub use jobs::Completion;

@@ -501,6 +501,8 @@ pub(crate) mod keys {
             Tree::CampaignStats => parse_pair(key).map(|(c, t)| format!("campaign {c} at {t} ms")),
             Tree::LeaseDeadlines => parse_pair(key).map(|(d, j)| format!("job {j} deadline {d} ms")),
             Tree::Reports => parse_id(key).map(|t| format!("report at {t} ms")),
+            Tree::PoolEpochs => parse_id(key).map(|c| format!("campaign {c}")),
+            Tree::SeedCandidates => parse_pair(key).map(|(c, i)| format!("campaign {c} program {i}")),
         };
         shown.unwrap_or_else(|| {
             let hex: String = key.iter().map(|b| format!("{b:02x}")).collect();

@@ -32,6 +32,12 @@ async fn bad_requests_get_the_right_status_and_write_nothing() {
     let jobs = lease(&mut w, &me, 2).await;
     assert_eq!(jobs.len(), 2, "two leases for one core");
     let (job_a, job_b) = (&jobs[0], &jobs[1]);
+    // A campaign with seed-pool epochs (its jobs wait: the worker holds all it may).
+    let epochs = v1::CreateCampaignRequest { name: "e".into(), programs: 100, pool_epoch: 50, ..Default::default() };
+    let with_epochs = a.create_campaign(epochs).await.unwrap().into_inner().campaign;
+    let pool = |worker: &str, campaign: u64, epoch: u64| v1::SeedPoolRequest { worker_id: worker.into(), campaign, epoch };
+    let past_epoch = format!("campaign {with_epochs} is at seed-pool epoch 0, not 1");
+    let no_epochs = format!("campaign {id} has no seed-pool epoch 0 now");
 
     let report = |results: Vec<v1::JobResult>| v1::ReportResultsRequest { worker_id: me.clone(), results, returned_job_ids: vec![] };
     let with_finding = |f: v1::Finding| {
@@ -143,6 +149,34 @@ async fn bad_requests_get_the_right_status_and_write_nothing() {
             let (mut c, r) = (a.clone(), v1::ListDiscrepanciesRequest { page_token: "zz".into(), ..Default::default() });
             Box::pin(async move { c.list_discrepancies(r).await.map(drop) })
         }),
+        ("seed pool without a token", Code::Unauthenticated, "missing or wrong token", {
+            let (mut c, r) = (no_token.clone(), pool(&me, with_epochs, 0));
+            Box::pin(async move { c.seed_pool(r).await.map(drop) })
+        }),
+        ("seed pool for a worker id with a control character", Code::InvalidArgument, "worker_id: contains control characters", {
+            let (mut c, r) = (w.clone(), pool("w\u{7}", with_epochs, 0));
+            Box::pin(async move { c.seed_pool(r).await.map(drop) })
+        }),
+        ("seed pool for a worker id with a space", Code::InvalidArgument, "worker_id: `w 1` is not printable ASCII without spaces", {
+            let (mut c, r) = (w.clone(), pool("w 1", with_epochs, 0));
+            Box::pin(async move { c.seed_pool(r).await.map(drop) })
+        }),
+        ("seed pool for an unknown worker", Code::FailedPrecondition, "worker `nobody` is not registered here", {
+            let (mut c, r) = (w.clone(), pool("nobody", with_epochs, 0));
+            Box::pin(async move { c.seed_pool(r).await.map(drop) })
+        }),
+        ("seed pool of an unknown campaign", Code::NotFound, "no campaign 999", {
+            let (mut c, r) = (w.clone(), pool(&me, 999, 0));
+            Box::pin(async move { c.seed_pool(r).await.map(drop) })
+        }),
+        ("seed pool of an epoch not begun", Code::Aborted, &past_epoch, {
+            let (mut c, r) = (w.clone(), pool(&me, with_epochs, 1));
+            Box::pin(async move { c.seed_pool(r).await.map(drop) })
+        }),
+        ("seed pool of a campaign without epochs", Code::Aborted, &no_epochs, {
+            let (mut c, r) = (w.clone(), pool(&me, id, 0));
+            Box::pin(async move { c.seed_pool(r).await.map(drop) })
+        }),
         ("no such exploration", Code::NotFound, "no exploration 999", {
             let mut c = a.clone();
             Box::pin(async move { c.exploration_status(v1::ExplorationStatusRequest { exploration: 999 }).await.map(drop) })
@@ -154,7 +188,7 @@ async fn bad_requests_get_the_right_status_and_write_nothing() {
         assert_eq!(status.code(), code, "{name}: {status:?}");
         assert!(status.message().contains(message), "{name}: `{}` does not say `{message}`", status.message());
     }
-    assert_eq!(n, 21);
+    assert_eq!(n, 28);
 
     // Nothing of those was recorded; a good report is, once.
     let c = campaign(&mut a, id).await;

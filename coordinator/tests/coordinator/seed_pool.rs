@@ -3,6 +3,7 @@
 
 use std::time::Duration;
 
+use tcfuzz_corpus::Corpus;
 use tcfuzz_proto::v1;
 use tonic::Code;
 
@@ -73,7 +74,9 @@ async fn jobs_of_an_epoch_wait_for_the_one_before_and_see_the_seeds_it_found() {
     assert_eq!(pool(&mut w, &me, id, 2).await, Err(Code::Aborted));
     assert_eq!(pool(&mut w, &me, id + 1, 1).await, Err(Code::NotFound));
 
-    // A restart mid-epoch goes on with epoch 1, with the pool as it is now.
+    // A restart mid-epoch goes on with epoch 1 and the very pool it began with (the counts of
+    // then, not of now: the rest of the epoch is generated as it would have been).
+    let before = pool(&mut w, &me, id, 1).await.unwrap();
     server.stop().await;
     let server = Server::start(dir.path(), 30_000).await;
     let mut w = server.worker();
@@ -84,12 +87,95 @@ async fn jobs_of_an_epoch_wait_for_the_one_before_and_see_the_seeds_it_found() {
         ..Default::default()
     };
     w.register(r).await.unwrap();
-    assert_eq!(pool(&mut w, &me, id, 1).await.unwrap()[0].features[0].count, 7);
+    assert_eq!(pool(&mut w, &me, id, 1).await.unwrap(), before);
+    assert_eq!(before[0].features[0].count, 2);
     assert_eq!(report(&mut w, &me, second[1..].iter().map(result).collect()).await, [v1::Recording::Recorded; 2]);
     let mut a = server.admin();
     let c = wait_for(&mut a, id, "finish", |c| c.state == v1::CampaignState::Finished as i32).await;
     assert_eq!((c.stats.unwrap().programs, c.jobs_done), (80, 6));
     server.stop().await;
+    // A finished campaign keeps no epoch.
+    let corpus = Corpus::open_existing(dir.path()).unwrap();
+    assert_eq!(corpus.pool_epoch(id).unwrap(), None);
+    assert!(corpus.check().unwrap().problems.is_empty());
+}
+
+/// [`PROGRAM`] under another name: another seed.
+fn program(name: &str) -> String {
+    PROGRAM.replacen("PTX MP", &format!("PTX {name}"), 1)
+}
+
+fn found(job: &v1::Job, coverage: &[&str], seeds: &[(u64, &[&str])]) -> v1::JobResult {
+    let mut r = result(job);
+    r.coverage = coverage.iter().map(|f| v1::FeatureCount { name: f.to_string(), count: 1 }).collect();
+    r.seeds = seeds
+        .iter()
+        .map(|(index, features)| v1::SeedCandidate {
+            index: *index,
+            features: features.iter().map(|f| f.to_string()).collect(),
+            program: program(&format!("P{index}")),
+        })
+        .collect();
+    r
+}
+
+/// Regression test for seeds that depended on the order reports arrived (a program added a
+/// feature only if no earlier-recorded one had it) and for a restart mid-epoch forgetting the
+/// epoch's candidates: an epoch's seeds are its candidates in index order, each with the features
+/// first reached in the epoch that no lower index reached, as `tcfuzz fuzz` chooses them.
+#[tokio::test]
+async fn an_epochs_seeds_are_chosen_in_index_order_whatever_the_reports_order_and_a_restart() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = Server::start(dir.path(), 30_000).await;
+    let (mut w, mut a) = (server.worker(), server.admin());
+    let me = register(&mut w, 4).await.worker_id;
+    let r = v1::CreateCampaignRequest { name: "t".into(), seed: 7, programs: 96, job_programs: 16, pool_epoch: 48, ..Default::default() };
+    let id = a.create_campaign(r).await.unwrap().into_inner().campaign;
+    let first = lease_n(&mut w, &me, 3).await;
+    assert_eq!(first.iter().map(range).collect::<Vec<_>>(), [0..16, 16..32, 32..48]);
+
+    // The last job reports first, then the middle one: program 40 was the first recorded to
+    // reach `a` and `b`, program 20 the first to reach `c`.
+    let last = found(&first[2], &["a", "b"], &[(40, &["a", "b"])]);
+    assert_eq!(report(&mut w, &me, vec![last]).await, [v1::Recording::Recorded]);
+    let middle = found(&first[1], &["a", "c"], &[(20, &["a", "c"])]);
+    assert_eq!(report(&mut w, &me, vec![middle]).await, [v1::Recording::Recorded]);
+    server.stop().await;
+    {
+        let corpus = Corpus::open_existing(dir.path()).unwrap();
+        let kept: Vec<(u64, Vec<String>)> = corpus.seed_candidates(id).unwrap().into_iter().map(|c| (c.index, c.features)).collect();
+        assert_eq!(kept, [(20, vec!["a".to_string(), "c".to_string()]), (40, vec!["a".to_string(), "b".to_string()])]);
+        assert_eq!(corpus.seeds().count(), 0, "no seed before the epoch ends");
+    }
+
+    // After a restart the first job reports: programs 5 and 9 reached `c`, 5 also `d`.
+    let server = Server::start(dir.path(), 30_000).await;
+    let mut w = server.worker();
+    let r = v1::RegisterRequest {
+        cores: 4,
+        version: tcfuzz_proto::protocol_version().into(),
+        resume_worker_id: me.clone(),
+        ..Default::default()
+    };
+    w.register(r).await.unwrap();
+    assert_eq!(pool(&mut w, &me, id, 0).await, Ok(Vec::new()));
+    let early = found(&first[0], &["c", "d"], &[(5, &["c", "d"]), (9, &["c"])]);
+    assert_eq!(report(&mut w, &me, vec![early]).await, [v1::Recording::Recorded]);
+    let second = lease_n(&mut w, &me, 3).await;
+    assert!(second.iter().all(|j| epoch(j) == Some(1)), "{second:?}");
+    let seeds = pool(&mut w, &me, id, 1).await.unwrap();
+    type Shown<'a> = (u64, &'a str, Vec<(&'a str, u64)>);
+    let got: Vec<Shown> = seeds
+        .iter()
+        .map(|s| (s.id, s.program.lines().next().unwrap(), s.features.iter().map(|f| (f.name.as_str(), f.count)).collect()))
+        .collect();
+    assert_eq!(got, [(1, "PTX P5", vec![("c", 2), ("d", 1)]), (2, "PTX P20", vec![("a", 2)]), (3, "PTX P40", vec![("b", 1)])]);
+    server.stop().await;
+    let corpus = Corpus::open_existing(dir.path()).unwrap();
+    assert!(corpus.seed_candidates(id).unwrap().is_empty(), "the epoch's candidates are gone once they were chosen");
+    let epoch = corpus.pool_epoch(id).unwrap().unwrap();
+    assert_eq!((epoch.end, epoch.seeds_through), (96, 3));
+    assert!(corpus.check().unwrap().problems.is_empty());
 }
 
 #[tokio::test]

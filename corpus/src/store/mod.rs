@@ -44,10 +44,16 @@ pub enum Tree {
     /// Time in ms (u64 BE) → what a rendered report listed: the baseline of the next report's
     /// diff (new / gone / still open).
     Reports,
+    /// Campaign id (u64 BE) → where its current seed-pool epoch ends and the pool it is
+    /// generated with.
+    PoolEpochs,
+    /// Campaign id (u64 BE) ++ program index (u64 BE) → a program of the current epoch that
+    /// reached a feature first reached in the epoch: a seed candidate until the epoch ends.
+    SeedCandidates,
 }
 
 impl Tree {
-    pub const ALL: [Tree; 11] = [
+    pub const ALL: [Tree; 13] = [
         Tree::Meta,
         Tree::Discrepancies,
         Tree::Seeds,
@@ -59,6 +65,8 @@ impl Tree {
         Tree::JobQueue,
         Tree::LeaseDeadlines,
         Tree::Reports,
+        Tree::PoolEpochs,
+        Tree::SeedCandidates,
     ];
 
     /// The tree's name in the store and in error messages.
@@ -75,6 +83,8 @@ impl Tree {
             Tree::JobQueue => "job_queue",
             Tree::LeaseDeadlines => "lease_deadlines",
             Tree::Reports => "reports",
+            Tree::PoolEpochs => "pool_epochs",
+            Tree::SeedCandidates => "seed_candidates",
         }
     }
 }

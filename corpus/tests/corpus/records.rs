@@ -1,6 +1,6 @@
 //! Recording and reading back: deduplication by signature, seeds, coverage, stats.
 
-use tcfuzz_corpus::{Campaign, CampaignState, Corpus, Kind, Recorded, StatsSample};
+use tcfuzz_corpus::{Campaign, CampaignState, Corpus, Kind, PoolEpoch, Recorded, SeedCandidate, StatsSample};
 
 use crate::common::{finding, programs};
 
@@ -100,4 +100,50 @@ fn opening_a_directory_that_is_not_a_corpus_is_refused() {
     assert!(err.ends_with("has files but no corpus (no `tcfuzz-acked`); give an empty or new directory"), "{err}");
     let err = Corpus::open_existing(&dir.path().join("nothing")).err().unwrap().to_string();
     assert!(err.contains("no corpus here"), "{err}");
+}
+
+#[test]
+fn an_epochs_candidates_are_kept_by_index_until_removed_and_belong_to_a_campaign() {
+    let dir = tempfile::tempdir().unwrap();
+    let programs = programs();
+    let c = Corpus::open(dir.path()).unwrap();
+    let campaign = Campaign { id: 0, name: "c".into(), seed: 1, config: "{}".into(), created_ms: 1, state: CampaignState::Running };
+    let mut u = c.update().unwrap();
+    let id = u.put_campaign(&campaign).unwrap();
+    let candidate = |index: u64, features: &[&str], program: &str| SeedCandidate {
+        campaign: id,
+        index,
+        features: features.iter().map(|f| f.to_string()).collect(),
+        program: program.to_string(),
+    };
+    u.add_seed_candidate(&candidate(40, &["b"], &programs[1])).unwrap();
+    u.add_seed_candidate(&candidate(3, &["a", "b"], &programs[0])).unwrap();
+    let err = u.add_seed_candidate(&candidate(5, &[], &programs[0])).unwrap_err().to_string();
+    assert_eq!(err, format!("seed candidate 5 of campaign {id} names no feature"));
+    let err = u.add_seed_candidate(&candidate(6, &["a"], "PTX x")).unwrap_err().to_string();
+    assert!(err.starts_with(&format!("seed candidate 6 of campaign {id}: not a valid litmus program")), "{err}");
+    let epoch = PoolEpoch { campaign: id, end: 64, seeds_through: 0, counts: vec![("z".into(), 2)] };
+    u.put_pool_epoch(&epoch);
+    u.commit().unwrap();
+    drop(c);
+
+    let c = Corpus::open_existing(dir.path()).unwrap();
+    assert_eq!(c.seed_candidates(id).unwrap(), [candidate(3, &["a", "b"], &programs[0]), candidate(40, &["b"], &programs[1])]);
+    assert_eq!(c.seed_candidates(id + 1).unwrap(), []);
+    assert_eq!(c.pool_epoch(id).unwrap(), Some(epoch));
+    assert!(c.check().unwrap().problems.is_empty());
+    let mut u = c.update().unwrap();
+    u.remove_seed_candidate(id, 3);
+    u.remove_pool_epoch(id);
+    // A candidate of a campaign the corpus does not have is a problem `check` names.
+    u.add_seed_candidate(&SeedCandidate { campaign: 99, ..candidate(1, &["a"], &programs[0]) }).unwrap();
+    u.commit().unwrap();
+    assert_eq!(c.seed_candidates(id).unwrap().iter().map(|c| c.index).collect::<Vec<_>>(), [40]);
+    assert_eq!(c.pool_epoch(id).unwrap(), None);
+    let problems: Vec<String> = c.check().unwrap().problems.iter().map(|p| p.to_string()).collect();
+    assert_eq!(problems.len(), 1, "{problems:?}");
+    assert!(
+        problems[0].contains("campaign 99 program 1") && problems[0].contains("a seed candidate of a campaign that does not exist"),
+        "{problems:?}"
+    );
 }

@@ -9,9 +9,13 @@
 //!
 //! Coverage: a job is generated with the seed pool of its epoch, which the network loop fetched
 //! from the coordinator (a job of a campaign without epochs, with an empty pool); the parsed pool
-//! is kept per campaign until the next epoch's arrives. The features this worker has seen in a
-//! campaign are remembered, so that only programs reaching features new to it are sent as seed
-//! candidates; the coordinator keeps those that are new to the corpus.
+//! is kept per campaign until the next epoch's arrives. Seed candidates: a job of an epoch sends
+//! every program that reached a feature none of the epoch's pool seeds has (features the corpus
+//! knew when the epoch began, or fewer), so that the coordinator sees every program that reached
+//! a feature first reached in the epoch and can choose the epoch's seeds in index order, as
+//! `tcfuzz fuzz` does, whichever worker ran which job. A job without epochs sends only programs
+//! reaching features new to this worker (it remembers those it has seen in the campaign); the
+//! coordinator keeps those that are new to the corpus.
 
 use std::collections::{HashMap, HashSet};
 use std::ops::Range;
@@ -59,8 +63,16 @@ struct Prepared {
     executor: Executor,
     reference: Option<Arc<dyn Reference + Send>>,
     known: Mutex<HashSet<String>>,
-    /// The pool of the latest epoch seen, parsed.
-    pool: Mutex<Option<(u64, Arc<SeedPool>)>>,
+    /// The pool of the latest epoch seen, parsed, and its seeds' features.
+    pool: Mutex<Option<EpochPool>>,
+}
+
+/// One epoch's pool, parsed, and the features its seeds (all of them) reached.
+#[derive(Clone)]
+struct EpochPool {
+    epoch: u64,
+    pool: Arc<SeedPool>,
+    known: Arc<HashSet<String>>,
 }
 
 /// What identifies a campaign's executor: its id, seed, configuration and per-program budget.
@@ -115,15 +127,16 @@ impl FuzzRunner {
     }
 
     /// The generator's pool for `seeds`: parsed once per epoch (seeds that do not parse are left
-    /// out, as `tcfuzz fuzz` leaves them out).
-    fn seed_pool(&self, p: &Prepared, seeds: Option<&Seeds>) -> Arc<SeedPool> {
-        let Some(seeds) = seeds else { return self.pool.clone() };
+    /// out, as `tcfuzz fuzz` leaves them out), with its seeds' features; `None` without epochs.
+    fn epoch_pool(&self, p: &Prepared, seeds: Option<&Seeds>) -> Option<EpochPool> {
+        let seeds = seeds?;
         let mut cached = p.pool.lock().unwrap_or_else(PoisonError::into_inner);
-        if let Some((epoch, pool)) = &*cached
-            && *epoch == seeds.epoch
+        if let Some(e) = &*cached
+            && e.epoch == seeds.epoch
         {
-            return pool.clone();
+            return Some(e.clone());
         }
+        let known = Arc::new(seeds.seeds.iter().flat_map(|s| s.features.iter().map(|f| f.name.clone())).collect());
         let mut counts = HashMap::new();
         let mut parsed = Vec::with_capacity(seeds.seeds.len());
         for s in seeds.seeds.iter() {
@@ -135,9 +148,9 @@ impl FuzzRunner {
                 Err(d) => tracing::warn!(seed = s.id, "a coverage seed does not parse; left out of the pool: {}", d.render("seed")),
             }
         }
-        let pool = Arc::new(SeedPool::new(parsed, &counts));
-        *cached = Some((seeds.epoch, pool.clone()));
-        pool
+        let e = EpochPool { epoch: seeds.epoch, pool: Arc::new(SeedPool::new(parsed, &counts)), known };
+        *cached = Some(e.clone());
+        Some(e)
     }
 
     fn hooks<'a>(&'a self, p: &'a Prepared) -> Hooks<'a> {
@@ -173,21 +186,25 @@ fn kind_from_proto(kind: DiscrepancyKind) -> Option<Kind> {
 impl JobRunner for FuzzRunner {
     fn program(&self, campaign: &Campaign, index: u64, seeds: Option<&Seeds>) -> Result<String, JobError> {
         let p = self.prepare(campaign)?;
-        let pool = self.seed_pool(&p, seeds);
+        let pool = self.epoch_pool(&p, seeds).map_or_else(|| self.pool.clone(), |e| e.pool);
         let made = p.executor.generate(campaign.seed, index, &pool).map_err(|e| JobError(format!("program {index}: {e}")))?;
         Ok(tcfuzz_litmus::print(&made.program))
     }
 
     fn run(&self, campaign: &Campaign, range: Range<u64>, seeds: Option<&Seeds>) -> Result<Output, JobError> {
         let p = self.prepare(campaign)?;
-        let pool = self.seed_pool(&p, seeds);
-        let known = Arc::new(p.known.lock().unwrap_or_else(PoisonError::into_inner).clone());
+        let (pool, known) = match self.epoch_pool(&p, seeds) {
+            Some(e) => (e.pool, e.known),
+            None => (self.pool.clone(), Arc::new(p.known.lock().unwrap_or_else(PoisonError::into_inner).clone())),
+        };
         let job = Job { campaign_seed: campaign.seed, first_index: range.start, count: range.end.saturating_sub(range.start), pool, known };
         let r = p.executor.run(&job, &self.hooks(&p));
         for e in &r.errors {
             tracing::error!(campaign = campaign.id, "[tcfuzz internal bug] the generator failed: {e}");
         }
-        p.known.lock().unwrap_or_else(PoisonError::into_inner).extend(r.features.keys().cloned());
+        if seeds.is_none() {
+            p.known.lock().unwrap_or_else(PoisonError::into_inner).extend(r.features.keys().cloned());
+        }
         Ok(Output {
             programs: r.stats.programs,
             executions: r.stats.executions,
