@@ -43,16 +43,16 @@ use crate::program::{CompiledProgram, Op};
 
 /// One instruction's memory events: what it may read and write, and its barrier arrival.
 #[derive(Default)]
-struct Accesses {
-    reads: Vec<Label>,
-    writes: Vec<Label>,
-    barriers: Vec<u32>,
+pub(crate) struct Accesses {
+    pub(crate) reads: Vec<Label>,
+    pub(crate) writes: Vec<Label>,
+    pub(crate) barriers: Vec<u32>,
     /// A bulk copy: asynchronous, so its reads may see writes of later instructions of its
     /// thread ([`crate::program::sync::bulk_copy_unordered`]).
     bulk_copy: bool,
 }
 
-fn accesses(op: &Op) -> Accesses {
+pub(crate) fn accesses(op: &Op) -> Accesses {
     let mut a = Accesses::default();
     match op {
         Op::Load { label, .. } | Op::SyncWait { label, .. } => a.reads.push(*label),

@@ -325,7 +325,9 @@ exists (P0:r0 == 1 /\\ P0:r1 == 1)
         assert_eq!(o.stats.complete, 3, "{o}");
         // The execution where P1 runs first is among them.
         assert_eq!(e.condition.observation, Observation::Sometimes, "{e}");
-        assert!(e.caveats.is_empty(), "{:?}", e.caveats);
+        // Each first rmw's result is unused and a later rmw of its thread writes what the other
+        // thread reads: the rmw-hole caveat names the shape, and the explorer is exact anyway.
+        assert!(e.caveats.len() == 1 && only_rmw_hole_caveats(&e.caveats), "{:?}", e.caveats);
     }
 }
 
@@ -402,7 +404,7 @@ exists (true)
     assert_eq!((e.stats.complete, e.stats.duplicates), (167, Some(0)), "{e}");
     assert_eq!(e.states, o.states);
     // Only the cas-hole caveat, an over-approximation that names this program too.
-    assert!(e.caveats.iter().all(|c| c.contains("a cas that a revisit removed")), "{:?}", e.caveats);
+    assert!(e.caveats.iter().all(|c| c.contains("a cas or another atomic rmw that a revisit removed")), "{:?}", e.caveats);
 }
 
 /// An exch against an exch whose written value comes from a register (`tcfuzz selftest --family
@@ -433,7 +435,8 @@ exists (true)
     assert_eq!(o.stats.complete, 17, "{o}");
     assert_eq!((e.stats.complete, e.stats.duplicates), (17, Some(0)), "{e}");
     assert_eq!(e.states, o.states);
-    assert!(e.caveats.is_empty(), "{:?}", e.caveats);
+    // P1's `st.weak x` does not depend on its first exch: the rmw-hole caveat names the shape.
+    assert!(e.caveats.len() == 1 && only_rmw_hole_caveats(&e.caveats), "{:?}", e.caveats);
 }
 
 /// Two writes of one thread revisiting a read in turn for ever (the fenced property test, seed
@@ -541,7 +544,7 @@ exists (true)
 fn exact_without_load_buffering_caveat(text: &str) -> Verdict {
     let p = tcfuzz_litmus::parse(text).expect("parses");
     let (e, o) = both(&p);
-    assert!(e.caveats.iter().all(|c| c.contains("a cas that a revisit removed")), "{}: {:?}", p.name, e.caveats);
+    assert!(e.caveats.iter().all(|c| c.contains("a cas or another atomic rmw that a revisit removed")), "{}: {:?}", p.name, e.caveats);
     assert_eq!(
         (e.states.clone(), e.stats.complete, e.stats.blocked),
         (o.states.clone(), o.stats.complete, o.stats.blocked),
@@ -651,12 +654,99 @@ exists (true)
     let (e, o) = both(&p);
     assert_eq!((e.stats.complete, o.stats.complete), (28, 30), "the gap changed\n{e}\n{o}");
     assert_eq!(e.caveats.len(), 1, "{:?}", e.caveats);
-    assert!(e.caveats[0].contains("a cas that a revisit removed"), "{:?}", e.caveats);
+    assert!(e.caveats[0].contains("a cas or another atomic rmw that a revisit removed"), "{:?}", e.caveats);
     let exact = check_exact(&p, ModelKind::Ptx, &Options::default()).expect("checks");
     assert_eq!((exact.stats.complete, exact.states.len()), (30, o.states.len()), "{exact}");
     for s in &e.states {
         let theirs = o.states.iter().find(|t| t.values == s.values).expect("a state the oracle does not have");
         assert!(s.executions <= theirs.executions, "{s:?}");
+    }
+}
+
+/// `selftest` seed 446578 (family ptx), found with no caveat by
+/// `selftest --programs 100000 --family all --seed 400000`: an acquire `exch` and a relaxed
+/// `add` on the location another thread loads first. Missed: `P0: ld x <- P2's add; exch reads
+/// P1's st x; st y | P2: ld y <- P0's st y; fence; add reads 0` (`co` of x: add, P1's store,
+/// exch). P0's `ld x` is added first and takes the add's write only by the add revisiting it,
+/// which keeps the add alone and leaves P2's `ld y` a hole, refilled before P0's exch and P1's
+/// store; P0's `st y` must then revisit `ld y`, deleting the exch (a hole before the kept
+/// `st y`) and P1's store, and the hole is refilled before that store comes back, its other
+/// sources inconsistent (the initial x breaks the add's Atomicity; the add's write makes the
+/// acquire exch follow `ld y`, which then cannot read `st y`). The `cas` gap above, for an
+/// `exch`; the caveat names it, and [`check_exact`] asks the oracle.
+#[test]
+fn exch_hole_refilled_before_its_source_returns_is_a_known_gap_named_by_a_caveat() {
+    let text = "PTX random-ptx-446578
+{ x = 0; y = 0; }
+ P0@cta 0,gpu 0                 | P1@cta 0,gpu 0      | P2@cta 0,gpu 0                ;
+ ld r1, x                       | st.relaxed.cta x, 2 | ld r0, y                      ;
+ atom.acquire.cta.exch r2, x, 0 |                     | fence.acq_rel.cta             ;
+ st y, 1                        |                     | atom.relaxed.cta.add r2, x, 1 ;
+exists (true)
+";
+    let p = tcfuzz_litmus::parse(text).expect("parses");
+    let (e, o) = both(&p);
+    assert_eq!((e.stats.complete, o.stats.complete), (29, 30), "the gap changed\n{e}\n{o}");
+    assert_eq!(e.caveats.len(), 1, "{:?}", e.caveats);
+    assert!(e.caveats[0].contains("a cas or another atomic rmw that a revisit removed"), "{:?}", e.caveats);
+    let exact = check_exact(&p, ModelKind::Ptx, &Options::default()).expect("checks");
+    assert_eq!((exact.stats.complete, exact.states.len()), (30, o.states.len()), "{exact}");
+    for s in &e.states {
+        let theirs = o.states.iter().find(|t| t.values == s.values).expect("a state the oracle does not have");
+        assert!(s.executions <= theirs.executions, "{s:?}");
+    }
+}
+
+/// The caveat for an rmw other than a `cas` asks for a later instruction of its thread that
+/// reaches another thread and may be kept without the rmw's read: one that depends on the read
+/// (through a register, or after a branch on it) is in every revisit's prefix with it. Each
+/// variant changes only P0's code after the `exch` of the 446578 shape. Where the caveat is
+/// left out the explorer equals the oracle; a branch on the read that one path skips is no
+/// dependency, and there the explorer misses the execution 446578 misses (29 of 30).
+#[test]
+fn exch_hole_caveat_asks_for_a_later_event_that_can_be_kept_without_it() {
+    let cases = [
+        // `st y` of a location nobody else reads.
+        ("st z, 1", false, 18, 18),
+        // `st y` of the value the exch read.
+        ("st y, r2", false, 30, 30),
+        // `st y` after a branch on a value computed from it.
+        ("add r3, r2, 1; beq r3, 7, L; L:; st y, 1", false, 30, 30),
+        // The register as read on every path to `st y`.
+        ("ld r5, z; beq r5, 0, L; L:; st y, r2", false, 30, 30),
+        // Overwritten on one path: `st y` may store 7, whatever the exch read.
+        ("ld r5, z; beq r5, 0, L; mov r2, 7; L:; st y, r2", true, 30, 30),
+        // A branch on it after another branch: not on every path.
+        ("ld r5, z; beq r5, 0, L; beq r2, 7, L; L:; st y, 1", true, 29, 30),
+        // The shape of 446578 itself.
+        ("st y, 1", true, 29, 30),
+    ];
+    for (tail, caveat, explored, allowed) in cases {
+        let p0: Vec<String> = ["ld r1, x", "atom.acquire.cta.exch r2, x, 0"]
+            .into_iter()
+            .map(String::from)
+            .chain(tail.split("; ").map(String::from))
+            .collect();
+        let rows = p0.len().max(3);
+        let cell = |v: &[&str], i: usize| v.get(i).copied().unwrap_or("").to_string();
+        let p1 = ["st.relaxed.cta x, 2"];
+        let p2 = ["ld r0, y", "fence.acq_rel.cta", "atom.relaxed.cta.add r2, x, 1"];
+        let mut text =
+            String::from("PTX exch-hole-caveat\n{ x = 0; y = 0; z = 0; }\n P0@cta 0,gpu 0 | P1@cta 0,gpu 0 | P2@cta 0,gpu 0 ;\n");
+        for i in 0..rows {
+            text += &format!(" {} | {} | {} ;\n", p0.get(i).map_or("", String::as_str), cell(&p1, i), cell(&p2, i));
+        }
+        text += "exists (true)\n";
+        let p = tcfuzz_litmus::parse(&text).unwrap_or_else(|e| panic!("{e}\n{text}"));
+        let opts = Options { detect_duplicates: true, ..Options::default() };
+        let e = check(&p, ModelKind::Ptx, &opts).expect("explorer");
+        assert_eq!(e.caveats.len(), usize::from(caveat), "{tail}: {:?}", e.caveats);
+        assert!(only_rmw_hole_caveats(&e.caveats), "{tail}: {:?}", e.caveats);
+        let o = check_oracle(&p, ModelKind::Ptx, &opts).expect("oracle");
+        assert_eq!((e.stats.complete, o.stats.complete, e.stats.duplicates), (explored, allowed, Some(0)), "{tail}\n{e}\n{o}");
+        if explored == allowed {
+            assert_eq!(e.states, o.states, "{tail}");
+        }
     }
 }
 
@@ -831,6 +921,9 @@ exists (true)
         let o = check_oracle(&p, model, &opts).expect("oracle");
         assert_eq!((e.stats.complete, e.stats.duplicates), (n, Some(0)), "{model:?}\n{e}");
         assert_eq!(o.stats.complete, n, "{model:?}\n{o}");
-        assert!(e.caveats.is_empty(), "{model:?}: {:?}", e.caveats);
+        // Under PTX the rmw-hole caveat names the shape (an `add` whose result nothing uses,
+        // before an rmw whose location another thread reads); the explorer is exact anyway.
+        let caveat = model == ModelKind::Ptx;
+        assert!(e.caveats.len() == usize::from(caveat) && only_rmw_hole_caveats(&e.caveats), "{model:?}: {:?}", e.caveats);
     }
 }

@@ -11,6 +11,7 @@ use tcfuzz_checker::{LowerError, lower_tile_ir};
 use tcfuzz_checker::{tileir_weaker_than_ptx, tileir_weaker_than_ptx_with};
 use tcfuzz_litmus::{Instr, Program, Sem, StmtKind, parse, print};
 
+use crate::build::only_rmw_hole_caveats;
 use crate::property::{Rng, outcomes};
 
 fn program(src: &str) -> Program {
@@ -391,7 +392,8 @@ fn explorer_matches_oracle_tileir() {
             println!("{msg}");
             failed.push(seed);
         }
-        assert!(e.caveats.is_empty(), "seed {seed}: {:?}", e.caveats);
+        // The rmw-hole caveat is an over-approximation: the explorer must be exact here anyway.
+        assert!(only_rmw_hole_caveats(&e.caveats), "seed {seed}: {:?}", e.caveats);
         let acyclic = Options { exclude_porf_cycles: true, ..opts.clone() };
         if check(&p, ModelKind::TileIr, &acyclic).is_ok_and(|a| a.stats.complete != o.stats.complete) {
             cyclic += 1;
