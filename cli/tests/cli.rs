@@ -1416,6 +1416,9 @@ mod corpus {
     }
 }
 
+/// Issue 23: seed-pool epochs through kill -9 of the coordinator and of workers.
+#[path = "cli/epochs.rs"]
+mod epochs;
 #[cfg(unix)]
 #[path = "cli/genmc_bench.rs"]
 mod genmc_bench;

@@ -177,6 +177,65 @@ fn one_thread_or_two_or_a_campaign_of_one_worker_or_two_make_the_same_campaign()
     assert_eq!(a.2, d.2, "coverage differs from the two-worker campaign's");
 }
 
+/// Regression test for a campaign that mutated other seeds than `tcfuzz fuzz` once a corpus's
+/// seeds passed the seed-pool limit: a coordinator's `SeedPool` carried only the newest seeds
+/// that fit in 8 MiB, while `tcfuzz fuzz` mutated them all. Both keep the newest that fit now.
+#[test]
+fn past_the_seed_pool_limit_fuzz_and_a_campaign_mutate_the_same_newest_seeds() {
+    let dir = TempDir::new("pool-limit");
+    let config = dir.write(
+        "config.json",
+        r#"{"pool_epoch": 32, "budget": {"max_executions": 2000, "millis": 600000},
+            "generator": {"families": {"random": 1, "pattern": 0, "mutant": 0, "coverage": 3}},
+            "oracles": {"explorer_vs_oracle": 0, "tileir_weaker_than_ptx": 0, "compiler_lowering": 0}}"#,
+    );
+    let config = config.to_str().unwrap();
+    // 40 seeds, each a small program with a feature name of 256 KiB (cheaper to mutate than
+    // 8 MiB of programs): 10 MiB, of which the newest 31 fit.
+    let seed_bytes = |i: usize| {
+        (
+            format!(
+                "PTX seed{i}\n{{ x = 0; }}\n P0@cta 0,gpu 0 | P1@cta 1,gpu 0 ;\n st.relaxed.gpu x, {} | ld.relaxed.gpu r0, x ;\nexists (P1:r0 == 1)\n",
+                i + 1
+            ),
+            format!("test:{i}:{}", "f".repeat(256 << 10)),
+        )
+    };
+    let total: usize = (0..40)
+        .map(|i| {
+            let (p, f) = seed_bytes(i);
+            tcfuzz_proto::pool_bytes(&p, [f.as_str()])
+        })
+        .sum();
+    assert!(total > tcfuzz_proto::MAX_POOL_BYTES, "{total} bytes of seeds");
+    for corpus in ["a", "b"] {
+        let c = Corpus::open(&dir.path().join(corpus)).unwrap();
+        let mut u = c.update().unwrap();
+        for i in 0..40 {
+            let (program, feature) = seed_bytes(i);
+            assert!(u.add_seed(0, 0, &[feature], &program).unwrap().is_some());
+        }
+        u.commit().unwrap();
+    }
+    let out =
+        tcfuzz(&["fuzz", "--corpus", "a", "--programs", "96", "--seed", "5", "-j", "2", "--config", config, "--no-minimize"], dir.path());
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(stderr(&out).contains("its oldest seeds are left out of it"), "{}", stderr(&out));
+    let out =
+        tcfuzz(&["campaign", "--corpus", "b", "--programs", "96", "--seed", "5", "--workers", "2", "--config", config, "-q"], dir.path());
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let facts = |name: &str| {
+        let c = Corpus::open_existing(&dir.path().join(name)).unwrap();
+        let seeds: Vec<(u64, Vec<String>, String)> = c.seeds().map(|s| s.unwrap()).map(|s| (s.id, s.features, s.program)).collect();
+        let coverage: Vec<(String, u64)> = c.coverage().unwrap().into_iter().map(|(f, n)| (f, n.count)).collect();
+        (seeds, coverage)
+    };
+    let (a, b) = (facts("a"), facts("b"));
+    assert!(a.0.len() > 40 && a.1.iter().any(|(f, _)| f == "origin:coverage"), "no seed added, or no program mutated a seed");
+    assert_eq!(a.0, b.0, "seeds differ");
+    assert_eq!(a.1, b.1, "coverage differs");
+}
+
 #[test]
 fn a_planted_fault_is_found_and_minimized_to_a_handful_of_instructions() {
     let dir = TempDir::new("planted");

@@ -6,7 +6,8 @@
 //! taken then, which workers fetch with `Coordinator.SeedPool`.
 //!
 //! The pool is the corpus's, as `tcfuzz fuzz` reads it: every seed, oldest first, each with how
-//! many programs had reached its features. This mirror of it is loaded once with the state and
+//! many programs had reached its features; past [`MAX_POOL_BYTES`] only the newest seeds that
+//! fit, as `tcfuzz fuzz` keeps them. This mirror of it is loaded once with the state and
 //! kept up to date by the ledger thread as it records results, so a snapshot never depends on
 //! which writes have reached the disk yet. When an epoch begins, where its pool ends (the newest
 //! seed) and the counts it was taken with are stored with the campaign
@@ -17,13 +18,9 @@ use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
 
 use tcfuzz_corpus::{Corpus, PoolEpoch};
-use tcfuzz_proto::v1;
+use tcfuzz_proto::{MAX_POOL_BYTES, pool_bytes, v1};
 
 use crate::error::ServiceError;
-
-/// Program text a snapshot carries at most; the oldest seeds are left out beyond it, so that the
-/// answer stays well inside the protocol's message limit.
-const MAX_SNAPSHOT_BYTES: usize = 8 << 20;
 
 struct Seed {
     id: u64,
@@ -82,25 +79,27 @@ impl SeedMirror {
         self.snapshot(epoch.seeds_through, |f| counts.get(f).copied())
     }
 
-    /// The seeds up to id `through`: the newest that fit in [`MAX_SNAPSHOT_BYTES`], oldest first,
-    /// each feature with `count` of it (at least 1).
+    /// The seeds up to id `through`: the newest that fit in [`MAX_POOL_BYTES`] (as `tcfuzz fuzz`
+    /// keeps them), oldest first, each feature with `count` of it (at least 1).
     fn snapshot(&self, through: u64, count: impl Fn(&str) -> Option<u64>) -> Snapshot {
-        let mut bytes = 0usize;
-        let mut out: Vec<v1::PoolSeed> = Vec::new();
-        for s in self.seeds.iter().rev().filter(|s| s.id <= through) {
-            bytes = bytes.saturating_add(s.program.len() + s.features.iter().map(String::len).sum::<usize>());
-            if bytes > MAX_SNAPSHOT_BYTES {
-                tracing::warn!(
-                    seeds = self.seeds.len(),
-                    kept = out.len(),
-                    "the seed pool is larger than a snapshot carries; the oldest seeds are left out"
-                );
-                break;
-            }
-            let features = s.features.iter().map(|f| v1::FeatureCount { name: f.clone(), count: count(f).unwrap_or(1).max(1) }).collect();
-            out.push(v1::PoolSeed { id: s.id, program: s.program.clone(), features });
+        let pool: Vec<&Seed> = self.seeds.iter().filter(|s| s.id <= through).collect();
+        let kept = tcfuzz_proto::seeds_in_pool(pool.iter().rev().map(|s| pool_bytes(&s.program, s.features.iter().map(String::as_str))));
+        if kept < pool.len() {
+            tracing::warn!(
+                seeds = pool.len(),
+                kept,
+                "the seed pool holds more than {} MiB of programs; its oldest seeds are left out of it (as `tcfuzz fuzz` leaves them out)",
+                MAX_POOL_BYTES >> 20
+            );
         }
-        out.reverse();
+        let out = pool[pool.len() - kept..]
+            .iter()
+            .map(|s| {
+                let features =
+                    s.features.iter().map(|f| v1::FeatureCount { name: f.clone(), count: count(f).unwrap_or(1).max(1) }).collect();
+                v1::PoolSeed { id: s.id, program: s.program.clone(), features }
+            })
+            .collect();
         Arc::new(out)
     }
 }
@@ -139,7 +138,7 @@ mod tests {
     #[test]
     fn a_pool_past_the_size_limit_keeps_its_newest_seeds() {
         let mut m = mirror();
-        let big = "x".repeat(MAX_SNAPSHOT_BYTES / 3 - 10);
+        let big = "x".repeat(MAX_POOL_BYTES / 3 - 10);
         for id in 1..=5 {
             m.added(id, vec![format!("f{id}")], &big);
         }

@@ -19,7 +19,7 @@ use serde_json::Value;
 
 use super::*;
 
-const TOKEN: &str = "e2e-token";
+pub(super) const TOKEN: &str = "e2e-token";
 
 /// The fault tests' campaigns: random programs only and no oracles, so that the only
 /// discrepancies are the ones a test makes and a job takes little time.
@@ -32,10 +32,10 @@ const PLANTED_CONFIG: &str = r#"{"generator": {"families": {"random": 1, "patter
   "oracles": {"explorer_vs_oracle": 1}, "planted_fault": "oracle-without-load-buffering"}"#;
 
 /// A child process, killed (SIGKILL) if the test ends without stopping it.
-struct Proc(Option<Child>);
+pub(super) struct Proc(Option<Child>);
 
 impl Proc {
-    fn spawn(args: &[&str], cwd: &Path, env: &[(&str, &str)], netns: Option<&str>) -> Proc {
+    pub(super) fn spawn(args: &[&str], cwd: &Path, env: &[(&str, &str)], netns: Option<&str>) -> Proc {
         let mut cmd = match netns {
             Some(ns) => {
                 let mut c = Command::new("ip");
@@ -55,13 +55,13 @@ impl Proc {
         self.0.as_ref().unwrap().id() as i32
     }
 
-    fn signal(&self, signal: i32) {
+    pub(super) fn signal(&self, signal: i32) {
         // SAFETY: kill(2) on a child we started and have not reaped.
         unsafe { libc::kill(self.pid(), signal) };
     }
 
     /// Waits (bounded) for the process to end; returns its exit code, stdout and stderr.
-    fn finish(mut self, within: Duration) -> (i32, String, String) {
+    pub(super) fn finish(mut self, within: Duration) -> (i32, String, String) {
         let mut child = self.0.take().unwrap();
         let start = Instant::now();
         while child.try_wait().unwrap().is_none() {
@@ -81,7 +81,7 @@ impl Proc {
     }
 
     /// Kills it with SIGKILL and reaps it.
-    fn kill9(mut self) {
+    pub(super) fn kill9(mut self) {
         let mut child = self.0.take().unwrap();
         let _ = child.kill();
         let _ = child.wait();
@@ -98,13 +98,13 @@ impl Drop for Proc {
 }
 
 /// A coordinator process and its URL.
-struct Coordinator {
-    proc: Proc,
-    url: String,
+pub(super) struct Coordinator {
+    pub(super) proc: Proc,
+    pub(super) url: String,
 }
 
 impl Coordinator {
-    fn start(dir: &TempDir, listen: &str, lease: &str) -> Coordinator {
+    pub(super) fn start(dir: &TempDir, listen: &str, lease: &str) -> Coordinator {
         Coordinator::start_with(dir, listen, lease, &[])
     }
 
@@ -135,7 +135,7 @@ impl Coordinator {
         Coordinator { proc, url }
     }
 
-    fn worker(&self, dir: &TempDir, name: &str, env: &[(&str, &str)], netns: Option<&str>) -> Proc {
+    pub(super) fn worker(&self, dir: &TempDir, name: &str, env: &[(&str, &str)], netns: Option<&str>) -> Proc {
         let token = dir.path().join("token");
         let args =
             ["worker", "--coordinator", &self.url, "--token-file", token.to_str().unwrap(), "-j", "1", "--name", name, "--grace", "5s"];
@@ -169,7 +169,7 @@ impl Coordinator {
         Proc::spawn(&args, dir.path(), &[], None)
     }
 
-    fn status(&self, dir: &TempDir) -> Value {
+    pub(super) fn status(&self, dir: &TempDir) -> Value {
         let token = dir.path().join("token");
         let out = tcfuzz(&["status", "--coordinator", &self.url, "--token-file", token.to_str().unwrap(), "--json"], dir.path());
         assert_eq!(code(&out), 0, "status: {}", stderr(&out));
@@ -177,7 +177,7 @@ impl Coordinator {
     }
 
     /// Waits (bounded) until `done` holds for the status.
-    fn wait(&self, dir: &TempDir, what: &str, within: Duration, done: impl Fn(&Value) -> bool) -> Value {
+    pub(super) fn wait(&self, dir: &TempDir, what: &str, within: Duration, done: impl Fn(&Value) -> bool) -> Value {
         let start = Instant::now();
         loop {
             let s = self.status(dir);
@@ -189,7 +189,7 @@ impl Coordinator {
         }
     }
 
-    fn stop(self) {
+    pub(super) fn stop(self) {
         self.proc.signal(libc::SIGTERM);
         let (code, _, err) = self.proc.finish(Duration::from_secs(30));
         assert_eq!(code, 0, "coordinator on SIGTERM: {err}");
@@ -197,7 +197,7 @@ impl Coordinator {
 }
 
 /// Stops a worker with SIGTERM; returns (jobs recorded, jobs already recorded) from its summary.
-fn stop_worker(w: Proc) -> (u64, u64) {
+pub(super) fn stop_worker(w: Proc) -> (u64, u64) {
     w.signal(libc::SIGTERM);
     let (code, _, err) = w.finish(Duration::from_secs(30));
     assert_eq!(code, 0, "worker on SIGTERM: {err}");
@@ -213,7 +213,7 @@ fn campaign_result(c: Proc) -> Value {
     serde_json::from_str(out.trim()).unwrap_or_else(|e| panic!("{e}: {out}"))
 }
 
-fn holding_leases(s: &Value, name: &str) -> bool {
+pub(super) fn holding_leases(s: &Value, name: &str) -> bool {
     s["workers"].as_array().unwrap().iter().any(|w| w["name"] == name && w["leases"].as_u64() > Some(0))
 }
 

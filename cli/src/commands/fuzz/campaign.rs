@@ -21,6 +21,7 @@ use serde_json::json;
 use tcfuzz_corpus::{Campaign, CampaignState, Corpus, Recorded, StatsSample};
 use tcfuzz_generator::generate::FamilyKind;
 use tcfuzz_generator::mutate::{PoolSeed, SeedPool};
+use tcfuzz_proto::{MAX_POOL_BYTES, pool_bytes, seeds_in_pool};
 use tcfuzz_worker::{Candidate, Compiler, Executor, Finding, GpuRunner, Hooks, Job, JobResult, LocalGpu, Reference, Stats, Tileiras};
 
 use super::minimizer::{self, Minimizer};
@@ -55,10 +56,15 @@ fn now_ms() -> u64 {
 }
 
 /// The seed pool state: the seeds, how often each feature was seen, which features are known.
+/// Each seed keeps what it takes of [`MAX_POOL_BYTES`] (a seed that does not parse is left out of
+/// the pool but still takes its place there), so that past the limit the pool keeps the newest
+/// seeds a coordinator's `SeedPool` keeps: a campaign and `tcfuzz fuzz` mutate the same seeds.
 struct Pool {
-    seeds: Vec<PoolSeed>,
+    seeds: Vec<(usize, Option<PoolSeed>)>,
     counts: HashMap<String, u64>,
     known: HashSet<String>,
+    /// Whether the log said that the pool is past its limit.
+    warned: bool,
 }
 
 impl Pool {
@@ -66,18 +72,34 @@ impl Pool {
         let mut seeds = Vec::new();
         for s in corpus.seeds() {
             let s = s?;
+            let bytes = pool_bytes(&s.program, s.features.iter().map(String::as_str));
             match tcfuzz_litmus::parse(&s.program) {
-                Ok(program) => seeds.push(PoolSeed { id: s.id, program, features: s.features }),
-                Err(d) => tracing::warn!(seed = s.id, "a coverage seed does not parse; left out of the pool: {}", d.render("seed")),
+                Ok(program) => seeds.push((bytes, Some(PoolSeed { id: s.id, program, features: s.features }))),
+                Err(d) => {
+                    tracing::warn!(seed = s.id, "a coverage seed does not parse; left out of the pool: {}", d.render("seed"));
+                    seeds.push((bytes, None));
+                }
             }
         }
         let counts: HashMap<String, u64> = corpus.coverage()?.into_iter().map(|(f, c)| (f, c.count)).collect();
         let known = counts.keys().cloned().collect();
-        Ok(Pool { seeds, counts, known })
+        Ok(Pool { seeds, counts, known, warned: false })
     }
 
-    fn snapshot(&self) -> (Arc<SeedPool>, Arc<HashSet<String>>) {
-        (Arc::new(SeedPool::new(self.seeds.clone(), &self.counts)), Arc::new(self.known.clone()))
+    /// The seeds the next epoch mutates: the newest that fit in [`MAX_POOL_BYTES`].
+    fn snapshot(&mut self) -> (Arc<SeedPool>, Arc<HashSet<String>>) {
+        let kept = seeds_in_pool(self.seeds.iter().rev().map(|(bytes, _)| *bytes));
+        if kept < self.seeds.len() && !self.warned {
+            self.warned = true;
+            tracing::warn!(
+                seeds = self.seeds.len(),
+                kept,
+                "the seed pool holds more than {} MiB of programs; its oldest seeds are left out of it (as a coordinator leaves them out)",
+                MAX_POOL_BYTES >> 20
+            );
+        }
+        let seeds = self.seeds[self.seeds.len() - kept..].iter().filter_map(|(_, s)| s.clone()).collect();
+        (Arc::new(SeedPool::new(seeds, &self.counts)), Arc::new(self.known.clone()))
     }
 }
 
@@ -499,7 +521,7 @@ fn add_seeds(corpus: &Corpus, campaign: u64, candidates: &mut Vec<Candidate>, po
         if let Some(id) = u.add_seed(campaign, now_ms(), &new, &c.program)? {
             let program = tcfuzz_litmus::parse(&c.program)
                 .map_err(|d| anyhow!("[tcfuzz internal bug] a generated program does not parse back: {}", d.render("seed")))?;
-            added.push(PoolSeed { id, program, features: new });
+            added.push((pool_bytes(&c.program, new.iter().map(String::as_str)), Some(PoolSeed { id, program, features: new })));
         }
     }
     u.commit()?;

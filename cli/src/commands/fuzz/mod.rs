@@ -58,7 +58,9 @@ and last the summary, exactly these keys:
 /// sync-redundant, checker-crash, and reference-disagrees where the config names a reference
 /// command. Discrepancies are deduplicated by signature in the corpus; a new one is printed once it
 /// is on disk and minimized in the background (the minimized program is stored beside it).
-/// Programs that reach a coverage feature first become seeds for the coverage-guided family.
+/// Programs that reach a coverage feature first become seeds for the coverage-guided family, which
+/// mutates the corpus's seeds, or, past 8 MiB of them (programs and feature names), the newest
+/// that fit (as a `tcfuzz campaign` does: its workers get the same pool, and a warning says so).
 ///
 /// The configuration (--config FILE, JSON; every key optional):
 ///   {"generator": {"families": {"random": 55, "pattern": 15, "mutant": 10, "coverage": 20},

@@ -45,7 +45,11 @@ use crate::exit::UsageError;
 /// Workers run the executor of `tcfuzz fuzz`: --config is its configuration (see `tcfuzz fuzz
 /// --help`), and every new discrepancy is minimized by a worker (within --minimize-budget), the
 /// minimized program stored beside it. The corpus reads like a `tcfuzz fuzz` corpus: `tcfuzz
-/// corpus ls --corpus DIR`, `tcfuzz report --corpus DIR`.
+/// corpus ls --corpus DIR`, `tcfuzz report --corpus DIR`. The campaign checks the programs
+/// `tcfuzz fuzz` checks with the same --seed and --config on the same corpus, with any number of
+/// workers: the coverage-guided family mutates the same seed pool, epoch by epoch (the config's
+/// `pool_epoch`), which past 8 MiB of seeds (programs and feature names) keeps the newest that
+/// fit, in both.
 #[derive(Debug, clap::Args)]
 pub struct Args {
     #[command(flatten)]
