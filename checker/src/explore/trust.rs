@@ -190,20 +190,24 @@ fn rmw_hole_possible(prog: &CompiledProgram) -> bool {
                 .enumerate()
                 .any(|(tj, u)| u.code.iter().enumerate().any(|(j, m)| (tj, j) != (ti, i) && writes(&m.op, read.loc)));
             let kept_later = *op == tcfuzz_litmus::AtomOp::Cas || {
-                let needs = if looping { Vec::new() } else { needs_result(&t.code, i) };
-                t.code
-                    .iter()
-                    .enumerate()
-                    .any(|(j, m)| (j > i || looping) && !needs.get(j).copied().unwrap_or(false) && communicates(reads(), ti, &m.op))
+                // In a loop, the instructions before `i` (and `i` itself) run again after it,
+                // and depend on its read only past a branch on it that every path takes.
+                let (needs, every_later) = needs_result(&t.code, i);
+                t.code.iter().enumerate().any(|(j, m)| {
+                    let later = j > i || (looping && !every_later);
+                    later && !needs[j] && communicates(reads(), ti, &m.op)
+                })
             };
             followed && source_elsewhere && kept_later
         })
     })
 }
 
-/// For each instruction of a loop-free thread, whether it depends on the value the instruction
-/// at `i` (an rmw) reads in every execution where both run, so that a revisit cannot keep it
-/// and delete that read ([`super::holes::dep_prefix`]: dependencies are in the prefix). The
+/// For each instruction after `i` (an rmw) in its thread's code, whether it depends on the value
+/// `i` reads wherever it runs after it, so that a revisit cannot keep it and delete that read
+/// ([`super::holes::dep_prefix`]: dependencies are in the prefix); and whether every event
+/// after some point of the straight line after `i` does (a branch on the read, so in a loop
+/// the next iterations too). The
 /// dependencies are [`crate::exec::interp`]'s: a register carries the reads its value comes
 /// from, and once a branch, an `assume` or a blocking wait has an operand that depends on the
 /// read, every later event does. A must-analysis, so that it never claims a dependency some
@@ -211,10 +215,10 @@ fn rmw_hole_possible(prog: &CompiledProgram) -> bool {
 /// jump, which may skip what follows it) and unmarked wherever any instruction may overwrite
 /// it; an instruction is marked where an operand register is, or everything after a
 /// dependent branch is.
-fn needs_result(code: &[crate::program::CodeLine], i: usize) -> Vec<bool> {
+fn needs_result(code: &[crate::program::CodeLine], i: usize) -> (Vec<bool>, bool) {
     use crate::program::Opnd;
     let mut out = vec![false; code.len()];
-    let Some(Op::Rmw { dst: Some(d), .. }) = code.get(i).map(|l| &l.op) else { return out };
+    let Some(Op::Rmw { dst: Some(d), .. }) = code.get(i).map(|l| &l.op) else { return (out, false) };
     let mut marked = vec![false; code.iter().map(|l| registers(&l.op).0.map_or(0, |r| r + 1)).max().unwrap_or(0).max(d + 1)];
     marked[*d] = true;
     let mut straight = true;
@@ -225,7 +229,7 @@ fn needs_result(code: &[crate::program::CodeLine], i: usize) -> Vec<bool> {
         let decides = matches!(code[j].op, Op::Branch { .. } | Op::Assume { .. } | Op::SyncWait { blocking: true, .. });
         if dependent && decides && straight {
             out[j..].iter_mut().for_each(|x| *x = true);
-            return out;
+            return (out, true);
         }
         if let Some(r) = dst
             && let Some(m) = marked.get_mut(r)
@@ -239,7 +243,7 @@ fn needs_result(code: &[crate::program::CodeLine], i: usize) -> Vec<bool> {
             straight = false;
         }
     }
-    out
+    (out, false)
 }
 
 /// The register an instruction sets, and the operands whose values its events carry.

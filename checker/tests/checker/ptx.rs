@@ -750,6 +750,35 @@ fn exch_hole_caveat_asks_for_a_later_event_that_can_be_kept_without_it() {
     }
 }
 
+/// In a loop the instructions of a thread run again after its rmw: a spin loop whose branch
+/// tests the rmw's result makes every later iteration depend on it (no caveat: the CADP
+/// forward-progress tests of the conformance corpus), while a store between the rmw and that
+/// branch may be kept without it (the caveat).
+#[test]
+fn rmw_hole_caveat_in_a_spin_loop_looks_past_the_branch_on_its_result() {
+    let spin = |between: &str| {
+        format!(
+            "PTX spin-exch
+{{ m = 0; y = 0; }}
+ P0@cta 0,gpu 0                  | P1@cta 0,gpu 0                  ;
+ L0:                             | L1:                             ;
+ atom.relaxed.gpu.exch r0, m, 0  | atom.relaxed.gpu.exch r1, m, 1  ;
+ {between:<31} | ld r2, y                        ;
+ bne r0, 1, E0                   | bne r1, 0, E1                   ;
+ goto L0                         | goto L1                         ;
+ E0:                             | E1:                             ;
+exists (true)
+"
+        )
+    };
+    for (between, caveat) in [("mov r5, 1", false), ("st y, 1", true)] {
+        let p = tcfuzz_litmus::parse(&spin(between)).expect("parses");
+        let e = check(&p, ModelKind::Ptx, &Options::default()).expect("explorer");
+        assert_eq!(e.caveats.len(), usize::from(caveat), "{between}: {:?}", e.caveats);
+        assert!(only_rmw_hole_caveats(&e.caveats), "{between}: {:?}", e.caveats);
+    }
+}
+
 /// SB with three `fence.sc` per thread: at `.gpu` scope the fences are morally strong, every
 /// Fence-SC order makes one side see the other's store (§8.9.3, §8.10.6), and the model rejects
 /// the graphs that read both old values from the pairs of fences every order must have, before
