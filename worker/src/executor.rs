@@ -341,7 +341,8 @@ impl Executor {
                 }
                 Err(CheckError::TooLarge(_)) => return Checked::TooLarge { executions },
                 Err(CheckError::Interrupted { cause: Interruption::Cancelled, .. }) => return Checked::Cancelled,
-                Err(CheckError::Interrupted { partial, .. }) => {
+                // Past the deadline or the execution budget: what it explored until it stopped.
+                Err(CheckError::Interrupted { partial, .. } | CheckError::TooManyExecutions { partial, .. }) => {
                     return Checked::TooLarge { executions: executions + partial.complete + partial.blocked + partial.assume_failed };
                 }
                 Err(CheckError::Unsupported { .. }) => return Checked::Unsupported,

@@ -92,6 +92,33 @@ fn programs_past_the_budget_are_counted_not_waited_for() {
     assert!(r.stats.too_large > 20, "{:?}", r.stats);
 }
 
+/// Regression: a program stopped at `budget.max_executions` was counted with 0 executions (the
+/// checker's budget stop carried only a message), so a campaign's executions and executions/s
+/// left out exactly the programs its time went to. Checked under PTX only, each program counts
+/// what the explorer explored: all its executions, or the budget and the one that passed it.
+#[test]
+fn a_program_stopped_at_the_execution_budget_counts_the_executions_it_explored() {
+    let budget = 2;
+    let mut config = random_only(&["ptx"]);
+    config.models = vec!["ptx".into()];
+    config.oracles = OracleConfig { explorer_vs_oracle: 0, tileir_weaker_than_ptx: 0, ..OracleConfig::default() };
+    config.budget.max_executions = budget;
+    config.budget.millis = 600_000;
+    let unbounded = tcfuzz_checker::Options { loop_bound: config.budget.loop_bound, witnesses: false, ..Default::default() };
+    let e = Executor::new(config).unwrap();
+    let mut stopped = 0;
+    for index in 0..30 {
+        let made = e.generate(5, index, &SeedPool::default()).expect("generates");
+        let all = tcfuzz_checker::check(&made.program, tcfuzz_checker::ModelKind::Ptx, &unbounded).expect("checks");
+        let all = all.stats.complete + all.stats.blocked + all.stats.assume_failed;
+        let r = e.run(&job(5, index, 1), &Hooks::default());
+        let (expected, too_large) = if all > budget { (budget + 1, 1) } else { (all, 0) };
+        assert_eq!((r.stats.executions, r.stats.too_large), (expected, too_large), "program {index} ({all} executions in all)");
+        stopped += too_large;
+    }
+    assert!(stopped >= 10, "only {stopped} of 30 programs past the budget");
+}
+
 /// A reference that panics on one program and otherwise says `Always`.
 struct Flaky;
 
