@@ -25,6 +25,12 @@ pub enum CheckError {
     /// states: a partial exploration says nothing about the states it did not reach).
     #[error("{cause} after {} executions ({} complete, {} blocked, {} assume failed)", partial.complete + partial.blocked + partial.assume_failed, partial.complete, partial.blocked, partial.assume_failed)]
     Interrupted { cause: Interruption, partial: Stats },
+    /// The explorer passed [`crate::Options::max_executions`]. `partial` counts what it had
+    /// explored by then, the execution that passed the budget included (as for
+    /// [`CheckError::Interrupted`], executions, not final states). The message is the one of the
+    /// other limits ([`CheckError::TooLarge`]): to a user, the program is too large to check.
+    #[error("too large to check: more than {max_executions} executions (raise Options::max_executions)")]
+    TooManyExecutions { max_executions: u64, partial: Stats },
     /// A [`crate::Subtree`] that is not one of this check's: made for another program, model or
     /// options, or naming a graph the exploration does not reach.
     #[error("not a subtree of this check: {0}")]

@@ -14,7 +14,8 @@ pub struct Options {
     /// the one option under which memory grows with the number of executions (a 16-byte
     /// fingerprint per graph): for testing the explorer (`tcfuzz selftest`, `check --duplicates`).
     pub detect_duplicates: bool,
-    /// The explorer stops with [`CheckError::TooLarge`](crate::CheckError::TooLarge) after this many executions.
+    /// The explorer stops with [`CheckError::TooManyExecutions`](crate::CheckError::TooManyExecutions)
+    /// (carrying the counts so far) after this many executions.
     pub max_executions: u64,
     /// The oracle stops with [`CheckError::TooLarge`](crate::CheckError::TooLarge) after this many candidate graphs.
     pub oracle_limit: u64,

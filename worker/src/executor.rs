@@ -160,6 +160,13 @@ pub struct Executor {
     models: Vec<ModelKind>,
 }
 
+/// What one program's checks may take: until a deadline, and so many executions per model.
+#[derive(Clone, Copy)]
+struct Bounds {
+    deadline: Instant,
+    max_executions: u64,
+}
+
 /// Salts of the hash that samples programs for each oracle (so that the samples differ).
 const EXPLORER_ORACLE: u64 = 0x0E0;
 const TILEIR: u64 = 0x711E;
@@ -177,8 +184,12 @@ impl Executor {
         if config.pool_epoch == 0 {
             return Err(ConfigError::Invalid("`pool_epoch` must be positive".into()));
         }
-        if config.budget.millis == 0 || config.budget.max_executions == 0 {
-            return Err(ConfigError::Invalid("the per-program budget (`budget.millis`, `budget.max_executions`) must be positive".into()));
+        let b = config.budget;
+        if b.millis == 0 || b.max_executions == 0 || b.coverage_max_executions == 0 {
+            return Err(ConfigError::Invalid(
+                "the per-program budget (`budget.millis`, `budget.max_executions`, `budget.coverage_max_executions`) must be positive"
+                    .into(),
+            ));
         }
         Ok(Executor { config, generator, models })
     }
@@ -230,7 +241,10 @@ impl Executor {
         };
         let deadline = start + Duration::from_millis(self.config.budget.millis);
         let sample = |salt, every| Self::sampled(job.campaign_seed, index, salt, every);
-        let checked = crash::caught(|| self.check(&made, &sample, program_seed(job.campaign_seed ^ GPU, index), deadline, hooks));
+        let max_executions = self.max_executions(&made.origin);
+        let checked = crash::caught(|| {
+            self.check(&made, &sample, program_seed(job.campaign_seed ^ GPU, index), Bounds { deadline, max_executions }, hooks)
+        });
         let mut executions = 0;
         match checked {
             Ok(Checked::Cancelled) => return false,
@@ -299,13 +313,23 @@ impl Executor {
         applicable.iter().copied().filter(|m| self.models.contains(m)).collect()
     }
 
-    fn options(&self, deadline: Instant, hooks: &Hooks<'_>) -> Options {
+    /// The execution budget of a program made as `origin` (`budget.coverage_max_executions` for
+    /// a coverage-guided one).
+    fn max_executions(&self, origin: &Origin) -> u64 {
+        let b = &self.config.budget;
+        match origin {
+            Origin::Coverage { .. } => b.max_executions.min(b.coverage_max_executions),
+            _ => b.max_executions,
+        }
+    }
+
+    fn options(&self, bounds: Bounds, hooks: &Hooks<'_>) -> Options {
         Options {
             loop_bound: self.config.budget.loop_bound,
-            max_executions: self.config.budget.max_executions,
+            max_executions: bounds.max_executions,
             oracle_limit: self.config.oracles.oracle_limit,
             witnesses: false,
-            deadline: Some(deadline),
+            deadline: Some(bounds.deadline),
             cancel: hooks.cancel.cloned(),
             ..Options::default()
         }
@@ -318,7 +342,7 @@ impl Executor {
 
     /// Checks `made` under its models and runs the oracles `sample(salt, every)` selects.
     /// `gpu_seed` fixes the GPU harness's choices.
-    fn check(&self, made: &Generated, sample: &dyn Fn(u64, u32) -> bool, gpu_seed: u64, deadline: Instant, hooks: &Hooks<'_>) -> Checked {
+    fn check(&self, made: &Generated, sample: &dyn Fn(u64, u32) -> bool, gpu_seed: u64, bounds: Bounds, hooks: &Hooks<'_>) -> Checked {
         let p = &made.program;
         let compiled = match CompiledProgram::compile(p) {
             Ok(c) => c,
@@ -326,7 +350,7 @@ impl Executor {
             Err(CheckError::Unsupported { .. }) => return Checked::Unsupported,
             Err(e) => return rejected(&e),
         };
-        let options = self.options(deadline, hooks);
+        let options = self.options(bounds, hooks);
         // The spec's guarantees about patterns are exact: where the explorer's verdict carries a
         // caveat, the oracle judges them.
         let exact = matches!(made.origin, Origin::Pattern { .. } | Origin::Mutant { .. });
@@ -341,7 +365,8 @@ impl Executor {
                 }
                 Err(CheckError::TooLarge(_)) => return Checked::TooLarge { executions },
                 Err(CheckError::Interrupted { cause: Interruption::Cancelled, .. }) => return Checked::Cancelled,
-                Err(CheckError::Interrupted { partial, .. }) => {
+                // Past the deadline or the execution budget: what it explored until it stopped.
+                Err(CheckError::Interrupted { partial, .. } | CheckError::TooManyExecutions { partial, .. }) => {
                     return Checked::TooLarge { executions: executions + partial.complete + partial.blocked + partial.assume_failed };
                 }
                 Err(CheckError::Unsupported { .. }) => return Checked::Unsupported,
@@ -424,8 +449,12 @@ impl Executor {
     /// The signature `recheck`'s kind of discrepancy has on `program`, if it has one: the
     /// minimizer keeps a candidate when this equals the original finding's signature.
     pub fn signature(&self, recheck: &Recheck, program: &Program, hooks: &Hooks<'_>) -> Option<String> {
-        let deadline = Instant::now() + Duration::from_millis(self.config.budget.millis);
-        let options = self.options(deadline, hooks);
+        // The full budget whatever made the program: the minimizer shrinks what a check found.
+        let bounds = Bounds {
+            deadline: Instant::now() + Duration::from_millis(self.config.budget.millis),
+            max_executions: self.config.budget.max_executions,
+        };
+        let options = self.options(bounds, hooks);
         let run = || -> Option<String> {
             match recheck.kind {
                 Kind::ExplorerVsOracle => {
@@ -467,7 +496,7 @@ impl Executor {
             // The crash is the property: run what the executor runs, and keep the panic.
             let made = Generated { program: program.clone(), origin: Origin::Coverage { seeds: Vec::new(), edits: Vec::new() } };
             let every_oracle = |_, every: u32| every > 0;
-            return match crash::caught(|| self.check(&made, &every_oracle, 0, deadline, hooks)) {
+            return match crash::caught(|| self.check(&made, &every_oracle, 0, bounds, hooks)) {
                 Err(payload) => Some(crash_found(&crash::payload_message(payload.as_ref())).signature),
                 Ok(Checked::Done { found, .. }) => found.into_iter().find(|f| f.kind == Kind::CheckerCrash).map(|f| f.signature),
                 Ok(_) => None,

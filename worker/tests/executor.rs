@@ -2,15 +2,15 @@
 //! job goes on, budgets and cancellation hold, and the planted faults are found and minimized to
 //! a handful of instructions.
 
-use std::collections::{BTreeMap, HashSet};
+use std::collections::{BTreeMap, HashMap, HashSet};
 use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
 use std::time::Duration;
 
 use tcfuzz_checker::Observation;
-use tcfuzz_generator::generate::{FamilyWeights, GeneratorConfig};
+use tcfuzz_generator::generate::{FamilyWeights, GeneratorConfig, Origin};
 use tcfuzz_generator::minimize::{Budget, Size, minimize};
-use tcfuzz_generator::mutate::SeedPool;
+use tcfuzz_generator::mutate::{PoolSeed, SeedPool};
 use tcfuzz_litmus::Program;
 use tcfuzz_worker::{Executor, Finding, FuzzConfig, Hooks, Job, JobResult, Kind, OracleConfig, PlantedFault, Reference};
 
@@ -90,6 +90,86 @@ fn programs_past_the_budget_are_counted_not_waited_for() {
     let r = e.run(&job(5, 0, 40), &Hooks::default());
     assert_eq!(r.completed, 40);
     assert!(r.stats.too_large > 20, "{:?}", r.stats);
+}
+
+/// Regression: a program stopped at `budget.max_executions` was counted with 0 executions (the
+/// checker's budget stop carried only a message), so a campaign's executions and executions/s
+/// left out exactly the programs its time went to. Checked under PTX only, each program counts
+/// what the explorer explored: all its executions, or the budget and the one that passed it.
+#[test]
+fn a_program_stopped_at_the_execution_budget_counts_the_executions_it_explored() {
+    let budget = 2;
+    let mut config = random_only(&["ptx"]);
+    config.models = vec!["ptx".into()];
+    config.oracles = OracleConfig { explorer_vs_oracle: 0, tileir_weaker_than_ptx: 0, ..OracleConfig::default() };
+    config.budget.max_executions = budget;
+    config.budget.millis = 600_000;
+    let unbounded = tcfuzz_checker::Options { loop_bound: config.budget.loop_bound, witnesses: false, ..Default::default() };
+    let e = Executor::new(config).unwrap();
+    let mut stopped = 0;
+    for index in 0..30 {
+        let made = e.generate(5, index, &SeedPool::default()).expect("generates");
+        let all = tcfuzz_checker::check(&made.program, tcfuzz_checker::ModelKind::Ptx, &unbounded).expect("checks");
+        let all = all.stats.complete + all.stats.blocked + all.stats.assume_failed;
+        let r = e.run(&job(5, index, 1), &Hooks::default());
+        let (expected, too_large) = if all > budget { (budget + 1, 1) } else { (all, 0) };
+        assert_eq!((r.stats.executions, r.stats.too_large), (expected, too_large), "program {index} ({all} executions in all)");
+        stopped += too_large;
+    }
+    assert!(stopped >= 10, "only {stopped} of 30 programs past the budget");
+}
+
+/// Coverage-guided programs get `budget.coverage_max_executions`, the others `max_executions`:
+/// a mutant that explodes is abandoned early (they took about 40 % of the main job's time).
+#[test]
+fn coverage_guided_programs_have_a_budget_of_their_own() {
+    let mut config = random_only(&["ptx"]);
+    config.generator.families = FamilyWeights { random: 1, pattern: 0, mutant: 0, coverage: 3 };
+    config.models = vec!["ptx".into()];
+    config.oracles = OracleConfig { explorer_vs_oracle: 0, tileir_weaker_than_ptx: 0, ..OracleConfig::default() };
+    config.budget.millis = 600_000;
+    config.budget.coverage_max_executions = 2;
+    let unbounded = tcfuzz_checker::Options { loop_bound: config.budget.loop_bound, witnesses: false, ..Default::default() };
+    let max_executions = config.budget.max_executions;
+    let e = Executor::new(config.clone()).unwrap();
+    // Seeds: the first random programs of another campaign.
+    let seeds = (0..12)
+        .map(|i| {
+            let program = e.generate(8, i, &SeedPool::default()).expect("generates").program;
+            PoolSeed { id: i + 1, program, features: vec![format!("f{i}")] }
+        })
+        .collect();
+    let pool = Arc::new(SeedPool::new(seeds, &HashMap::new()));
+    let (mut coverage, mut stopped_early, mut random) = (0, 0, 0);
+    for index in 0..40 {
+        let made = e.generate(5, index, &pool).expect("generates");
+        let all = tcfuzz_checker::check(&made.program, tcfuzz_checker::ModelKind::Ptx, &unbounded).expect("checks");
+        let all = all.stats.complete + all.stats.blocked + all.stats.assume_failed;
+        let budget = match made.origin {
+            Origin::Coverage { .. } => {
+                coverage += 1;
+                stopped_early += u64::from(all > 2 && all <= max_executions);
+                2
+            }
+            _ => {
+                random += 1;
+                max_executions
+            }
+        };
+        let r = e.run(&Job { pool: pool.clone(), ..job(5, index, 1) }, &Hooks::default());
+        let (expected, too_large) = if all > budget { (budget + 1, 1) } else { (all, 0) };
+        assert_eq!((r.stats.executions, r.stats.too_large), (expected, too_large), "program {index}: {} ({all} executions)", made.origin);
+    }
+    assert!(
+        coverage >= 20 && random >= 3 && stopped_early >= 10,
+        "{coverage} coverage-guided ({stopped_early} stopped early), {random} random"
+    );
+    config.budget.coverage_max_executions = 0;
+    let refused = Executor::new(config).map(|_| ()).expect_err("a budget of 0 is refused");
+    assert_eq!(
+        refused.to_string(),
+        "config: the per-program budget (`budget.millis`, `budget.max_executions`, `budget.coverage_max_executions`) must be positive"
+    );
 }
 
 /// A reference that panics on one program and otherwise says `Always`.

@@ -99,8 +99,26 @@ pub(super) fn explore_part<'p>(
         path: Vec::new(),
         children: Vec::new(),
     };
-    explorer.run()?;
+    if let Err(e) = explorer.run() {
+        // The explorer stops at the budget with the message of a structural limit (`trust.rs`);
+        // it is the budget exactly when the collector counts more executions than it allows
+        // (the stop comes at the first execution past it, and nothing else stops there).
+        return Err(match e {
+            CheckError::TooLarge(_) if explorer.out.explored() > options.max_executions => {
+                too_many_executions(options, explorer.out, explorer.max_depth)
+            }
+            e => e,
+        });
+    }
     Ok((explorer.part, explorer.max_depth, explorer.lost_revisit.get()))
+}
+
+/// [`CheckError::TooManyExecutions`] with the counts of `out`, the collector of a check that
+/// passed [`Options::max_executions`], and the deepest recursion it reached.
+pub(super) fn too_many_executions(options: &Options, out: &verdict::Collector<'_>, max_depth: usize) -> CheckError {
+    let mut partial = out.stats().clone();
+    partial.max_depth = partial.max_depth.max(max_depth);
+    CheckError::TooManyExecutions { max_executions: options.max_executions, partial }
 }
 
 /// The explorer's verdict from what it collected.

@@ -26,7 +26,7 @@ use std::sync::Mutex;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use crate::error::CheckError;
-use crate::explore::check::{EXPLORER_STACK, check, explore_part, finish_explorer, new_collector, on_explorer_stack};
+use crate::explore::check::{EXPLORER_STACK, check, explore_part, finish_explorer, new_collector, on_explorer_stack, too_many_executions};
 use crate::explore::trust::Part;
 use crate::model::ModelKind;
 use crate::options::Options;
@@ -262,11 +262,12 @@ pub fn check_parallel(
             partial.max_depth = partial.max_depth.max(max_depth);
             return Err(CheckError::Interrupted { cause, partial });
         }
+        // A thread past the budget: the counts are all the threads'.
+        Some(CheckError::TooManyExecutions { .. }) => return Err(too_many_executions(options, &out, max_depth)),
         Some(e) => return Err(e),
     }
-    let explored = out.explored();
-    if explored > options.max_executions {
-        return Err(CheckError::TooLarge(format!("more than {} executions (raise Options::max_executions)", options.max_executions)));
+    if out.explored() > options.max_executions {
+        return Err(too_many_executions(options, &out, max_depth));
     }
     finish_explorer(&prog, model, options, out, max_depth, lost)
 }

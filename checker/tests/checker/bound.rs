@@ -1,12 +1,13 @@
 //! A bound per check (`Options::deadline`, `Options::cancel`): a check that does not finish in
-//! time, or is cancelled, stops with `CheckError::Interrupted` and the counts it had so far.
+//! time, or is cancelled, stops with `CheckError::Interrupted` and the counts it had so far; one
+//! past `Options::max_executions` stops with `CheckError::TooManyExecutions` and its counts.
 //! (How soon it stops is measured by `tcfuzz bench --deadline-ms`, not here.)
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
-use tcfuzz_checker::{CheckError, Interruption, ModelKind, Options, check, check_exact, check_oracle};
+use tcfuzz_checker::{CheckError, Interruption, ModelKind, Options, check, check_exact, check_oracle, check_parallel};
 use tcfuzz_litmus::{Program, parse};
 
 /// Ten threads each storing to `x`: 10! = 3,628,800 coherence orders, one execution each — far
@@ -64,6 +65,26 @@ fn a_cancelled_check_stops_with_its_partial_counts() {
     // A flag set before the check starts stops it before its first execution.
     let (cause, partial) = interrupted(check_oracle(&writers(), ModelKind::Ptx, &options));
     assert_eq!((cause, partial.complete), (Interruption::Cancelled, 0));
+}
+
+/// Regression: the budget stop carried only its message, so a caller could not count the
+/// executions a program past the budget had cost (a campaign's executions left them out).
+#[test]
+fn the_execution_budget_stops_the_explorer_with_the_executions_it_explored() {
+    let options = Options { max_executions: 1000, ..Options::default() };
+    let err = check(&writers(), ModelKind::Ptx, &options).expect_err("past the budget");
+    assert_eq!(err.to_string(), "too large to check: more than 1000 executions (raise Options::max_executions)");
+    let CheckError::TooManyExecutions { max_executions, partial } = err else { panic!("expected the budget stop, got {err:?}") };
+    // Stopped at the execution that passed the budget.
+    assert_eq!((max_executions, partial.complete, partial.blocked, partial.assume_failed), (1000, 1001, 0, 0));
+    assert!(partial.max_depth > 0, "{partial:?}");
+    // On two threads each thread has the budget; the counts are both threads'.
+    match check_parallel(&writers(), ModelKind::Ptx, &options, 2) {
+        Err(CheckError::TooManyExecutions { max_executions: 1000, partial }) => {
+            assert!((1001..=2002).contains(&partial.complete), "{partial:?}")
+        }
+        other => panic!("expected the budget stop, got {other:?}"),
+    }
 }
 
 #[test]

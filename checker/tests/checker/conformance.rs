@@ -89,7 +89,7 @@ impl Tally {
 fn reason(e: &CheckError) -> String {
     match e {
         CheckError::Unsupported { instruction, .. } => format!("unsupported: {instruction}"),
-        CheckError::TooLarge(_) => "too large".to_string(),
+        CheckError::TooLarge(_) | CheckError::TooManyExecutions { .. } => "too large".to_string(),
         other => format!("error: {other}"),
     }
 }
