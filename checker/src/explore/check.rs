@@ -100,13 +100,10 @@ pub(super) fn explore_part<'p>(
         children: Vec::new(),
     };
     if let Err(e) = explorer.run() {
-        // The explorer stops at the budget with the message of a structural limit (`trust.rs`);
-        // it is the budget exactly when the collector counts more executions than it allows
-        // (the stop comes at the first execution past it, and nothing else stops there).
+        // The explorer stops at the budget without the counts (`trust.rs`): they are the
+        // collector's.
         return Err(match e {
-            CheckError::TooLarge(_) if explorer.out.explored() > options.max_executions => {
-                too_many_executions(options, explorer.out, explorer.max_depth)
-            }
+            CheckError::TooManyExecutions { .. } => too_many_executions(options, explorer.out, explorer.max_depth),
             e => e,
         });
     }

@@ -747,10 +747,8 @@ impl Explorer<'_, '_> {
                 self.out.record(&g, &regs, &blocked, self.model);
                 let explored = self.out_count();
                 if explored > self.max_executions {
-                    return Err(CheckError::TooLarge(format!(
-                        "more than {} executions (raise Options::max_executions)",
-                        self.max_executions
-                    )));
+                    // The counts are the collector's; `check::explore_part` fills them in.
+                    return Err(CheckError::TooManyExecutions { max_executions: self.max_executions, partial: Default::default() });
                 }
                 Ok(())
             }
