@@ -251,8 +251,12 @@ pub(super) fn run(plan: Plan, executor: Executor) -> anyhow::Result<ExitCode> {
         workers.push(handle);
     }
     drop(result_tx);
+    // The minimizer's own stop flag: only Ctrl-C stops it. `stop` also ends the generation (at
+    // the duration's end, or once every program is out), and a task the minimizer took while
+    // it was set would have been skipped.
+    let minimize_stop = Arc::new(AtomicBool::new(false));
     let mut minimizer = match plan.minimize {
-        Some(budget) => Some(Minimizer::start(executor.clone(), budget, stop.clone(), reference.clone(), compiler.clone())?),
+        Some(budget) => Some(Minimizer::start(executor.clone(), budget, minimize_stop.clone(), reference.clone(), compiler.clone())?),
         None => None,
     };
 
@@ -274,6 +278,7 @@ pub(super) fn run(plan: Plan, executor: Executor) -> anyhow::Result<ExitCode> {
             if interrupt::pressed() {
                 was_interrupted = true;
                 stop.store(true, Ordering::Relaxed);
+                minimize_stop.store(true, Ordering::Relaxed);
                 out.note("fuzz: stopping (Ctrl-C); everything recorded so far stays in the corpus");
             } else if plan.duration.is_some_and(|d| start.elapsed() >= d) {
                 stop.store(true, Ordering::Relaxed);
@@ -373,18 +378,17 @@ pub(super) fn run(plan: Plan, executor: Executor) -> anyhow::Result<ExitCode> {
     // Minimize what is queued (unless Ctrl-C), then close.
     if let Some(mut m) = minimizer.take() {
         if !was_interrupted && m.pending() > 0 {
-            stop.store(false, Ordering::Relaxed);
             out.note(&format!("fuzz: minimizing {} new discrepancies (Ctrl-C to stop and keep them unminimized)", m.pending()));
             while m.pending() > 0 {
                 if interrupt::pressed() {
                     was_interrupted = true;
-                    stop.store(true, Ordering::Relaxed);
+                    minimize_stop.store(true, Ordering::Relaxed);
                     break;
                 }
                 drain_minimized(&corpus, &mut m, &mut totals, &out, Duration::from_millis(100))?;
             }
         }
-        stop.store(true, Ordering::Relaxed);
+        minimize_stop.store(true, Ordering::Relaxed);
         m.finish();
     }
     out.bar.finish_and_clear();

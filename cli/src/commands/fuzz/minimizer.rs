@@ -55,7 +55,12 @@ impl Minimizer {
         let (outbox, done) = mpsc::channel::<Done>();
         let thread = std::thread::Builder::new().name("tcfuzz-minimize".into()).spawn(move || {
             for task in inbox {
+                // Every task gets its answer, even one skipped after the stop flag, so that
+                // `pending` counts exactly what is still to come.
                 if stop.load(Ordering::Relaxed) {
+                    if outbox.send(Done { kind: task.kind, signature: task.signature, result: Err("stopped".into()) }).is_err() {
+                        break;
+                    }
                     continue;
                 }
                 let hooks = Hooks {
