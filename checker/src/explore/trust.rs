@@ -194,7 +194,7 @@ fn rmw_hole_possible(prog: &CompiledProgram) -> bool {
             let kept_later = *op == tcfuzz_litmus::AtomOp::Cas || {
                 // In a loop, the instructions before `i` (and `i` itself) run again after it,
                 // and depend on its read only past a branch on it that every path takes.
-                let (needs, every_later) = needs_result(&t.code, i);
+                let (needs, every_later) = needs_result(t, i);
                 t.code.iter().enumerate().any(|(j, m)| {
                     let later = j > i || (looping && !every_later);
                     later && !needs[j] && communicates(reads(), ti, &m.op)
@@ -209,19 +209,19 @@ fn rmw_hole_possible(prog: &CompiledProgram) -> bool {
 /// `i` reads wherever it runs after it, so that a revisit cannot keep it and delete that read
 /// ([`super::holes::dep_prefix`]: dependencies are in the prefix); and whether every event
 /// after some point of the straight line after `i` does (a branch on the read, so in a loop
-/// the next iterations too). The
-/// dependencies are [`crate::exec::interp`]'s: a register carries the reads its value comes
-/// from, and once a branch, an `assume` or a blocking wait has an operand that depends on the
-/// read, every later event does. A must-analysis, so that it never claims a dependency some
-/// path lacks: a register is marked only on the straight line after `i` (before the first
-/// jump, which may skip what follows it) and unmarked wherever any instruction may overwrite
-/// it; an instruction is marked where an operand register is, or everything after a
-/// dependent branch is.
-fn needs_result(code: &[crate::program::CodeLine], i: usize) -> (Vec<bool>, bool) {
+/// the next iterations too). The dependencies are [`crate::exec::interp`]'s: a register carries
+/// the reads its value comes from, and once a branch, an `assume` or a blocking wait has an
+/// operand that depends on the read, every later event does. A must-analysis, so that it never
+/// claims a dependency some path lacks: a register is marked only on the straight line after
+/// `i` (before the first jump, which may skip what follows it) and unmarked wherever any
+/// instruction may overwrite it; an instruction is marked where an operand register is, or
+/// everything after a dependent branch is.
+fn needs_result(thread: &crate::program::ThreadCode, i: usize) -> (Vec<bool>, bool) {
     use crate::program::Opnd;
+    let code = &thread.code;
     let mut out = vec![false; code.len()];
     let Some(Op::Rmw { dst: Some(d), .. }) = code.get(i).map(|l| &l.op) else { return (out, false) };
-    let mut marked = vec![false; code.iter().map(|l| registers(&l.op).0.map_or(0, |r| r + 1)).max().unwrap_or(0).max(d + 1)];
+    let mut marked = vec![false; thread.reg_names.len().max(d + 1)];
     marked[*d] = true;
     let mut straight = true;
     for j in i + 1..code.len() {
