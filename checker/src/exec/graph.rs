@@ -32,6 +32,9 @@ pub struct ExecutionGraph {
     /// thread: [`crate::program::sync::SyncPlan::dyn_barrier`]).
     pub barrier_dyn_members: Vec<u64>,
     next_stamp: u32,
+    /// Whether an event was ever put in a hole: until then every thread's events were added in
+    /// program order (stamps rising along each thread).
+    refilled: bool,
 }
 
 /// Dense numbering of a graph's events: node `l` is the initial write of location `l`, then the
@@ -64,6 +67,7 @@ impl ExecutionGraph {
             barrier_members: Vec::new(),
             barrier_dyn_members: Vec::new(),
             next_stamp: 1,
+            refilled: false,
         }
     }
 
@@ -199,7 +203,14 @@ impl ExecutionGraph {
         } else {
             debug_assert!(evs[id.index as usize].stamp == HOLE, "[tcfuzz internal bug] put_event over an event");
             evs[id.index as usize] = event;
+            self.refilled = true;
         }
+    }
+
+    /// Whether an event was ever put in a hole of this graph or of one it was made from: if not,
+    /// every thread's events were added in program order.
+    pub fn refilled(&self) -> bool {
+        self.refilled
     }
 
     /// Whether `e` is a hole: a position the explorer's graph keeps for an event removed by a

@@ -147,15 +147,25 @@ impl Explorer<'_, '_> {
         g: &ExecutionGraph,
         idx: &NodeIndex,
         (a, r): (EventId, EventId),
-        prefix: &BitSet,
+        (prefix, co_after): (&BitSet, &CoAfter),
         deleted: &BitSet,
     ) -> Result<bool, CheckError> {
-        if deleted_out_of_order(g, idx, deleted) {
+        // (Until a hole is refilled — never without dependency revisits — every thread's events
+        // were added in program order.)
+        if g.refilled() && deleted_out_of_order(g, idx, deleted) {
             return Ok(false);
         }
+        debug_assert!(g.refilled() || !deleted_out_of_order(g, idx, deleted));
         // `r` was revisited by a write this revisit deletes (module docs): decided first.
         let orphan = g.event(r).rf.is_some_and(|w| !w.is_init() && g.stamp(w) > g.stamp(r) && deleted.contains(idx.node(w)));
-        let chained = |x: EventId| self.dependency_revisits && x != r && chained_read(g, idx, x, deleted);
+        // Decided once per deleted read (the tests below ask it of a read many times).
+        let mut chained_reads = BitSet::new(idx.len());
+        if self.dependency_revisits {
+            for n in deleted.iter().filter(|&n| idx.id(n) != r && chained_read(g, idx, idx.id(n), deleted)) {
+                chained_reads.insert(n);
+            }
+        }
+        let chained = |x: EventId| chained_reads.contains(idx.node(x));
         // Where an event stands in the order of addition (doubled): a chained read, or `r` with
         // a forced source, right after its source, where its value was chosen, so that every
         // Previous(e) stays closed under `rf` (module docs).
@@ -204,7 +214,7 @@ impl Explorer<'_, '_> {
                     // half in place (module docs, "chained reads").
                     let keep = |x: EventId| (previous(x) || x == e) && x != a;
                     let placed = |x: EventId| keep(x) || x == a;
-                    let holes: Vec<EventId> = holes_left(g, &placed).into_iter().filter(|&h| h != a).collect();
+                    let holes: Vec<EventId> = holes_left(g, &placed).filter(|&h| h != a).collect();
                     let rmw = rmw_read(g, e);
                     for s in g.writes_to(label.loc).filter(|&s| keep(s)).collect::<Vec<_>>() {
                         let could = if rmw {
@@ -223,23 +233,32 @@ impl Explorer<'_, '_> {
             if !previous(write) {
                 return Ok(false);
             }
-            let later: Vec<EventId> = g.writes_to(label.loc).skip_while(|&w| w != write).skip(1).filter(|&s| previous(s)).collect();
-            if later.is_empty() {
+            // (Some write `co`-after `write` in Previous(e): asked of the summary first, which is
+            // all the test needs where nothing constrains `e`.)
+            let (earliest, in_prefix) = co_after.of(idx.node(write));
+            let mut later = g.writes_to(label.loc).skip_while(|&w| w != write).skip(1).filter(|&s| previous(s)).peekable();
+            debug_assert_eq!(in_prefix || earliest <= g.stamp(e), later.peek().is_some());
+            if !in_prefix && earliest > g.stamp(e) {
                 continue;
+            }
+            if !self.dependency_revisits {
+                // Nothing constrains `e` (there are no holes): it could have taken the co-latest
+                // write.
+                return Ok(false);
             }
             // The revisiting write has no place in `co` yet: left out, holding its place in its
             // thread (`cut_around`).
             let keep = |x: EventId| previous(x) && x != a;
             let placed = |x: EventId| keep(x) || x == a;
-            let holes: Vec<EventId> = holes_left(g, &placed).into_iter().filter(|&h| h != a).collect();
             // Kept events after `e` in its thread constrain it; so does, for the write of an rmw,
             // its read (the write sits right after what the read reads from).
             let followed = (e.index as usize + 1..g.threads[e.thread as usize].len()).any(|i| placed(EventId::new(e.thread as usize, i)))
                 || label.rmw_write;
-            if !self.dependency_revisits || (holes.is_empty() && !followed) {
+            if !followed && holes_left(g, &placed).next().is_none() {
                 // Nothing constrains `e`: it could have taken the co-latest write.
                 return Ok(false);
             }
+            let holes: Vec<EventId> = holes_left(g, &placed).filter(|&h| h != a).collect();
             for s in later {
                 // (A write that cannot follow `s` whatever the graph holds is not tried.)
                 if label.is_write() && !self.model.may_follow(g, e, s) {
@@ -302,7 +321,7 @@ impl Explorer<'_, '_> {
         let previous = |x: EventId| x.is_init() || (!g.is_hole(x) && (g.stamp(x) <= sr || prefix.contains(idx.node(x))));
         let keep = |x: EventId| previous(x) && x != a;
         let placed = |x: EventId| keep(x) || x == a;
-        let holes: Vec<EventId> = holes_left(g, &placed).into_iter().filter(|&h| h != a).collect();
+        let holes: Vec<EventId> = holes_left(g, &placed).filter(|&h| h != a).collect();
         // As for a deleted event: with nothing after `r` in its thread kept and no hole to fill,
         // `r` can take the co-latest write of `Previous(r)`.
         let followed = (r.index as usize + 1..g.threads[r.thread as usize].len()).any(|i| placed(EventId::new(r.thread as usize, i)));
@@ -577,6 +596,34 @@ impl Explorer<'_, '_> {
     }
 }
 
+/// For each write of a graph (its node), the writes `co`-after it, summed up for the maximality
+/// test's question "is one of them in Previous(e)": the earliest stamp among them, and whether
+/// one is in the revisiting write's prefix (a write's place in the order of addition is its
+/// stamp). Built once per revisiting write, it makes that question O(1) per deleted event
+/// instead of a walk along `co`.
+pub(super) struct CoAfter(Vec<(u32, bool)>);
+
+impl CoAfter {
+    pub(super) fn new(g: &ExecutionGraph, idx: &NodeIndex, prefix: &BitSet) -> Self {
+        let mut after = vec![(u32::MAX, false); idx.len()];
+        for (loc, co) in g.co.iter().enumerate() {
+            let mut acc = (u32::MAX, false);
+            for &w in co.iter().rev() {
+                after[idx.node(w)] = acc;
+                acc = (acc.0.min(g.stamp(w)), acc.1 || prefix.contains(idx.node(w)));
+            }
+            after[idx.node(EventId::init(loc as u32))] = acc;
+        }
+        CoAfter(after)
+    }
+
+    /// The earliest stamp of the writes `co`-after `node`'s write (`u32::MAX` if none), and
+    /// whether one of them is in the prefix.
+    fn of(&self, node: usize) -> (u32, bool) {
+        self.0[node]
+    }
+}
+
 /// Whether `r`'s source, a write added after `r` that the revisit deletes, may be its forced
 /// source (module docs): it leaves a hole, and no other deleted write of its location that
 /// leaves a hole (but `r`'s write half) is `co`-after it.
@@ -598,8 +645,8 @@ fn deleted_out_of_order(g: &ExecutionGraph, idx: &NodeIndex, deleted: &BitSet) -
     g.threads.iter().enumerate().any(|(t, evs)| {
         let kept = |i: usize| evs[i].stamp != HOLE && !deleted.contains(idx.node(EventId::new(t, i)));
         let tail = (0..evs.len()).rev().find(|&i| kept(i)).map_or(0, |i| i + 1);
-        let stamps: Vec<u32> = evs[tail..].iter().map(|e| e.stamp).filter(|&s| s != HOLE).collect();
-        stamps.windows(2).any(|w| w[1] < w[0])
+        let mut stamps = evs[tail..].iter().map(|e| e.stamp).filter(|&s| s != HOLE);
+        stamps.next().is_some_and(|first| stamps.try_fold(first, |prev, s| (s > prev).then_some(s)).is_none())
     })
 }
 
@@ -664,14 +711,13 @@ fn cut_around(t: &mut ExecutionGraph, keep: &dyn Fn(EventId) -> bool, a: EventId
 }
 
 /// The events of `g` that `keep` rejects although a later event of their thread is kept: the
-/// holes a cut to `keep` leaves (holes already in `g` excluded).
-fn holes_left(g: &ExecutionGraph, keep: &dyn Fn(EventId) -> bool) -> Vec<EventId> {
-    let mut out = Vec::new();
-    for (t, evs) in g.threads.iter().enumerate() {
-        let Some(last) = (0..evs.len()).rev().find(|&i| !g.is_hole(EventId::new(t, i)) && keep(EventId::new(t, i))) else { continue };
-        out.extend((0..last).map(|i| EventId::new(t, i)).filter(|&e| !g.is_hole(e) && !keep(e)));
-    }
-    out
+/// holes a cut to `keep` leaves (holes already in `g` excluded), found as they are asked for (the
+/// maximality test often asks only whether there is one).
+fn holes_left<'a>(g: &'a ExecutionGraph, keep: &'a dyn Fn(EventId) -> bool) -> impl Iterator<Item = EventId> + 'a {
+    g.threads.iter().enumerate().flat_map(move |(t, evs)| {
+        let last = (0..evs.len()).rev().find(|&i| !g.is_hole(EventId::new(t, i)) && keep(EventId::new(t, i))).unwrap_or(0);
+        (0..last).map(move |i| EventId::new(t, i)).filter(move |&e| !g.is_hole(e) && !keep(e))
+    })
 }
 
 /// Follows [`fix_cas_layout`]'s move of the events after the `cas` read `r` by `moved` positions

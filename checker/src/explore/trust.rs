@@ -65,7 +65,10 @@
 //! graph, exactly one — which makes the exploration optimal: each consistent graph is visited
 //! once ([`super::maximal`]).
 
+use std::rc::Rc;
+
 use super::holes::{cut, dep_prefix, fix_cas_layout, frontier, present};
+use super::maximal::CoAfter;
 use crate::error::CheckError;
 use crate::exec::bitset::BitSet;
 use crate::exec::event::EventId;
@@ -480,7 +483,7 @@ pub(crate) enum Part {
 }
 
 /// The values a thread's events read or wrote, and what [`replay`] gave for them.
-type ReplayedThread = (Vec<i64>, Replay);
+type ReplayedThread = (Vec<i64>, Rc<Replay>);
 
 enum Next {
     /// The event for this position: one past the thread's last event, or its first hole.
@@ -508,7 +511,7 @@ impl Explorer<'_, '_> {
 
     /// [`replay`] of thread `t` over the values of its first `f` events (a pure function of
     /// them: the last result per thread is kept).
-    fn replay_thread(&self, g: &ExecutionGraph, t: usize, f: usize) -> Result<Replay, CheckError> {
+    fn replay_thread(&self, g: &ExecutionGraph, t: usize, f: usize) -> Result<Rc<Replay>, CheckError> {
         let values = || g.threads[t][..f].iter().map(|e| e.value);
         let mut cache = self.replays.borrow_mut();
         if cache.len() < g.threads.len() {
@@ -521,8 +524,8 @@ impl Explorer<'_, '_> {
             return Ok(r.clone());
         }
         let key: Vec<i64> = values().collect();
-        let r = replay(&self.prog.threads[t], &key, self.loop_bound)?;
-        cache[t] = Some((key, r.clone()));
+        let r = Rc::new(replay(&self.prog.threads[t], &key, self.loop_bound)?);
+        cache[t] = Some((key, Rc::clone(&r)));
         Ok(r)
     }
 
@@ -541,10 +544,10 @@ impl Explorer<'_, '_> {
             // (A `cas` read of another value than it expects has no write half.)
             let last = evs.get(f.wrapping_sub(1));
             if last.is_some_and(|e| e.label.is_read() && e.label.atomic && e.cas_expected.is_none_or(|v| v == e.value))
-                && let Step::Event(ev) = self.replay_thread(g, t, f)?.step
+                && let Step::Event(ev) = &self.replay_thread(g, t, f)?.step
                 && ev.label.rmw_write
             {
-                return Ok(Next::Add(EventId::new(t, f), ev));
+                return Ok(Next::Add(EventId::new(t, f), ev.clone()));
             }
         }
         // Then the fences that fill holes, wherever they are (module docs).
@@ -561,7 +564,8 @@ impl Explorer<'_, '_> {
         // hole may need the events before it (in the same thread) to be justified.
         let order = (0..g.threads.len()).filter(|&t| frontier(g, t) < g.threads[t].len());
         let order: Vec<usize> = order.chain((0..g.threads.len()).filter(|&t| frontier(g, t) == g.threads[t].len())).collect();
-        let mut regs = vec![Vec::new(); g.threads.len()];
+        // (The stopped threads' replays: their registers are wanted only if no thread moves.)
+        let mut stopped = Vec::new();
         let mut blocked = Vec::new();
         let mut deferred = None;
         for t in order {
@@ -573,7 +577,7 @@ impl Explorer<'_, '_> {
                 continue;
             }
             let r = self.replay_thread(g, t, f)?;
-            match r.step {
+            match &r.step {
                 Step::Event(ev) => {
                     debug_assert!(
                         !holes || {
@@ -583,15 +587,15 @@ impl Explorer<'_, '_> {
                         },
                         "[tcfuzz internal bug] a hole refilled with another instruction"
                     );
-                    if !holes && self.assumes && self.fails_on_latest(g, t, f, &ev)? {
-                        deferred.get_or_insert((EventId::new(t, f), ev));
+                    if !holes && self.assumes && self.fails_on_latest(g, t, f, ev)? {
+                        deferred.get_or_insert((EventId::new(t, f), ev.clone()));
                         continue;
                     }
-                    return Ok(Next::Add(EventId::new(t, f), ev));
+                    return Ok(Next::Add(EventId::new(t, f), ev.clone()));
                 }
-                Step::Done => regs[t] = r.regs,
+                Step::Done => stopped.push((t, Rc::clone(&r))),
                 Step::Blocked | Step::AssumeFailed => {
-                    regs[t] = r.regs;
+                    stopped.push((t, Rc::clone(&r)));
                     blocked.push(t);
                 }
             }
@@ -599,6 +603,10 @@ impl Explorer<'_, '_> {
         }
         if let Some((a, ev)) = deferred {
             return Ok(Next::Add(a, ev));
+        }
+        let mut regs = vec![Vec::new(); g.threads.len()];
+        for (t, r) in stopped {
+            regs[t] = r.regs.clone();
         }
         Ok(Next::Finished { regs, blocked })
     }
@@ -882,6 +890,7 @@ impl Explorer<'_, '_> {
             .collect();
         // The events a revisit may delete: those outside the prefix, with their stamps.
         let outside: Vec<(usize, u32)> = present(g).map(|e| (idx.node(e), g.stamp(e))).filter(|&(n, _)| !prefix.contains(n)).collect();
+        let mut co_after = None;
         for r in reads {
             let sr = g.stamp(r);
             let mut deleted = BitSet::new(idx.len());
@@ -892,7 +901,8 @@ impl Explorer<'_, '_> {
             if self.model.revisit_forbidden(g, a, r, &kept) {
                 continue;
             }
-            if !self.maximally_added(g, &idx, (a, r), &prefix, &deleted)? {
+            let co_after = co_after.get_or_insert_with(|| CoAfter::new(g, &idx, &prefix));
+            if !self.maximally_added(g, &idx, (a, r), (&prefix, co_after), &deleted)? {
                 continue;
             }
             let mut g2 = g.clone();
