@@ -27,9 +27,15 @@ pub const MAX_SIDE_NAME: usize = 64;
 pub const MAX_FEATURE: usize = 256;
 pub const MAX_FINDINGS_PER_JOB: usize = 1000;
 pub const MAX_COVERAGE_PER_JOB: usize = 10_000;
+/// Seed candidates of one job: one per program at most (a worker sends a program only if it was
+/// the first of its job to reach a feature its pool lacks), so a job of at most
+/// [`MAX_JOB_PROGRAMS`] programs never has more, whatever it reaches.
 pub const MAX_SEEDS_PER_JOB: usize = 1000;
 pub const MAX_FEATURES_PER_SEED: usize = 256;
-pub const MAX_JOB_PROGRAMS: u64 = 1_000_000;
+/// Programs of one job: at most [`MAX_SEEDS_PER_JOB`], so that no job's report can be refused
+/// for its seed candidates (in a campaign's first epoch, with an empty pool, most programs of a
+/// first job reach a feature no earlier one did).
+pub const MAX_JOB_PROGRAMS: u64 = MAX_SEEDS_PER_JOB as u64;
 pub const MAX_POOL_EPOCH: u64 = 1_000_000_000;
 pub const MAX_LIST: u32 = 1000;
 pub const MAX_ERROR: usize = 4 << 10;
@@ -453,7 +459,9 @@ pub fn create_campaign(r: &v1::CreateCampaignRequest) -> Result<(u64, u64, u64),
     }
     let job_programs = if r.job_programs == 0 { 100 } else { r.job_programs };
     if job_programs > MAX_JOB_PROGRAMS {
-        return Err(invalid!("job_programs: {job_programs} is more than {MAX_JOB_PROGRAMS}"));
+        return Err(invalid!(
+            "job_programs: {job_programs} is more than {MAX_JOB_PROGRAMS}, the most seed candidates one job may report (MAX_SEEDS_PER_JOB)"
+        ));
     }
     // A program count whose jobs would not fit in the id space.
     if r.programs / job_programs >= crate::ids::MAX_NUMBER / 2 {
@@ -510,6 +518,17 @@ mod tests {
         assert_eq!(e.to_string(), "results[0].stats.programs: 10 programs for job 5, which has 11");
         let e = matches_job(&r, &Work::Generate { first_index: 0, count: 10 }, "results[0]").unwrap_err();
         assert_eq!(e.to_string(), "results[0]: finding for program 104, outside job 5's range 0..10");
+    }
+
+    #[test]
+    fn a_job_holds_at_most_as_many_programs_as_it_may_report_seed_candidates() {
+        let r = |job_programs| v1::CreateCampaignRequest { name: "c".into(), programs: 5000, job_programs, ..Default::default() };
+        assert_eq!(create_campaign(&r(1000)).map(|(job, _, _)| job).ok(), Some(1000));
+        assert_eq!(create_campaign(&r(0)).map(|(job, _, _)| job).ok(), Some(100));
+        assert_eq!(
+            create_campaign(&r(1001)).unwrap_err().to_string(),
+            "job_programs: 1001 is more than 1000, the most seed candidates one job may report (MAX_SEEDS_PER_JOB)"
+        );
     }
 
     #[test]

@@ -108,13 +108,34 @@ impl Stats {
     }
 }
 
-/// A program that reached a feature the job did not know: a candidate coverage seed.
+/// A program that was the first of its job to reach a feature the job did not know: a candidate
+/// coverage seed.
+///
+/// Seeds are chosen in index order, each with the features no earlier program reached (`tcfuzz
+/// fuzz`'s `add_seeds`, the coordinator's `add_epoch_seeds`). A feature reached by an earlier
+/// program of the same job is taken by the first program of the job that reached it (itself a
+/// candidate) or by an even earlier one, never by a later program: so a program that adds nothing
+/// over `known` and the job's earlier programs cannot become a seed and is not a candidate, and a
+/// candidate carries only the features it was the first of the job to reach. A job thus sends
+/// at most one candidate per feature of its coverage, however many programs it has.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Candidate {
     pub index: u64,
-    /// All its features.
+    /// The features it was the first of the job to reach, of those not in `Job::known`.
     pub features: Vec<String>,
     pub program: String,
+}
+
+/// The features of `features` (a program's) that are neither `known` nor reached by an earlier
+/// program of the job (`seen`, the job's coverage so far), each once, in their order.
+fn first_reached(features: &[String], known: &HashSet<String>, seen: &BTreeMap<String, u64>) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for f in features {
+        if !known.contains(f) && !seen.contains_key(f) && !out.contains(f) {
+            out.push(f.clone());
+        }
+    }
+    out
 }
 
 /// The results of a job.
@@ -259,11 +280,12 @@ impl Executor {
                 out.stats.oracle_skipped += oracle_skipped;
                 let mut features = crate::coverage::features(&made.program, &made.origin, &verdicts);
                 features.extend(gpu_features);
-                for f in &features {
-                    *out.features.entry(f.clone()).or_insert(0) += 1;
+                let new = first_reached(&features, &job.known, &out.features);
+                for f in features {
+                    *out.features.entry(f).or_insert(0) += 1;
                 }
-                if features.iter().any(|f| !job.known.contains(f)) {
-                    out.candidates.push(Candidate { index, features, program: tcfuzz_litmus::print(&made.program) });
+                if !new.is_empty() {
+                    out.candidates.push(Candidate { index, features: new, program: tcfuzz_litmus::print(&made.program) });
                 }
                 for f in found {
                     out.findings.push(self.finding(&made, job.campaign_seed, index, f));
@@ -578,5 +600,27 @@ fn explorer_oracle_found(
             Side { name: "oracle".into(), verdict: format!("{oracle}({})\n", d.oracle) },
         ],
         recheck: Recheck { kind: Kind::ExplorerVsOracle, model: Some(model), pattern: None, never: false },
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn strings(xs: &[&str]) -> Vec<String> {
+        xs.iter().map(|x| x.to_string()).collect()
+    }
+
+    #[test]
+    fn a_candidate_carries_only_what_neither_the_pool_nor_an_earlier_program_of_the_job_reached() {
+        let known: HashSet<String> = strings(&["op:ld", "op:st"]).into_iter().collect();
+        let mut seen = BTreeMap::new();
+        // The first program: everything the pool lacks.
+        assert_eq!(first_reached(&strings(&["op:ld", "pair:a/b", "ptx:hang"]), &known, &seen), ["pair:a/b", "ptx:hang"]);
+        seen.extend([("op:ld".to_string(), 1), ("pair:a/b".to_string(), 1), ("ptx:hang".to_string(), 1)]);
+        // A later one that adds nothing over the pool and the job's earlier programs is no
+        // candidate; one that adds something carries only that, each feature once.
+        assert!(first_reached(&strings(&["op:st", "ptx:hang", "pair:a/b"]), &known, &seen).is_empty());
+        assert_eq!(first_reached(&strings(&["ptx:hang", "weak-outcome", "weak-outcome"]), &known, &seen), ["weak-outcome"]);
     }
 }

@@ -2,7 +2,7 @@
 //! job goes on, budgets and cancellation hold, and the planted faults are found and minimized to
 //! a handful of instructions.
 
-use std::collections::{BTreeMap, HashMap, HashSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
 use std::time::Duration;
@@ -307,4 +307,37 @@ fn the_gpu_oracle_reports_forbidden_states_of_race_free_programs_only() {
     // Without the hook nothing runs on a GPU, whatever the config says.
     let r = e.run(&job(3, 0, 40), &Hooks::default());
     assert!(r.findings.iter().all(|f| f.kind != Kind::GpuForbiddenOutcome));
+}
+
+/// A job's seed candidates are the programs that were the first of the job to reach a feature
+/// the pool lacks, each with exactly those features: what `tcfuzz fuzz` and a coordinator can
+/// still choose as seeds in index order. So a job sends at most one candidate per feature it
+/// reached, however many programs it has.
+#[test]
+fn candidates_are_the_first_programs_of_the_job_to_reach_a_feature_the_pool_lacks() {
+    let mut config = FuzzConfig::default();
+    config.budget.millis = 600_000;
+    let e = Executor::new(config).unwrap();
+    // Each program alone: all its features.
+    let alone: Vec<BTreeMap<String, u64>> = (0..60).map(|i| e.run(&job(4, i, 1), &Hooks::default()).features).collect();
+    let known: HashSet<String> = alone[0].keys().take(5).cloned().collect();
+    let r = e.run(&Job { known: Arc::new(known.clone()), ..job(4, 0, 60) }, &Hooks::default());
+    let mut reached = known.clone();
+    let mut want = Vec::new();
+    for (i, features) in alone.iter().enumerate() {
+        let new: Vec<String> = features.keys().filter(|f| !reached.contains(*f)).cloned().collect();
+        reached.extend(new.iter().cloned());
+        if !new.is_empty() {
+            want.push((i as u64, new));
+        }
+    }
+    let got: Vec<(u64, Vec<String>)> =
+        r.candidates.iter().map(|c| (c.index, c.features.iter().cloned().collect::<BTreeSet<_>>().into_iter().collect())).collect();
+    assert_eq!(got, want);
+    // Each feature the pool lacks is in one candidate only; fewer candidates than programs that
+    // reached some feature the pool lacks (what a job sent before).
+    let carried: usize = r.candidates.iter().map(|c| c.features.len()).sum();
+    assert_eq!(carried, r.features.keys().filter(|f| !known.contains(*f)).count());
+    let any_new = alone.iter().filter(|f| f.keys().any(|k| !known.contains(k))).count();
+    assert!(r.candidates.len() < any_new && r.candidates[0].index == 0, "{} candidates, {any_new} before", r.candidates.len());
 }

@@ -202,3 +202,42 @@ fn workers_killed_holding_leases_mid_epoch_change_no_seed_pool() {
     reference.join().unwrap();
     assert_like_the_reference(c, &dir, follower, vec![survivor, replacement]);
 }
+
+/// A job larger than the coordinator's limit on seed candidates per job (1,000) is refused when
+/// the campaign is created. (It was accepted: in epoch 0, with an empty pool, its worker sent
+/// nearly every program as a candidate, the coordinator refused the report, the lease expired,
+/// and the job was retried and blamed on its last program as a `checker-crash`, again and again.)
+/// A job of the most programs allowed, in epoch 0, is recorded, and the campaign ends with the
+/// seeds and coverage of `tcfuzz fuzz`; epoch 1 mutates the seeds the big job brought.
+#[test]
+fn jobs_are_at_most_the_seed_candidate_limit_and_the_largest_matches_fuzz() {
+    const BIG_CONFIG: &str = r#"{"pool_epoch": 1000, "budget": {"max_executions": 2000, "millis": 600000},
+      "oracles": {"explorer_vs_oracle": 0, "tileir_weaker_than_ptx": 0, "compiler_lowering": 0}}"#;
+    let dir = TempDir::new("epochs-big-job");
+    let config = dir.write("config.json", BIG_CONFIG);
+    let config = config.to_str().unwrap();
+    let common = ["--programs", "1100", "--seed", "5", "--config", config];
+    let campaign = |job: &str, corpus: &str| {
+        let args = ["campaign", "--corpus", corpus, "--workers", "1", "--job-programs", job, "--minimize-budget", "1s", "--json"];
+        Proc::spawn(&[&args[..], &common[..]].concat(), dir.path(), &[], None)
+    };
+    let (exit, out, err) = campaign("1001", "refused").finish(Duration::from_secs(60));
+    assert!(exit != 0 && out.is_empty(), "{exit}: {out}");
+    assert!(err.contains("job_programs: 1001 is more than 1000, the most seed candidates one job may report (MAX_SEEDS_PER_JOB)"), "{err}");
+
+    let fuzz =
+        Proc::spawn(&[&["fuzz", "--corpus", "fuzzed", "-j", "1", "--no-minimize", "-q"], &common[..]].concat(), dir.path(), &[], None);
+    let (exit, out, err) = campaign("1000", "campaign").finish(Duration::from_secs(300));
+    assert_eq!(exit, 0, "campaign: {err}");
+    assert!(!err.contains("rejected") && !err.contains("lost its worker"), "{err}");
+    let result: Value = serde_json::from_str(out.trim()).unwrap_or_else(|e| panic!("{e}: {out}"));
+    assert_eq!((result["programs"].as_u64(), result["state"].as_str()), (Some(1100), Some("finished")), "{result}");
+    let (exit, _, err) = fuzz.finish(Duration::from_secs(300));
+    assert_eq!(exit, 0, "fuzz: {err}");
+    let (seeds, coverage, discrepancies) = facts(&dir.path().join("campaign"));
+    let (want_seeds, want_coverage, want_discrepancies) = facts(&dir.path().join("fuzzed"));
+    assert!(want_seeds.len() > 20 && want_coverage.iter().any(|(f, _)| f == "origin:coverage"), "{} seeds", want_seeds.len());
+    assert_eq!(seeds, want_seeds, "seeds differ from `tcfuzz fuzz`'s");
+    assert_eq!(coverage, want_coverage, "coverage counts differ from `tcfuzz fuzz`'s");
+    assert_eq!(discrepancies, want_discrepancies, "no program blamed for a lost worker");
+}

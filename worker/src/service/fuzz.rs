@@ -10,12 +10,13 @@
 //! Coverage: a job is generated with the seed pool of its epoch, which the network loop fetched
 //! from the coordinator (a job of a campaign without epochs, with an empty pool); the parsed pool
 //! is kept per campaign until the next epoch's arrives. Seed candidates: a job of an epoch sends
-//! every program that reached a feature none of the epoch's pool seeds has (features the corpus
-//! knew when the epoch began, or fewer), so that the coordinator sees every program that reached
-//! a feature first reached in the epoch and can choose the epoch's seeds in index order, as
-//! `tcfuzz fuzz` does, whichever worker ran which job. A job without epochs sends only programs
-//! reaching features new to this worker (it remembers those it has seen in the campaign); the
-//! coordinator keeps those that are new to the corpus.
+//! the programs that were the first of the job to reach a feature none of the epoch's pool seeds
+//! has (features the corpus knew when the epoch began, or fewer), each with those features
+//! ([`crate::Candidate`]), so that the coordinator sees the first program to reach each feature
+//! first reached in the epoch and can choose the epoch's seeds in index order, as `tcfuzz fuzz`
+//! does, whichever worker ran which job. A job without epochs sends only programs reaching
+//! features new to this worker (it remembers those it has seen in the campaign) and to the job's
+//! earlier programs; the coordinator keeps those that are new to the corpus.
 
 use std::collections::{HashMap, HashSet};
 use std::ops::Range;

@@ -84,8 +84,8 @@ pub struct Args {
     #[arg(long, value_name = "NAME", default_value = "campaign")]
     pub name: String,
 
-    /// Programs per job (small jobs let a campaign end close to its --duration: jobs already
-    /// leased when time is up are still checked).
+    /// Programs per job, at most 1,000 (small jobs let a campaign end close to its --duration:
+    /// jobs already leased when time is up are still checked).
     #[arg(long, value_name = "N", default_value_t = 25)]
     pub job_programs: u64,
 
