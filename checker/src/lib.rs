@@ -5,6 +5,7 @@
 //! check_oracle(program, model, options) -- the herd-style oracle (oracle.rs), to test the explorer
 //! check_exact(program, model, options)  -- the explorer, or the oracle where the explorer's
 //!                                          verdict carries a caveat and the oracle can judge
+//! spawn_explorer_thread(name, f)        -- a thread whose checks run on it, not each on a new one
 //! ```
 //! Both return a [`Verdict`]: final states with execution counts, the condition's outcome as herd7
 //! prints it, data races, threads that hit the loop bound, and the numbers (complete, blocked,
@@ -100,7 +101,9 @@ mod verdict;
 pub use differential::lower::{LowerError, lower_tile_ir};
 pub use differential::{DifferentialReport, ExtraState, tileir_weaker_than, tileir_weaker_than_ptx, tileir_weaker_than_ptx_with};
 pub use error::{CheckError, Interruption};
-pub use explore::check::{check, check_compiled, check_exact, check_exact_compiled, check_oracle, check_oracle_compiled};
+pub use explore::check::{
+    check, check_compiled, check_exact, check_exact_compiled, check_oracle, check_oracle_compiled, spawn_explorer_thread,
+};
 pub use explore::split::{Subtree, check_key, check_parallel, check_subtrees, merge_verdicts, split};
 pub use model::ModelKind;
 pub use options::Options;

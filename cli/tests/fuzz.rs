@@ -1,6 +1,7 @@
 //! `tcfuzz fuzz` as a user runs it: the summary and its JSON keys, the same campaign with one
-//! thread or two, a planted fault found and minimized, kill -9 and Ctrl-C keeping what was
-//! printed, configs refused with their position, the reference command.
+//! thread or two, a planted fault found and minimized (also when the duration ends with
+//! minimizations queued), kill -9 and Ctrl-C keeping what was printed, configs refused with
+//! their position, the reference command.
 //!
 //! (A binary of its own beside `cli.rs`: these tests run processes for seconds, and
 //! `cargo test --test fuzz` runs them alone.)
@@ -272,6 +273,116 @@ fn a_planted_fault_is_found_and_minimized_to_a_handful_of_instructions() {
         let kind: Kind = m["kind"].as_str().unwrap().parse().unwrap();
         let d = corpus.discrepancy(kind, m["signature"].as_str().unwrap()).unwrap().expect("recorded");
         let text = d.minimized.expect("the minimized program is stored");
+        assert!(text.starts_with("// minimized by tcfuzz fuzz"), "{text}");
+    }
+}
+
+/// Runs tcfuzz like [`tcfuzz`], but kills it and fails if it has not exited within `limit`.
+fn tcfuzz_within(args: &[&str], cwd: &Path, limit: Duration) -> Output {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_tcfuzz"))
+        .args(args)
+        .current_dir(cwd)
+        .env_remove("RUST_LOG")
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("run tcfuzz");
+    // Read both pipes on threads: a child blocked on a full pipe would look like a hang.
+    let read = |mut pipe: Box<dyn std::io::Read + Send>| {
+        std::thread::spawn(move || {
+            let mut bytes = Vec::new();
+            let _ = pipe.read_to_end(&mut bytes);
+            bytes
+        })
+    };
+    let out_reader = read(Box::new(child.stdout.take().unwrap()));
+    let err_reader = read(Box::new(child.stderr.take().unwrap()));
+    let start = Instant::now();
+    let status = loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            break Some(status);
+        }
+        if start.elapsed() >= limit {
+            child.kill().unwrap();
+            child.wait().unwrap();
+            break None;
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    };
+    let out = Output {
+        status: status.unwrap_or_else(|| child.wait().unwrap()),
+        stdout: out_reader.join().unwrap(),
+        stderr: err_reader.join().unwrap(),
+    };
+    assert!(
+        status.is_some(),
+        "tcfuzz {} did not exit within {} s (killed); stdout:\n{}\nstderr:\n{}",
+        args.join(" "),
+        limit.as_secs(),
+        stdout(&out),
+        stderr(&out)
+    );
+    out
+}
+
+/// Regression test for the hang of a CI run (fixed in 941ed0a): the end of generation set the
+/// stop flag the minimizer shared, the minimizer skipped the tasks it took from then on without
+/// answering them, and the final drain waited for those answers for ever; a task being minimized
+/// at that moment was abandoned. A short `--duration` ends the generation while discrepancies are
+/// still queued for minimization: seed 9 finds new signatures in programs 0, 10, 27, 29, 30, ...,
+/// so whenever the duration ends, the jobs it cuts short still hand new ones over. Every one of
+/// them must be minimized and stored (the budget is far above what they need; one that ran out
+/// would still be stored, with `budget_exhausted`), and fuzz must exit 0.
+#[test]
+fn discrepancies_queued_when_the_duration_ends_are_all_minimized_and_fuzz_exits() {
+    let dir = TempDir::new("duration-minimize");
+    let config = dir.write("planted.json", PLANTED);
+    let args = [
+        "-v",
+        "fuzz",
+        "--corpus",
+        "c",
+        "--seed",
+        "9",
+        "--duration",
+        "3s",
+        "-j",
+        "1",
+        "--config",
+        config.to_str().unwrap(),
+        "--json",
+        "--minimize-budget",
+        "60s",
+    ];
+    let out = tcfuzz_within(&args, dir.path(), Duration::from_secs(120));
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    // The situation under test: generation ended with minimizations still to come.
+    assert!(stderr(&out).contains("fuzz: minimizing "), "nothing was left to minimize when the duration ended:\n{}", stderr(&out));
+    assert!(!stderr(&out).contains("not minimized"), "{}", stderr(&out));
+    let lines = json_lines(&out);
+    let found: Vec<(String, String)> = lines
+        .iter()
+        .filter(|l| l["event"] == "discrepancy")
+        .map(|l| (l["kind"].as_str().unwrap().to_string(), l["signature"].as_str().unwrap().to_string()))
+        .collect();
+    assert!(found.len() >= 2, "{}", stdout(&out));
+    assert!(found.iter().all(|(kind, _)| kind == "explorer-vs-oracle"), "{}", stdout(&out));
+    let mut minimized: Vec<(String, String)> = lines
+        .iter()
+        .filter(|l| l["event"] == "minimized")
+        .map(|l| (l["kind"].as_str().unwrap().to_string(), l["signature"].as_str().unwrap().to_string()))
+        .collect();
+    let mut want = found.clone();
+    want.sort();
+    minimized.sort();
+    assert_eq!(minimized, want, "not every new discrepancy was minimized:\n{}\n{}", stdout(&out), stderr(&out));
+    assert_eq!(lines.last().unwrap()["discrepancies_new"], found.len() as u64, "{}", stdout(&out));
+    let corpus = Corpus::open_existing(&dir.path().join("c")).unwrap();
+    assert_eq!(corpus.campaigns().unwrap()[0].state, CampaignState::Finished);
+    let recorded: Vec<_> = corpus.discrepancies().map(|d| d.unwrap()).collect();
+    assert_eq!(recorded.len(), found.len());
+    for d in recorded {
+        let text = d.minimized.unwrap_or_else(|| panic!("{} {}: no minimized program stored", d.kind, d.signature));
         assert!(text.starts_with("// minimized by tcfuzz fuzz"), "{text}");
     }
 }

@@ -1,6 +1,9 @@
 //! The entry points: [`check`] (the explorer), [`check_oracle`] (the oracle) and [`check_exact`]
 //! (the explorer, or the oracle where a caveat applies), each also for a program already lowered.
 
+use std::cell::Cell;
+use std::thread::JoinHandle;
+
 use tcfuzz_litmus::Program;
 
 use crate::error::CheckError;
@@ -28,14 +31,42 @@ pub fn check_compiled(prog: &CompiledProgram, model: ModelKind, options: &Option
     on_explorer_stack(|| explore_compiled(prog, model, options))
 }
 
-/// Runs `explore` on a thread with an [`EXPLORER_STACK`].
+thread_local! {
+    /// Whether this thread's stack is an [`EXPLORER_STACK`]: set first thing by the threads
+    /// [`spawn_explorer_thread`] and [`on_explorer_stack`] start, and by no other.
+    static EXPLORER_SIZED: Cell<bool> = const { Cell::new(false) };
+}
+
+/// Spawns a thread named `name` with a stack the explorer can run on: the checks it makes run
+/// on it directly, where every check otherwise starts a thread of its own (whose fresh stack
+/// pages the kernel zeroes each time, a few percent of a fuzzing job). For long-lived threads
+/// that check program after program: the stack pages its deepest check touched stay resident.
+pub fn spawn_explorer_thread<F, T>(name: String, run: F) -> std::io::Result<JoinHandle<T>>
+where
+    F: FnOnce() -> T + Send + 'static,
+    T: Send + 'static,
+{
+    std::thread::Builder::new().name(name).stack_size(EXPLORER_STACK).spawn(move || {
+        EXPLORER_SIZED.set(true);
+        run()
+    })
+}
+
+/// Runs `explore` on a thread with an [`EXPLORER_STACK`]: this one if it has one, else a new one.
 pub(crate) fn on_explorer_stack<T: Send>(explore: impl FnOnce() -> T + Send) -> T {
+    if EXPLORER_SIZED.get() {
+        return explore();
+    }
     // (The closure goes to the thread only if one is had: `Option::take`.)
     let explore = std::sync::Mutex::new(Some(explore));
+    let run = || explore.lock().unwrap_or_else(std::sync::PoisonError::into_inner).take().map(|f| f());
     std::thread::scope(|s| {
         let explorer = std::thread::Builder::new().name("tcfuzz-explorer".into()).stack_size(EXPLORER_STACK);
-        let run = || explore.lock().unwrap_or_else(std::sync::PoisonError::into_inner).take().map(|f| f());
-        let done = match explorer.spawn_scoped(s, run) {
+        let on_explorer = || {
+            EXPLORER_SIZED.set(true);
+            run()
+        };
+        let done = match explorer.spawn_scoped(s, on_explorer) {
             Ok(handle) => handle.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic)),
             // No thread to be had (resource limits): explore on this one.
             Err(_) => None,
@@ -197,4 +228,30 @@ fn model_applies(prog: &CompiledProgram, model: ModelKind) -> Result<(), CheckEr
         return Err(CheckError::unsupported("the tileir model on a PTX program", tcfuzz_litmus::Span::default()));
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use std::thread::{self, ThreadId};
+
+    use super::{on_explorer_stack, spawn_explorer_thread};
+
+    /// The thread a check runs on, and the one a check nested in it runs on.
+    fn threads() -> (ThreadId, ThreadId) {
+        on_explorer_stack(|| (thread::current().id(), on_explorer_stack(|| thread::current().id())))
+    }
+
+    #[test]
+    fn checks_run_on_an_explorer_thread_itself_and_elsewhere_on_one_thread_of_their_own() {
+        // A thread of the test harness: the check gets a thread of its own, and a check nested
+        // in it runs there too.
+        let (outer, inner) = threads();
+        assert_ne!(outer, thread::current().id());
+        assert_eq!(inner, outer);
+        // An explorer's thread: both run on it.
+        let explorer = spawn_explorer_thread("test-explorer".into(), || (thread::current().id(), threads())).unwrap();
+        let spawned = explorer.thread().id();
+        let (own, (outer, inner)) = explorer.join().unwrap();
+        assert_eq!((own, outer, inner), (spawned, spawned, spawned));
+    }
 }

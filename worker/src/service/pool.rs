@@ -23,7 +23,8 @@ impl<T: Send + 'static> Pool<T> {
         let run = Arc::new(run);
         for i in 0..threads.max(1) {
             let (queue, run) = (queue.clone(), run.clone());
-            std::thread::Builder::new().name(format!("{name}-{i}")).spawn(move || {
+            // (Explorers' threads: the checks run on them, not each on a thread of its own.)
+            tcfuzz_checker::spawn_explorer_thread(format!("{name}-{i}"), move || {
                 while let Some(task) = next(&queue) {
                     run(task);
                 }

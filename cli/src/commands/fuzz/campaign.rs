@@ -226,28 +226,27 @@ pub(super) fn run(plan: Plan, executor: Executor) -> anyhow::Result<ExitCode> {
     for k in 0..plan.threads {
         let (jobs, results, executor, stop) = (job_rx.clone(), result_tx.clone(), executor.clone(), stop.clone());
         let (reference, compiler, gpu) = (reference.clone(), compiler.clone(), plan.gpu.clone());
-        let handle = std::thread::Builder::new()
-            .name(format!("tcfuzz-fuzz-{k}"))
-            .spawn(move || {
-                let hooks = Hooks {
-                    cancel: Some(&stop),
-                    reference: reference.as_deref().map(|r| r as &dyn Reference),
-                    compiler: compiler.as_deref().map(|c| c as &dyn Compiler),
-                    gpu: gpu.as_deref().map(|g| g as &dyn GpuRunner),
-                    on_program: None,
+        // (An explorer's thread: the checks run on it, not each on a thread of its own.)
+        let handle = tcfuzz_checker::spawn_explorer_thread(format!("tcfuzz-fuzz-{k}"), move || {
+            let hooks = Hooks {
+                cancel: Some(&stop),
+                reference: reference.as_deref().map(|r| r as &dyn Reference),
+                compiler: compiler.as_deref().map(|c| c as &dyn Compiler),
+                gpu: gpu.as_deref().map(|g| g as &dyn GpuRunner),
+                on_program: None,
+            };
+            loop {
+                let job = match jobs.lock() {
+                    Ok(rx) => rx.recv(),
+                    Err(_) => break,
                 };
-                loop {
-                    let job = match jobs.lock() {
-                        Ok(rx) => rx.recv(),
-                        Err(_) => break,
-                    };
-                    let Ok(job) = job else { break };
-                    if results.send(executor.run(&job, &hooks)).is_err() {
-                        break;
-                    }
+                let Ok(job) = job else { break };
+                if results.send(executor.run(&job, &hooks)).is_err() {
+                    break;
                 }
-            })
-            .context("cannot start a worker thread")?;
+            }
+        })
+        .context("cannot start a worker thread")?;
         workers.push(handle);
     }
     drop(result_tx);

@@ -53,7 +53,8 @@ impl Minimizer {
     ) -> std::io::Result<Minimizer> {
         let (tasks, inbox) = mpsc::channel::<Task>();
         let (outbox, done) = mpsc::channel::<Done>();
-        let thread = std::thread::Builder::new().name("tcfuzz-minimize".into()).spawn(move || {
+        // (An explorer's thread: the checks run on it, not each on a thread of its own.)
+        let thread = tcfuzz_checker::spawn_explorer_thread("tcfuzz-minimize".into(), move || {
             for task in inbox {
                 // Every task gets its answer, even one skipped after the stop flag, so that
                 // `pending` counts exactly what is still to come.
