@@ -135,3 +135,72 @@ exists (true)
         ModelKind::TileIr,
     );
 }
+
+/// [`explorer_equals_oracle`] for a program that carries the rmw-hole caveat (a missed
+/// execution it names; the gap is duplicates, which no caveat names): the caveat is allowed.
+fn explorer_equals_oracle_past_the_rmw_hole_caveat(text: &str, model: ModelKind) {
+    let p = tcfuzz_litmus::parse(text).expect("parses");
+    let opts = Options { detect_duplicates: true, ..Options::default() };
+    let e = check(&p, model, &opts).expect("explorer");
+    let o = check_oracle(&p, model, &opts).expect("oracle");
+    assert!(e.caveats.iter().all(|c| c.contains("a cas or another atomic rmw that a revisit removed")), "{:?}", e.caveats);
+    assert_eq!(e.stats.duplicates, Some(0), "explorer duplicates\n{e}");
+    assert_eq!(e.stats.complete, o.stats.complete, "complete executions\nexplorer:\n{e}\noracle:\n{o}");
+    assert_eq!(e.states, o.states, "final states\nexplorer:\n{e}\noracle:\n{o}");
+}
+
+/// `tcfuzz fuzz --seed 1 --programs 1000000 -j 2`, program 104784 (a coverage-guided PTX mutant),
+/// minimized by `tcfuzz fuzz` (11 → 6 instructions): the explorer explores 22 complete
+/// executions, the oracle 14; the difference is duplicates (75 in the original program). It
+/// carries the rmw-hole caveat, so `check_exact` and the fuzz oracles judge it by the oracle. Seen
+/// at `236e2b8` too, before the explorer changes of the session that found it. Not diagnosed:
+/// `red`s and `atom.add`s of two locations, one `cta`-scoped `add` of `f` against a relaxed
+/// `red` of it, then a plain store of `x` after a release `red` of `x`.
+#[test]
+#[ignore = "known explorer gap: explorer 22 complete executions, oracle 14 (duplicates)"]
+fn fuzz_104784_explorer_explores_executions_twice() {
+    explorer_equals_oracle_past_the_rmw_hole_caveat(
+        r"PTX coverage-1-104784
+{
+  x = 0;
+  f = 0;
+}
+ P0@cta 1,gpu 0           | P1@cta 1,gpu 0            ;
+ red.relaxed.cta.add f, 0 | atom.acquire.add m3, x, 1 ;
+ red.release.cta.add x, 0 | atom.cta.add m0, f, 1     ;
+ st.weak x, 0             | ld m1, f                  ;
+exists (true)
+",
+        ModelKind::Ptx,
+    );
+}
+
+/// `tcfuzz fuzz --seed 1 --programs 1000000 -j 2`, program 380820 (a coverage-guided Tile IR
+/// mutant), minimized by `tcfuzz fuzz` (6 → 5 instructions): the explorer explores 52 complete
+/// executions, the oracle 45; the difference is duplicates (112 in the original program), under
+/// the rmw-hole caveat as well. Seen
+/// at `236e2b8` too. Not diagnosed: token-ordered atomics of two tile locations in two tile
+/// blocks, an `exch` of `x` ordered after an `exch` of `f` by a token.
+#[test]
+#[ignore = "known explorer gap: explorer 52 complete executions, oracle 45 (duplicates)"]
+fn fuzz_380820_tileir_explorer_explores_executions_twice() {
+    explorer_equals_oracle_past_the_rmw_hole_caveat(
+        r"TileIR coverage-1-380820
+{
+  x = [0, 0];
+  f = [0];
+}
+P0@tlb 1, dev 0 {
+  r1, <t1> = ld.acquire.tile_block x[1, 0];
+  a2 = atom.relaxed.tile_block.max f, [2], <t1>;
+  m0 = atom.relaxed.tile_block.add x, [1, 2];
+}
+P1@tlb 1, dev 0 {
+  a1, <t1> = atom.relaxed.tile_block.exch f, [2];
+  a2 = atom.release.tile_block.exch x, [1, 2], <t1>;
+}
+exists (true)
+",
+        ModelKind::TileIr,
+    );
+}
