@@ -29,7 +29,9 @@
 //! revisit leaves, to be filled like the others (`ld x; atom.exch r1, x, r0; st z, r1` revisiting
 //! a read of `z` keeps the exch's read, which the store depends on, and must refill its write,
 //! which another exch may read). The deleted events after every kept event of their thread are
-//! left out: the model is monotone, and they can always be added last. The completions are the
+//! left out: the model is monotone, and they can always be added last — unless a hole can take
+//! its source only from one of them, so the completion lets threads go on past their last event
+//! where the holes cannot be filled otherwise ([`Explorer::completable`]). The completions are the
 //! graphs the exploration reaches with `Previous(e)` as it is and `e` taking `s`, so the graph
 //! that qualifies is the greatest — in the order of addition, choice by choice — of those a
 //! revisit turns into the same graph.
@@ -91,6 +93,17 @@
 //! an `x` stands right after `w` in the order of addition (where its value was chosen), so that
 //! every `Previous(e)` stays closed under `rf`.
 //!
+//! The completion asked of a chained read fills only the holes that a graph the exploration
+//! reaches must have filled when it adds `a`: where `a` fills a hole of its thread, `next` has
+//! not yet come to the later holes of that thread, nor to those of later threads ([`may_wait`]),
+//! and a graph in which `x` reads a write of `Previous(x)` while those are still holes is one
+//! the revisit starts from. (Tile IR, fuzz seed 1, program 380820: token-ordered atomics of `x`
+//! and `f` in two tile blocks; the refilled write of P0's `add` revisits P0's load both from the
+//! graph in which P1's `exch` of `f` is still a hole and P0's `max` reads the initial `f`, and
+//! from the one in which P1 refilled it and P0's `max` reads its write, a chained read. The
+//! completion filled P1's holes, found no graph with the `max` reading the initial `f`, and
+//! counted the chain as canonical too: 7 of 45 executions explored twice.)
+//!
 //! *Reads of rmws.* The same holds for every read `e` of an rmw the test looks at (a deleted
 //! one, or `r`): a graph in which `e` reads `s` holds its write half too (rmws are added whole),
 //! so `e` could have read `s` only where a completion with that half in `co` exists. Left out,
@@ -131,6 +144,7 @@
 
 use super::holes::{cut, fix_cas_layout, instruction_predecessor};
 use super::trust::Explorer;
+use super::trust::refilled_early;
 use crate::error::CheckError;
 use crate::exec::bitset::BitSet;
 use crate::exec::event::EventId;
@@ -138,6 +152,12 @@ use crate::exec::event::NewEvent;
 use crate::exec::graph::{ExecutionGraph, HOLE, NodeIndex};
 use crate::exec::interp::{Step, replay};
 use crate::program::label::{EventKind, Label};
+use crate::program::porf_cycles::accesses;
+
+/// How many events [`Explorer::completable`] may add past the end of threads to fill the holes
+/// of a completion: enough for the few instructions of a generated thread, a bound on the search
+/// (past it the test answers as if none could be added).
+const MAX_EXTENSION_EVENTS: u32 = 8;
 
 impl Explorer<'_, '_> {
     /// TruSt's maximality condition over `Deleted ∪ {r}` for the revisit of `r` by `a` (module
@@ -214,7 +234,7 @@ impl Explorer<'_, '_> {
                     // half in place (module docs, "chained reads").
                     let keep = |x: EventId| (previous(x) || x == e) && x != a;
                     let placed = |x: EventId| keep(x) || x == a;
-                    let holes: Vec<EventId> = holes_left(g, &placed).filter(|&h| h != a).collect();
+                    let holes: Vec<EventId> = holes_left(g, &placed).filter(|&h| h != a && !may_wait(g, a, h)).collect();
                     let rmw = rmw_read(g, e);
                     for s in g.writes_to(label.loc).filter(|&s| keep(s)).collect::<Vec<_>>() {
                         let could = if rmw {
@@ -488,7 +508,25 @@ impl Explorer<'_, '_> {
     /// where only reads can go, each of them is tried as the next: in a consistent completion
     /// `rf ∪ dep` is acyclic (No-Thin-Air, §8.10.4), so some read that can go has its source in
     /// place.
+    ///
+    /// The events a revisit deletes without leaving a hole (after every kept event of their
+    /// thread) need not be in a completion — the model is monotone — unless a hole's read can
+    /// take its source only from one of them: `red.relaxed f; red.release x; st.weak x |
+    /// atom.acquire x; atom f` (fuzz seed 1, program 104784), where the second thread's `f`
+    /// rmw revisits the first thread's `f` read and deletes the `x` accesses of both, the first
+    /// thread's `x` read can read the initial value in a completion only where the second
+    /// thread's `x` rmw — a hole — reads the `st.weak` after it, which no hole holds. Left out,
+    /// the test found no completion, took the graph in which that read reads the rmw's write as
+    /// canonical (a chained read) beside the one in which it reads the initial value, and 4 of
+    /// 14 executions were explored twice. So where the holes cannot be filled, a thread with no
+    /// hole may go on by its next events, as the exploration would, at most
+    /// [`MAX_EXTENSION_EVENTS`] of them ([`Explorer::extend`]).
     pub(super) fn completable(&self, t: ExecutionGraph, todo: Vec<EventId>) -> Result<bool, CheckError> {
+        self.fill(t, todo, MAX_EXTENSION_EVENTS)
+    }
+
+    /// [`Self::completable`] with at most `extensions` events added past the end of threads.
+    fn fill(&self, t: ExecutionGraph, todo: Vec<EventId>, extensions: u32) -> Result<bool, CheckError> {
         if !self.consistent(&t) {
             return Ok(false);
         }
@@ -523,7 +561,7 @@ impl Explorer<'_, '_> {
                 if kind == EventKind::Fence {
                     let ev = NewEvent { label: slot.label, value: 0, deps: slot.deps, cas_expected: None, span: slot.span };
                     t2.put_event(h, &ev, None);
-                    if self.completable(t2, todo.iter().copied().filter(|&x| x != h).collect())? {
+                    if self.fill(t2, todo.iter().copied().filter(|&x| x != h).collect(), extensions)? {
                         return Ok(true);
                     }
                     continue;
@@ -532,7 +570,7 @@ impl Explorer<'_, '_> {
                 for w in t2.writes_to(ev.label.loc).skip(self.model.co_floor(&t2, h, &ev.label)).collect::<Vec<_>>() {
                     let mut t3 = t2.clone();
                     t3.put_event(h, &ev, Some(w));
-                    if self.completable(t3, todo.iter().copied().filter(|&x| x != h).collect())? {
+                    if self.fill(t3, todo.iter().copied().filter(|&x| x != h).collect(), extensions)? {
                         return Ok(true);
                     }
                 }
@@ -548,7 +586,7 @@ impl Explorer<'_, '_> {
                     let mut t2 = t.clone();
                     t2.put_event(h, &ev, None);
                     t2.insert_co(h, pos);
-                    if self.completable(t2, rest_without(h))? {
+                    if self.fill(t2, rest_without(h), extensions)? {
                         return Ok(true);
                     }
                 }
@@ -556,7 +594,7 @@ impl Explorer<'_, '_> {
             }
             let mut t2 = t;
             t2.put_event(h, &ev, None);
-            return self.completable(t2, rest_without(h));
+            return self.fill(t2, rest_without(h), extensions);
         }
         for h in todo.iter().copied().filter(|&h| ready(h)) {
             let ev = self.hole_event(&t, h)?;
@@ -567,8 +605,66 @@ impl Explorer<'_, '_> {
                 let mut rest = rest_without(h);
                 let moved = fix_cas_layout(&mut t2, h);
                 shift(&mut rest, h, moved);
-                if self.completable(t2, rest)? {
+                if self.fill(t2, rest, extensions)? {
                     return Ok(true);
+                }
+            }
+        }
+        self.extend(&t, &todo, extensions)
+    }
+
+    /// Whether `t`, whose holes `todo` cannot all be filled with the writes it holds, can be
+    /// completed once a thread goes on past its last event ([`Self::completable`]): each thread
+    /// without holes whose code writes a location a hole reads is given its next event (any
+    /// source for a read, any place in `co` for a write), then the holes are tried again.
+    /// Bounded by `extensions` events in all.
+    fn extend(&self, t: &ExecutionGraph, todo: &[EventId], extensions: u32) -> Result<bool, CheckError> {
+        let Some(extensions) = extensions.checked_sub(1) else { return Ok(false) };
+        let mut wanted: Vec<u32> = todo.iter().filter(|&&h| t.label(h).is_read()).map(|&h| t.label(h).loc).collect();
+        if wanted.is_empty() {
+            return Ok(false);
+        }
+        wanted.sort_unstable();
+        wanted.dedup();
+        for (u, evs) in t.threads.iter().enumerate() {
+            let code = &self.prog.threads[u];
+            let writes_wanted = code.code.iter().any(|l| accesses(&l.op).writes.iter().any(|w| wanted.binary_search(&w.loc).is_ok()));
+            if !writes_wanted || evs.iter().any(|e| e.stamp == HOLE) {
+                continue;
+            }
+            let performed: Vec<i64> = evs.iter().map(|e| e.value).collect();
+            let Step::Event(ev) = replay(code, &performed, self.loop_bound)?.step else { continue };
+            let at = EventId::new(u, evs.len());
+            match ev.label.kind {
+                EventKind::Write => {
+                    let loc = ev.label.loc as usize;
+                    let mut t2 = t.clone();
+                    t2.put_event(at, &ev, None);
+                    let len = t2.co[loc].len();
+                    let last = len.min(self.model.co_ceiling(&t2, at, &ev.label).saturating_sub(1));
+                    for pos in self.model.co_floor(&t2, at, &ev.label).min(len)..=last {
+                        let mut t3 = t2.clone();
+                        t3.insert_co(at, pos);
+                        if self.fill(t3, todo.to_vec(), extensions)? {
+                            return Ok(true);
+                        }
+                    }
+                }
+                EventKind::Read => {
+                    for w in t.writes_to(ev.label.loc).skip(self.model.co_floor(t, at, &ev.label)).collect::<Vec<_>>() {
+                        let mut t2 = t.clone();
+                        t2.put_event(at, &ev, Some(w));
+                        if self.fill(t2, todo.to_vec(), extensions)? {
+                            return Ok(true);
+                        }
+                    }
+                }
+                EventKind::Fence | EventKind::Barrier => {
+                    let mut t2 = t.clone();
+                    t2.put_event(at, &ev, None);
+                    if self.fill(t2, todo.to_vec(), extensions)? {
+                        return Ok(true);
+                    }
                 }
             }
         }
@@ -718,6 +814,17 @@ fn holes_left<'a>(g: &'a ExecutionGraph, keep: &'a dyn Fn(EventId) -> bool) -> i
         let last = (0..evs.len()).rev().find(|&i| !g.is_hole(EventId::new(t, i)) && keep(EventId::new(t, i))).unwrap_or(0);
         (0..last).map(move |i| EventId::new(t, i)).filter(move |&e| !g.is_hole(e) && !keep(e))
     })
+}
+
+/// Whether hole `h`, which the revisit of some read by `a` leaves, may still be open in a graph
+/// the exploration reaches when it adds `a` (module docs, "chained reads"): `a` fills a hole of
+/// its thread (a kept event follows it), and `next` fills the first hole of the lowest-numbered
+/// thread first, so the later holes of `a`'s thread and the holes of later threads wait — but
+/// for the fences it puts back before any other hole ([`refilled_early`]).
+fn may_wait(g: &ExecutionGraph, a: EventId, h: EventId) -> bool {
+    let fills = a.index as usize + 1 < g.threads[a.thread as usize].len();
+    let later = h.thread > a.thread || (h.thread == a.thread && h.index > a.index);
+    fills && later && !refilled_early(g.label(h))
 }
 
 /// Follows [`fix_cas_layout`]'s move of the events after the `cas` read `r` by `moved` positions

@@ -417,7 +417,7 @@ fn cas_before_ordering(prog: &CompiledProgram) -> bool {
 
 /// A fence that [`Explorer`]'s `next` puts back into its hole before any other hole is refilled:
 /// an instruction's own fence (not the completion of a bulk copy, not a `tcgen05` event).
-fn refilled_early(l: &crate::program::label::Label) -> bool {
+pub(super) fn refilled_early(l: &crate::program::label::Label) -> bool {
     l.is_fence() && !l.completion_fence && l.tc.is_none() && l.bulk_copy == 0
 }
 
