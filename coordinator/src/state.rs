@@ -27,7 +27,9 @@ use crate::seeds::{SeedMirror, Snapshot};
 use crate::validate::{self, JobResult, Report};
 
 mod epochs;
+mod failures;
 use epochs::{add_epoch_seeds, end_epoch};
+use failures::Failures;
 
 /// Lease and queue settings.
 #[derive(Clone, Debug)]
@@ -36,11 +38,19 @@ pub struct Settings {
     pub lease_ms: u64,
     /// How long a worker that got no job waits before asking again.
     pub idle_retry_ms: u64,
+    /// The largest request the worker protocol accepts, in bytes: [`MIN_MESSAGE_BYTES`] to
+    /// [`tcfuzz_proto::MAX_MESSAGE_BYTES`] (the default). Workers are told it when they register
+    /// and split their reports to fit.
+    pub max_message_bytes: usize,
 }
+
+/// The smallest [`Settings::max_message_bytes`]: a result with one largest program and verdict
+/// must fit, and a failed job's report (`JobResult.refused`) always does.
+pub const MIN_MESSAGE_BYTES: usize = 256 << 10;
 
 impl Default for Settings {
     fn default() -> Settings {
-        Settings { lease_ms: 30_000, idle_retry_ms: 500 }
+        Settings { lease_ms: 30_000, idle_retry_ms: 500, max_message_bytes: tcfuzz_proto::MAX_MESSAGE_BYTES }
     }
 }
 
@@ -104,6 +114,8 @@ struct CampaignRun {
     dirty: bool,
     /// Why a job could not run (then the campaign was stopped).
     error: Option<String>,
+    /// Jobs recorded as failed (their results refused), mirrored from the corpus.
+    failures: Failures,
 }
 
 impl CampaignRun {
@@ -169,6 +181,8 @@ impl CampaignRun {
             programs_per_s: rate,
             elapsed_ms,
             error: self.error.clone().unwrap_or_default(),
+            jobs_failed: self.failures.count(),
+            failed_jobs: self.failures.latest(),
         }
     }
 }
@@ -250,6 +264,7 @@ impl State {
                 recent: VecDeque::new(),
                 dirty: false,
                 error: None,
+                failures: Failures::default(),
             };
             campaigns.insert(run.record.id, run);
         }
@@ -297,7 +312,12 @@ impl State {
                     run.leased.insert(job.id);
                     leased.push((job.id, worker.clone()));
                 }
-                JobState::Done { .. } => run.done += 1,
+                JobState::Done { at_ms, failed } => {
+                    run.done += 1;
+                    if let Some(reason) = failed {
+                        run.failures.add(job.id, reason, *at_ms);
+                    }
+                }
             }
         }
         let mut u = corpus.update()?;
@@ -338,7 +358,7 @@ impl State {
             max_leases,
             lease_ms: self.settings.lease_ms,
             heartbeat_ms: (self.settings.lease_ms / 3).max(1),
-            max_message_bytes: tcfuzz_proto::MAX_MESSAGE_BYTES as u64,
+            max_message_bytes: self.settings.max_message_bytes as u64,
         })
     }
 
@@ -454,9 +474,10 @@ impl State {
         }
         let mut acks = Vec::with_capacity(jobs.len());
         for (result, job) in r.results.into_iter().zip(jobs) {
-            let completion = match &result.part {
-                Some(part) => u.record_part(job.id, &Explorations::stored(part), now)?,
-                None => u.complete_job(job.id, now)?,
+            let completion = match (&result.refused, &result.part) {
+                (Some(reason), _) => u.fail_job(job.id, reason, now)?,
+                (None, Some(part)) => u.record_part(job.id, &Explorations::stored(part), now)?,
+                (None, None) => u.complete_job(job.id, now)?,
             };
             let recording = match completion {
                 Completion::AlreadyDone => v1::Recording::AlreadyRecorded,
@@ -512,6 +533,16 @@ impl State {
     }
 
     fn record(&mut self, u: &mut Update<'_>, job: &Job, r: JobResult, now: u64) -> Result<(), ServiceError> {
+        if let Some(reason) = r.refused {
+            // Not the program's fault and not the campaign's: the job alone is lost (proto,
+            // `JobResult.refused`).
+            tracing::error!(job = job.id, campaign = job.campaign, "job recorded as failed, its results refused: {reason}");
+            if let Some(run) = self.campaigns.get_mut(&job.campaign) {
+                run.failures.add(job.id, &reason, now);
+                run.last_result_ms = now;
+            }
+            return Ok(());
+        }
         if let Some(error) = r.error {
             // The same job would fail on every worker: stop the campaign, say why.
             tracing::error!(job = job.id, campaign = job.campaign, "a job could not run: {error}");
@@ -643,6 +674,7 @@ impl State {
             last_result_ms: now,
             dirty: false,
             error: None,
+            failures: Failures::default(),
         };
         end_epoch(&mut run, &mut self.seeds, u, now)?;
         self.campaigns.insert(id, run);
@@ -857,7 +889,17 @@ impl State {
                 u.remove_pool_epoch(campaign);
             }
             run.dirty = true;
-            tracing::info!(campaign, programs = run.totals.programs, "campaign finished");
+            match run.failures.last() {
+                None => tracing::info!(campaign, programs = run.totals.programs, "campaign finished"),
+                Some(last) => tracing::warn!(
+                    campaign,
+                    programs = run.totals.programs,
+                    failed_jobs = run.failures.count(),
+                    "campaign finished with failed jobs, whose programs are not recorded; the last, job {}: {}",
+                    last.job_id,
+                    last.reason
+                ),
+            }
         }
         Ok(())
     }

@@ -3,5 +3,6 @@
 
 mod common;
 mod leases;
+mod refused;
 mod requests;
 mod seed_pool;
