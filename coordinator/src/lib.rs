@@ -11,6 +11,7 @@
 //!   state.rs     campaigns, workers, leases, blame; mirrored from the corpus, which holds the truth
 //!     epochs.rs  seed-pool epochs: candidates kept durably, seeds chosen in index order at the end
 //!     failures.rs  jobs recorded as failed (their results refused), counted per campaign
+//!     legacy.rs  campaigns stored before jobs were bounded: re-split within the bound
 //!   seeds.rs     the coverage seed pool, snapshotted per epoch for the workers
 //!   explore.rs   split explorations: one job per subtree, the parts' verdicts kept as data
 //!   reports.rs   the discrepancy report, on request and on a schedule

@@ -28,6 +28,7 @@ use crate::validate::{self, JobResult, Report};
 
 mod epochs;
 mod failures;
+mod legacy;
 use epochs::{add_epoch_seeds, end_epoch};
 use failures::Failures;
 
@@ -280,6 +281,7 @@ impl State {
             last_leased_campaign: 0,
         };
         let mut leased = Vec::new();
+        let mut too_large = Vec::new();
         for job in corpus.jobs()? {
             if state.explorations.load_job(&job)? {
                 if let JobState::Leased { worker, .. } = &job.state {
@@ -288,6 +290,9 @@ impl State {
                 continue;
             }
             let Some(run) = state.campaigns.get_mut(&job.campaign) else { continue };
+            if legacy::too_large(&job) {
+                too_large.push(job.clone());
+            }
             let (_, class, number) = ids::parts(job.id);
             match (&job.work, class) {
                 (Work::Generate { first_index, count }, Class::Generate) => {
@@ -321,6 +326,7 @@ impl State {
             }
         }
         let mut u = corpus.update()?;
+        legacy::resplit(&mut state, &mut u, too_large, now)?;
         epochs::resume(&mut state, corpus, &mut u, now)?;
         let deadline = now + state.settings.lease_ms;
         for (id, worker) in leased {
@@ -801,6 +807,9 @@ impl State {
             // another job's (a worker holds several); it goes back, up to a bound.
             if job.attempts < 2 || (checking.is_none() && job.attempts < MAX_ATTEMPTS) {
                 tracing::warn!(job = id, worker = %worker, attempts = job.attempts, "lease expired; the job goes back to the queue");
+                if let (true, Some(run)) = (legacy::too_large(&job), self.campaigns.get_mut(&job.campaign)) {
+                    legacy::split(u, run, &job, now)?;
+                }
                 continue;
             }
             self.blame(u, &job, checking, now)?;
@@ -853,12 +862,8 @@ impl State {
         }
         self.record_finding(u, finding)?;
         if let Some(run) = self.campaigns.get_mut(&job.campaign) {
-            if index > *first_index {
-                enqueue_range(u, run, *first_index, index - first_index)?;
-            }
-            if index + 1 < end {
-                enqueue_range(u, run, index + 1, end - index - 1)?;
-            }
+            enqueue_ranges(u, run, *first_index, index - first_index)?;
+            enqueue_ranges(u, run, index + 1, end.saturating_sub(index + 1))?;
         }
         Ok(())
     }
@@ -918,6 +923,20 @@ fn enqueue_generate(u: &mut Update<'_>, run: &mut CampaignRun) -> Result<u64, Se
     let first = run.next_index;
     run.next_index += count;
     enqueue_range(u, run, first, count)
+}
+
+/// Queues programs `first_index .. first_index + count` (none if `count` is 0) as generation jobs
+/// of at most [`validate::MAX_JOB_PROGRAMS`] programs each (a range of a job made before jobs
+/// were bounded may be longer, `legacy.rs`).
+fn enqueue_ranges(u: &mut Update<'_>, run: &mut CampaignRun, first_index: u64, count: u64) -> Result<(), ServiceError> {
+    let end = first_index.saturating_add(count);
+    let mut at = first_index;
+    while at < end {
+        let n = (end - at).min(validate::MAX_JOB_PROGRAMS);
+        enqueue_range(u, run, at, n)?;
+        at += n;
+    }
+    Ok(())
 }
 
 /// Queues a generation job of programs `first_index .. first_index + count`; returns its id.
