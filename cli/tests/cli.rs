@@ -1425,5 +1425,7 @@ mod genmc_bench;
 /// Issue 21: the CLI as a user meets it.
 #[path = "cli/issue21.rs"]
 mod issue21;
+#[path = "cli/refused_reports.rs"]
+mod refused_reports;
 #[path = "cli/services.rs"]
 mod services;

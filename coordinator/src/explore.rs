@@ -211,6 +211,9 @@ impl Explorations {
         if let Some(p) = &r.part {
             run.complete += p.complete;
         }
+        if let Some(reason) = &r.refused {
+            return self.fail(u, job.campaign, format!("part {}'s verdict was refused: {reason}", job.id & ids::MAX_NUMBER), now);
+        }
         if let Some(error) = &r.error {
             return self.fail(u, job.campaign, format!("part {} could not be explored: {error}", job.id & ids::MAX_NUMBER), now);
         }

@@ -10,6 +10,8 @@
 //!                answers only after the flush
 //!   state.rs     campaigns, workers, leases, blame; mirrored from the corpus, which holds the truth
 //!     epochs.rs  seed-pool epochs: candidates kept durably, seeds chosen in index order at the end
+//!     failures.rs  jobs recorded as failed (their results refused), counted per campaign
+//!     legacy.rs  campaigns stored before jobs were bounded: re-split within the bound
 //!   seeds.rs     the coverage seed pool, snapshotted per epoch for the workers
 //!   explore.rs   split explorations: one job per subtree, the parts' verdicts kept as data
 //!   reports.rs   the discrepancy report, on request and on a schedule
@@ -36,5 +38,5 @@ mod validate;
 pub use error::ServiceError;
 pub use reports::ReportSchedule;
 pub use server::{Config, ServeError, TlsIdentity, serve};
-pub use state::{Settings, WORKER_LOST_SIGNATURE};
+pub use state::{MIN_MESSAGE_BYTES, Settings, WORKER_LOST_SIGNATURE};
 pub use validate::{MAX_PROGRAM, kind_to_proto};

@@ -17,7 +17,7 @@ use crate::error::ServiceError;
 use crate::ledger::Ledger;
 use crate::reports::{ReportSchedule, run_schedule};
 use crate::service::{AdminService, CoordinatorService};
-use crate::state::Settings;
+use crate::state::{MIN_MESSAGE_BYTES, Settings};
 
 /// A certificate chain and its private key, both PEM.
 #[derive(Clone)]
@@ -50,6 +50,8 @@ pub enum ServeError {
         "the coordinator's store failed; it stopped so that nothing unrecorded is acknowledged (restart it: it resumes from the corpus)"
     )]
     StoreFailed,
+    #[error("max_message_bytes: {0} is not in {MIN_MESSAGE_BYTES}..={MAX_MESSAGE_BYTES}")]
+    MessageLimit(usize),
 }
 
 /// How often leases are checked for expiry and queues topped up when no request comes.
@@ -86,6 +88,10 @@ pub async fn serve(
     config: Config,
     shutdown: impl Future<Output = ()> + Send,
 ) -> Result<(), ServeError> {
+    let limit = config.settings.max_message_bytes;
+    if !(MIN_MESSAGE_BYTES..=MAX_MESSAGE_BYTES).contains(&limit) {
+        return Err(ServeError::MessageLimit(limit));
+    }
     let corpus = Arc::new(corpus);
     let (ledger, thread) = {
         let corpus = corpus.clone();
@@ -113,8 +119,9 @@ pub async fn serve(
     health.set_serving::<AdminServer<AdminService>>().await;
 
     let check = TokenCheck::new(config.token.as_deref());
+    // Workers learn the limit when they register (RegisterResponse.max_message_bytes).
     let coordinator = CoordinatorServer::new(CoordinatorService { ledger: ledger.clone() })
-        .max_decoding_message_size(MAX_MESSAGE_BYTES)
+        .max_decoding_message_size(limit)
         .max_encoding_message_size(MAX_MESSAGE_BYTES);
     let admin = AdminServer::new(AdminService { ledger: ledger.clone(), corpus })
         .max_decoding_message_size(MAX_MESSAGE_BYTES)

@@ -27,7 +27,10 @@ use crate::seeds::{SeedMirror, Snapshot};
 use crate::validate::{self, JobResult, Report};
 
 mod epochs;
+mod failures;
+mod legacy;
 use epochs::{add_epoch_seeds, end_epoch};
+use failures::Failures;
 
 /// Lease and queue settings.
 #[derive(Clone, Debug)]
@@ -36,11 +39,19 @@ pub struct Settings {
     pub lease_ms: u64,
     /// How long a worker that got no job waits before asking again.
     pub idle_retry_ms: u64,
+    /// The largest request the worker protocol accepts, in bytes: [`MIN_MESSAGE_BYTES`] to
+    /// [`tcfuzz_proto::MAX_MESSAGE_BYTES`] (the default). Workers are told it when they register
+    /// and split their reports to fit.
+    pub max_message_bytes: usize,
 }
+
+/// The smallest [`Settings::max_message_bytes`]: a result with one largest program and verdict
+/// must fit, and a failed job's report (`JobResult.refused`) always does.
+pub const MIN_MESSAGE_BYTES: usize = 256 << 10;
 
 impl Default for Settings {
     fn default() -> Settings {
-        Settings { lease_ms: 30_000, idle_retry_ms: 500 }
+        Settings { lease_ms: 30_000, idle_retry_ms: 500, max_message_bytes: tcfuzz_proto::MAX_MESSAGE_BYTES }
     }
 }
 
@@ -104,6 +115,8 @@ struct CampaignRun {
     dirty: bool,
     /// Why a job could not run (then the campaign was stopped).
     error: Option<String>,
+    /// Jobs recorded as failed (their results refused), mirrored from the corpus.
+    failures: Failures,
 }
 
 impl CampaignRun {
@@ -169,6 +182,8 @@ impl CampaignRun {
             programs_per_s: rate,
             elapsed_ms,
             error: self.error.clone().unwrap_or_default(),
+            jobs_failed: self.failures.count(),
+            failed_jobs: self.failures.latest(),
         }
     }
 }
@@ -250,6 +265,7 @@ impl State {
                 recent: VecDeque::new(),
                 dirty: false,
                 error: None,
+                failures: Failures::default(),
             };
             campaigns.insert(run.record.id, run);
         }
@@ -265,6 +281,7 @@ impl State {
             last_leased_campaign: 0,
         };
         let mut leased = Vec::new();
+        let mut too_large = Vec::new();
         for job in corpus.jobs()? {
             if state.explorations.load_job(&job)? {
                 if let JobState::Leased { worker, .. } = &job.state {
@@ -273,6 +290,9 @@ impl State {
                 continue;
             }
             let Some(run) = state.campaigns.get_mut(&job.campaign) else { continue };
+            if legacy::too_large(&job) {
+                too_large.push(job.clone());
+            }
             let (_, class, number) = ids::parts(job.id);
             match (&job.work, class) {
                 (Work::Generate { first_index, count }, Class::Generate) => {
@@ -297,10 +317,16 @@ impl State {
                     run.leased.insert(job.id);
                     leased.push((job.id, worker.clone()));
                 }
-                JobState::Done { .. } => run.done += 1,
+                JobState::Done { at_ms, failed } => {
+                    run.done += 1;
+                    if let Some(reason) = failed {
+                        run.failures.add(job.id, reason, *at_ms);
+                    }
+                }
             }
         }
         let mut u = corpus.update()?;
+        legacy::resplit(&mut state, &mut u, too_large, now)?;
         epochs::resume(&mut state, corpus, &mut u, now)?;
         let deadline = now + state.settings.lease_ms;
         for (id, worker) in leased {
@@ -338,7 +364,7 @@ impl State {
             max_leases,
             lease_ms: self.settings.lease_ms,
             heartbeat_ms: (self.settings.lease_ms / 3).max(1),
-            max_message_bytes: tcfuzz_proto::MAX_MESSAGE_BYTES as u64,
+            max_message_bytes: self.settings.max_message_bytes as u64,
         })
     }
 
@@ -454,9 +480,10 @@ impl State {
         }
         let mut acks = Vec::with_capacity(jobs.len());
         for (result, job) in r.results.into_iter().zip(jobs) {
-            let completion = match &result.part {
-                Some(part) => u.record_part(job.id, &Explorations::stored(part), now)?,
-                None => u.complete_job(job.id, now)?,
+            let completion = match (&result.refused, &result.part) {
+                (Some(reason), _) => u.fail_job(job.id, reason, now)?,
+                (None, Some(part)) => u.record_part(job.id, &Explorations::stored(part), now)?,
+                (None, None) => u.complete_job(job.id, now)?,
             };
             let recording = match completion {
                 Completion::AlreadyDone => v1::Recording::AlreadyRecorded,
@@ -512,6 +539,16 @@ impl State {
     }
 
     fn record(&mut self, u: &mut Update<'_>, job: &Job, r: JobResult, now: u64) -> Result<(), ServiceError> {
+        if let Some(reason) = r.refused {
+            // Not the program's fault and not the campaign's: the job alone is lost (proto,
+            // `JobResult.refused`).
+            tracing::error!(job = job.id, campaign = job.campaign, "job recorded as failed, its results refused: {reason}");
+            if let Some(run) = self.campaigns.get_mut(&job.campaign) {
+                run.failures.add(job.id, &reason, now);
+                run.last_result_ms = now;
+            }
+            return Ok(());
+        }
         if let Some(error) = r.error {
             // The same job would fail on every worker: stop the campaign, say why.
             tracing::error!(job = job.id, campaign = job.campaign, "a job could not run: {error}");
@@ -643,6 +680,7 @@ impl State {
             last_result_ms: now,
             dirty: false,
             error: None,
+            failures: Failures::default(),
         };
         end_epoch(&mut run, &mut self.seeds, u, now)?;
         self.campaigns.insert(id, run);
@@ -769,6 +807,9 @@ impl State {
             // another job's (a worker holds several); it goes back, up to a bound.
             if job.attempts < 2 || (checking.is_none() && job.attempts < MAX_ATTEMPTS) {
                 tracing::warn!(job = id, worker = %worker, attempts = job.attempts, "lease expired; the job goes back to the queue");
+                if let (true, Some(run)) = (legacy::too_large(&job), self.campaigns.get_mut(&job.campaign)) {
+                    legacy::split(u, run, &job, now)?;
+                }
                 continue;
             }
             self.blame(u, &job, checking, now)?;
@@ -821,12 +862,8 @@ impl State {
         }
         self.record_finding(u, finding)?;
         if let Some(run) = self.campaigns.get_mut(&job.campaign) {
-            if index > *first_index {
-                enqueue_range(u, run, *first_index, index - first_index)?;
-            }
-            if index + 1 < end {
-                enqueue_range(u, run, index + 1, end - index - 1)?;
-            }
+            enqueue_ranges(u, run, *first_index, index - first_index)?;
+            enqueue_ranges(u, run, index + 1, end.saturating_sub(index + 1))?;
         }
         Ok(())
     }
@@ -857,7 +894,17 @@ impl State {
                 u.remove_pool_epoch(campaign);
             }
             run.dirty = true;
-            tracing::info!(campaign, programs = run.totals.programs, "campaign finished");
+            match run.failures.last() {
+                None => tracing::info!(campaign, programs = run.totals.programs, "campaign finished"),
+                Some(last) => tracing::warn!(
+                    campaign,
+                    programs = run.totals.programs,
+                    failed_jobs = run.failures.count(),
+                    "campaign finished with failed jobs, whose programs are not recorded; the last, job {}: {}",
+                    last.job_id,
+                    last.reason
+                ),
+            }
         }
         Ok(())
     }
@@ -876,6 +923,20 @@ fn enqueue_generate(u: &mut Update<'_>, run: &mut CampaignRun) -> Result<u64, Se
     let first = run.next_index;
     run.next_index += count;
     enqueue_range(u, run, first, count)
+}
+
+/// Queues programs `first_index .. first_index + count` (none if `count` is 0) as generation jobs
+/// of at most [`validate::MAX_JOB_PROGRAMS`] programs each (a range of a job made before jobs
+/// were bounded may be longer, `legacy.rs`).
+fn enqueue_ranges(u: &mut Update<'_>, run: &mut CampaignRun, first_index: u64, count: u64) -> Result<(), ServiceError> {
+    let end = first_index.saturating_add(count);
+    let mut at = first_index;
+    while at < end {
+        let n = (end - at).min(validate::MAX_JOB_PROGRAMS);
+        enqueue_range(u, run, at, n)?;
+        at += n;
+    }
+    Ok(())
 }
 
 /// Queues a generation job of programs `first_index .. first_index + count`; returns its id.

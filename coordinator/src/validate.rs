@@ -85,6 +85,9 @@ pub struct JobResult {
     pub part: Option<v1::PartVerdict>,
     /// The job could not run (then nothing else is set).
     pub error: Option<String>,
+    /// The worker's results were refused for good: the job is recorded as failed, with this
+    /// reason (then nothing else is set).
+    pub refused: Option<String>,
 }
 
 /// A report, checked.
@@ -218,17 +221,20 @@ pub fn report(r: v1::ReportResultsRequest) -> Result<Report, ServiceError> {
 }
 
 fn job_result(r: v1::JobResult, at: &str) -> Result<JobResult, ServiceError> {
-    if !r.error.is_empty() {
-        text(&r.error, &format!("{at}.error"), 1, MAX_ERROR)?;
+    if !r.error.is_empty() || !r.refused.is_empty() {
+        let (field, why) = if r.refused.is_empty() { ("error", &r.error) } else { ("refused", &r.refused) };
+        text(why, &format!("{at}.{field}"), 1, MAX_ERROR)?;
         let empty = r.stats.unwrap_or_default() == v1::Stats::default()
             && r.findings.is_empty()
             && r.coverage.is_empty()
             && r.seeds.is_empty()
             && r.minimized.is_empty()
-            && r.part.is_none();
+            && r.part.is_none()
+            && (r.error.is_empty() || r.refused.is_empty());
         if !empty {
-            return Err(invalid!("{at}: a result with `error` set has nothing else"));
+            return Err(invalid!("{at}: a result with `{field}` set has nothing else"));
         }
+        let refused = !r.refused.is_empty();
         return Ok(JobResult {
             job_id: r.job_id,
             programs: 0,
@@ -239,7 +245,8 @@ fn job_result(r: v1::JobResult, at: &str) -> Result<JobResult, ServiceError> {
             seeds: Vec::new(),
             minimized: None,
             part: None,
-            error: Some(r.error),
+            error: (!refused).then_some(r.error),
+            refused: refused.then_some(r.refused),
         });
     }
     let stats = r.stats.unwrap_or_default();
@@ -318,6 +325,7 @@ fn job_result(r: v1::JobResult, at: &str) -> Result<JobResult, ServiceError> {
         minimized,
         part: r.part,
         error: None,
+        refused: None,
     })
 }
 
@@ -409,7 +417,7 @@ pub fn explore_program(r: &v1::ExploreProgramRequest) -> Result<(), ServiceError
 /// Checks that a result fits its job: a generation job reports every program of its range and
 /// findings and seeds inside it; a minimization job reports no programs, findings or seeds.
 pub fn matches_job(r: &JobResult, work: &Work, at: &str) -> Result<(), ServiceError> {
-    if r.error.is_some() {
+    if r.error.is_some() || r.refused.is_some() {
         return Ok(());
     }
     match work {
@@ -529,6 +537,22 @@ mod tests {
             create_campaign(&r(1001)).unwrap_err().to_string(),
             "job_programs: 1001 is more than 1000, the most seed candidates one job may report (MAX_SEEDS_PER_JOB)"
         );
+    }
+
+    #[test]
+    fn a_refused_result_has_nothing_else_and_fits_any_job() {
+        let refused = |why: &str| v1::JobResult { job_id: 5, refused: why.into(), ..Default::default() };
+        let r = job_result(refused("INVALID_ARGUMENT: results[0]: no"), "results[0]").unwrap();
+        assert_eq!((r.refused.as_deref(), r.error.as_deref()), (Some("INVALID_ARGUMENT: results[0]: no"), None));
+        for work in [Work::Generate { first_index: 0, count: 10 }, Work::Explore { subtree: "subtree 00ff:0:0".into(), part: None }] {
+            matches_job(&r, &work, "results[0]").unwrap();
+        }
+        let e = job_result(v1::JobResult { error: "e".into(), ..refused("r") }, "r").unwrap_err();
+        assert_eq!(e.to_string(), "r: a result with `refused` set has nothing else");
+        let e = job_result(v1::JobResult { stats: Some(v1::Stats { programs: 1, ..Default::default() }), ..refused("r") }, "r");
+        assert_eq!(e.unwrap_err().to_string(), "r: a result with `refused` set has nothing else");
+        let e = job_result(refused(&"x".repeat(MAX_ERROR + 1)), "r").unwrap_err();
+        assert_eq!(e.to_string(), format!("r.refused: {} bytes, more than the {MAX_ERROR} allowed", MAX_ERROR + 1));
     }
 
     #[test]

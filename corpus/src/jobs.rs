@@ -164,7 +164,7 @@ impl Update<'_> {
         if job.state != JobState::Queued {
             return Ok(false);
         }
-        self.set_state(job, JobState::Done { at_ms });
+        self.set_state(job, JobState::Done { at_ms, failed: None });
         Ok(true)
     }
 
@@ -175,7 +175,18 @@ impl Update<'_> {
         if matches!(job.state, JobState::Done { .. }) {
             return Ok(Completion::AlreadyDone);
         }
-        self.set_state(job, JobState::Done { at_ms });
+        self.set_state(job, JobState::Done { at_ms, failed: None });
+        Ok(Completion::Recorded)
+    }
+
+    /// Marks job `id` done as failed, with why (its results were refused), whoever reports it:
+    /// exactly once, like [`Update::complete_job`], which a failure also cannot follow.
+    pub fn fail_job(&mut self, id: u64, reason: &str, at_ms: u64) -> Result<Completion> {
+        let job = self.job(id)?;
+        if matches!(job.state, JobState::Done { .. }) {
+            return Ok(Completion::AlreadyDone);
+        }
+        self.set_state(job, JobState::Done { at_ms, failed: Some(reason.to_string()) });
         Ok(Completion::Recorded)
     }
 
@@ -190,7 +201,7 @@ impl Update<'_> {
             return Err(CorpusError::Invalid(format!("job {id} is not an explore job")));
         };
         *slot = Some(part.to_string());
-        self.set_state(job, JobState::Done { at_ms });
+        self.set_state(job, JobState::Done { at_ms, failed: None });
         Ok(Completion::Recorded)
     }
 
@@ -281,7 +292,24 @@ mod tests {
         u.commit().unwrap();
         let job = c.job(7).unwrap().unwrap();
         assert_eq!(job.work, Work::Explore { subtree: "subtree 00ff:0:0.1".into(), part: Some("first".into()) });
-        assert_eq!(job.state, JobState::Done { at_ms: 50 });
+        assert_eq!(job.state, JobState::Done { at_ms: 50, failed: None });
+        assert!(c.check().unwrap().problems.is_empty());
+    }
+
+    #[test]
+    fn a_failed_job_is_done_once_with_its_reason() {
+        let c = Corpus::in_memory().unwrap();
+        let mut u = c.update().unwrap();
+        u.enqueue_job_as(9, 1, generate(0)).unwrap();
+        u.commit().unwrap();
+        let mut u = c.update().unwrap();
+        assert_eq!(u.lease_next("w1", 100).unwrap().unwrap().id, 9);
+        assert_eq!(u.fail_job(9, "refused", 50).unwrap(), Completion::Recorded);
+        // Exactly once: neither a second failure nor a late result changes it.
+        assert_eq!(u.fail_job(9, "again", 60).unwrap(), Completion::AlreadyDone);
+        assert_eq!(u.complete_job(9, 70).unwrap(), Completion::AlreadyDone);
+        u.commit().unwrap();
+        assert_eq!(c.job(9).unwrap().unwrap().state, JobState::Done { at_ms: 50, failed: Some("refused".into()) });
         assert!(c.check().unwrap().problems.is_empty());
     }
 
@@ -308,7 +336,7 @@ mod tests {
         assert!(!u.cancel_job(30, 50).unwrap());
         u.commit().unwrap();
         assert_eq!(c.job(20).unwrap().unwrap().attempts, 0);
-        assert_eq!(c.job(40).unwrap().unwrap().state, JobState::Done { at_ms: 50 });
+        assert_eq!(c.job(40).unwrap().unwrap().state, JobState::Done { at_ms: 50, failed: None });
 
         let mut u = c.update().unwrap();
         assert_eq!(u.lease_next("w2", 100).unwrap().map(|j| (j.id, j.attempts)), Some((20, 1)));

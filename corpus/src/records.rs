@@ -212,6 +212,10 @@ pub enum JobState {
     },
     Done {
         at_ms: u64,
+        /// Set when the job is recorded as failed: its results were refused (the protocol's
+        /// `JobResult.refused`), and this says why. Nothing else of it is recorded.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        failed: Option<String>,
     },
 }
 
@@ -359,8 +363,8 @@ impl Record for FeatureCount {
 
 impl Record for Job {
     const TREE: Tree = Tree::Jobs;
-    /// Version 2 added `checking` to a lease.
-    const VERSION: u8 = 2;
+    /// Version 2 added `checking` to a lease, version 3 `failed` to a done job.
+    const VERSION: u8 = 3;
     fn encode(&self, e: &mut Encoder) {
         e.u64(self.id).u64(self.campaign).u32(self.attempts);
         match &self.work {
@@ -377,7 +381,7 @@ impl Record for Job {
                     Some(c) => e.u8(1).u64(c.index).str(&c.program),
                 }
             }
-            JobState::Done { at_ms } => e.u8(2).u64(*at_ms),
+            JobState::Done { at_ms, failed } => e.u8(2).u64(*at_ms).opt_str(failed.as_deref()),
         };
     }
     fn decode(d: &mut Decoder<'_>) -> Result<Self, DecodeError> {
@@ -385,9 +389,10 @@ impl Record for Job {
     }
 
     fn from_value(value: &[u8]) -> Result<Self, DecodeError> {
-        // A version 1 record reads as a lease with nothing named.
+        // A version 1 record reads as a lease with nothing named; versions 1 and 2 read as done
+        // jobs that did not fail.
         let (mut d, version) = match Decoder::open(value, Self::VERSION) {
-            Err(DecodeError::UnknownVersion { found: 1, .. }) => (Decoder::open(value, 1)?, 1),
+            Err(DecodeError::UnknownVersion { found: found @ (1 | 2), .. }) => (Decoder::open(value, found)?, found),
             opened => (opened?, Self::VERSION),
         };
         let job = decode_job(&mut d, version)?;
@@ -416,7 +421,7 @@ fn decode_job(d: &mut Decoder<'_>, version: u8) -> Result<Job, DecodeError> {
             };
             JobState::Leased { worker, deadline_ms, checking }
         }
-        2 => JobState::Done { at_ms: d.u64("done at")? },
+        2 => JobState::Done { at_ms: d.u64("done at")?, failed: if version >= 3 { d.opt_str("failed")? } else { None } },
         t => return Err(DecodeError::Corrupt(format!("job state tag {t} is not 0, 1 or 2"))),
     };
     Ok(Job { id, campaign, work, state, attempts })
@@ -565,6 +570,27 @@ mod tests {
         let mut v1 = Encoder::new(1);
         v1.u64(4).u64(1).u32(2).u8(1).str("pattern-broken").str("s").u8(1).str("w1").u64(77);
         assert_eq!(Job::from_value(&v1.finish()), Ok(j));
+        for failed in [None, Some("INVALID_ARGUMENT: results[0]: too big".to_string())] {
+            let done = Job {
+                id: 6,
+                campaign: 1,
+                work: Work::Generate { first_index: 10, count: 5 },
+                state: JobState::Done { at_ms: 9, failed },
+                attempts: 1,
+            };
+            assert_eq!(Job::from_value(&done.to_value()), Ok(done));
+        }
+        // Version 2 (before `failed`): a done job ends at its time, and did not fail.
+        let mut v2 = Encoder::new(2);
+        v2.u64(6).u64(1).u32(1).u8(0).u64(10).u64(5).u8(2).u64(9);
+        let done = Job {
+            id: 6,
+            campaign: 1,
+            work: Work::Generate { first_index: 10, count: 5 },
+            state: JobState::Done { at_ms: 9, failed: None },
+            attempts: 1,
+        };
+        assert_eq!(Job::from_value(&v2.finish()), Ok(done));
         for part in [None, Some("0a08".to_string())] {
             let j = Job {
                 id: 5,

@@ -24,10 +24,14 @@ pub struct Server {
 
 impl Server {
     pub async fn start(dir: &Path, lease_ms: u64) -> Server {
+        Server::start_with(dir, Settings { lease_ms, idle_retry_ms: 50, ..Settings::default() }).await
+    }
+
+    pub async fn start_with(dir: &Path, settings: Settings) -> Server {
         let corpus = Corpus::open(dir).unwrap();
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
         let addr = listener.local_addr().unwrap();
-        let config = Config { token: Some(TOKEN.into()), tls: None, settings: Settings { lease_ms, idle_retry_ms: 50 }, reports: None };
+        let config = Config { token: Some(TOKEN.into()), tls: None, settings, reports: None };
         let (stop, stopped) = oneshot::channel();
         let task = tokio::spawn(serve(corpus, listener, config, async {
             let _ = stopped.await;

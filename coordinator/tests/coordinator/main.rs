@@ -3,5 +3,7 @@
 
 mod common;
 mod leases;
+mod legacy;
+mod refused;
 mod requests;
 mod seed_pool;

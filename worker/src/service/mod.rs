@@ -6,6 +6,7 @@
 //! run(config, runner, shutdown)   the network loop (session.rs), until shutdown
 //!   work.rs      JobRunner: what the loop needs of the fuzzing core (generate, check, minimize)
 //!   fuzz.rs      FuzzRunner: JobRunner with the crate's Executor and the generator's minimizer
+//!   batches.rs   reports within the coordinator's message limit; a refused job's failure report
 //!   pool.rs      the checking threads, with a queue jobs can be taken back from
 //!   explore.rs   explore jobs: one part of a split exploration, through the checker
 //! ```
@@ -13,6 +14,7 @@
 //! A job whose previous worker was lost comes back `careful`: the worker names each program to
 //! the coordinator before checking it, so a program that kills the worker is blamed exactly.
 
+mod batches;
 pub mod explore;
 mod fuzz;
 mod pool;
@@ -21,4 +23,4 @@ mod work;
 
 pub use fuzz::{FuzzRunner, ReferenceFactory};
 pub use session::{Config, Summary, WorkerError, run};
-pub use work::{Campaign, Discrepancy, JobError, JobRunner, Output, SeedCandidate};
+pub use work::{Campaign, Discrepancy, JobError, JobRunner, Output, SeedCandidate, Seeds};

@@ -15,6 +15,7 @@ use tokio::sync::{mpsc, oneshot};
 use tokio::time::{Instant, sleep_until};
 use tonic::{Code, Status};
 
+use super::batches;
 use super::pool::Pool;
 use super::work::{Campaign, JobError, JobRunner, Output, Seeds};
 
@@ -35,10 +36,19 @@ pub struct Config {
 /// What a worker did, when it stops.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Summary {
-    /// Jobs whose results the coordinator recorded (not counting late duplicates).
+    /// Jobs whose results the coordinator recorded (not counting late duplicates nor failed
+    /// jobs).
     pub jobs_recorded: u64,
     /// Jobs whose results the coordinator had recorded from another worker already.
     pub jobs_already_recorded: u64,
+    /// Jobs reported as failed: the coordinator refused their results for good, or they were
+    /// over its message limit (proto `JobResult.refused`).
+    pub jobs_failed: u64,
+    /// `ReportResults` calls with results that the coordinator acknowledged.
+    pub reports: u64,
+    /// Of the calls with results, those refused for good (then each result of the batch is sent
+    /// alone, and one refused alone is reported as failed).
+    pub reports_refused: u64,
     pub programs: u64,
     /// Jobs handed back unstarted or unfinished.
     pub jobs_handed_back: u64,
@@ -59,17 +69,12 @@ pub enum WorkerError {
     Threads(std::io::Error),
 }
 
-/// What the pool's threads tell the loop.
+/// What the pool's threads tell the loop, besides finished results (which come on a channel of
+/// their own, so that the loop can take every one waiting into its next report).
 enum FromPool {
-    Done(Box<v1::JobResult>),
     /// A careful job is about to check `index`: name it to the coordinator first. The answer is
     /// `false` when the job is no longer ours.
-    Naming {
-        job_id: u64,
-        index: u64,
-        program: String,
-        reply: oneshot::Sender<bool>,
-    },
+    Naming { job_id: u64, index: u64, program: String, reply: oneshot::Sender<bool> },
     /// The runner panicked outside a program's check (or the job was dropped mid-way): no
     /// result; the lease runs out and the coordinator retries the job carefully.
     Abandoned(u64),
@@ -178,6 +183,7 @@ fn to_result(job_id: u64, o: Output) -> v1::JobResult {
         minimized: String::new(),
         error: String::new(),
         part: None,
+        refused: String::new(),
     }
 }
 
@@ -235,7 +241,12 @@ struct Session {
     /// Jobs leased and not yet reported (queued on the pool, running, or finished).
     held: BTreeSet<u64>,
     finished: Vec<v1::JobResult>,
+    /// Finished jobs to report one per call: their batch was refused, and a refusal of one
+    /// result alone says that result is at fault.
+    alone: BTreeSet<u64>,
     returned: Vec<u64>,
+    /// The largest report the coordinator accepts (`RegisterResponse.max_message_bytes`).
+    max_message: usize,
     /// The latest seed pool fetched, per campaign.
     pools: HashMap<u64, Seeds>,
     backoff: Backoff,
@@ -288,6 +299,10 @@ impl Session {
                 self.last_id = r.worker_id.clone();
                 self.worker_id = Some(r.worker_id);
                 self.max_leases = (r.max_leases as usize).max(1);
+                self.max_message = match r.max_message_bytes {
+                    0 => tcfuzz_proto::MAX_MESSAGE_BYTES,
+                    n => usize::try_from(n).unwrap_or(usize::MAX).min(tcfuzz_proto::MAX_MESSAGE_BYTES),
+                };
                 self.heartbeat = ms(r.heartbeat_ms.max(10));
                 Ok(())
             }
@@ -298,35 +313,94 @@ impl Session {
         }
     }
 
-    /// Sends finished results and handed-back jobs; they are forgotten once acknowledged.
+    /// Sends handed-back jobs, or the next batch of finished results that fits the coordinator's
+    /// message limit; what is acknowledged is forgotten. A result the coordinator refuses for
+    /// good is replaced by its job's failure report (`batches`), sent by the next call.
     async fn report(&mut self, worker_id: String) -> Result<(), WorkerError> {
-        let request = v1::ReportResultsRequest { worker_id, results: self.finished.clone(), returned_job_ids: self.returned.clone() };
+        if !self.returned.is_empty() {
+            return self.hand_back(worker_id).await;
+        }
+        let base = batches::base_len(&worker_id);
+        for r in &mut self.finished {
+            let size = base.saturating_add(batches::cost(r));
+            if size > self.max_message {
+                let why = format!("the result is {size} bytes encoded, more than the coordinator's limit of {} bytes", self.max_message);
+                tracing::error!(job = r.job_id, "{why}: reporting the job as failed");
+                *r = batches::refused(r.job_id, &why);
+            }
+        }
+        let n = batches::next_batch(base, &self.finished, self.max_message, |r| self.alone.contains(&r.job_id));
+        let request = v1::ReportResultsRequest { worker_id, results: self.finished[..n].to_vec(), returned_job_ids: Vec::new() };
         match self.client.report_results(request).await {
             Ok(r) => {
                 self.went_through();
-                for ack in r.into_inner().acks {
-                    match v1::Recording::try_from(ack.recording) {
-                        Ok(v1::Recording::AlreadyRecorded) => self.summary.jobs_already_recorded += 1,
-                        _ => self.summary.jobs_recorded += 1,
+                self.summary.reports += 1;
+                let acks = r.into_inner().acks;
+                for r in self.finished.drain(..n) {
+                    let again = acks.iter().any(|a| a.job_id == r.job_id && a.recording == v1::Recording::AlreadyRecorded as i32);
+                    self.summary.programs += r.stats.map_or(0, |s| s.programs);
+                    if again {
+                        self.summary.jobs_already_recorded += 1;
+                    } else if r.refused.is_empty() {
+                        self.summary.jobs_recorded += 1;
+                    } else {
+                        self.summary.jobs_failed += 1;
                     }
-                }
-                self.summary.programs += self.finished.iter().map(|r| r.stats.map_or(0, |s| s.programs)).sum::<u64>();
-                self.summary.jobs_handed_back += self.returned.len() as u64;
-                for r in self.finished.drain(..) {
                     self.held.remove(&r.job_id);
+                    self.alone.remove(&r.job_id);
                 }
+                Ok(())
+            }
+            Err(s) if batches::is_permanent(&s) && n > 1 => {
+                self.summary.reports_refused += 1;
+                // One of them is at fault, or several: find which by sending them one by one.
+                tracing::warn!(results = n, "the coordinator refused a report ({}); sending its results one by one", s.message());
+                self.alone.extend(self.finished[..n].iter().map(|r| r.job_id));
+                Ok(())
+            }
+            Err(s) if batches::is_permanent(&s) => {
+                self.summary.reports_refused += 1;
+                let r = &mut self.finished[0];
+                if r.refused.is_empty() {
+                    tracing::error!(
+                        job = r.job_id,
+                        "the coordinator refused the job's result: {}; reporting the job as failed",
+                        s.message()
+                    );
+                    *r = batches::refused(r.job_id, &batches::reason(&s));
+                    self.alone.insert(r.job_id);
+                } else {
+                    // Nothing smaller can be sent (a job the coordinator does not know?).
+                    let id = r.job_id;
+                    tracing::error!(job = id, "the coordinator refused the job's failure report too: {}; dropped", s.message());
+                    self.finished.remove(0);
+                    self.held.remove(&id);
+                    self.alone.remove(&id);
+                }
+                Ok(())
+            }
+            Err(s) => self.failed(s).await,
+        }
+    }
+
+    /// Hands back the jobs in `returned`: queued again at once by the coordinator.
+    async fn hand_back(&mut self, worker_id: String) -> Result<(), WorkerError> {
+        let request = v1::ReportResultsRequest { worker_id, results: Vec::new(), returned_job_ids: self.returned.clone() };
+        match self.client.report_results(request).await {
+            Ok(_) => {
+                self.went_through();
+                self.summary.jobs_handed_back += self.returned.len() as u64;
                 for id in self.returned.drain(..) {
                     self.held.remove(&id);
                 }
                 Ok(())
             }
-            Err(s) if matches!(s.code(), Code::InvalidArgument | Code::OutOfRange | Code::ResourceExhausted) => {
-                // Retrying cannot help; keeping them would block every later report.
-                tracing::error!("the coordinator rejected a report of {} results: {}", self.finished.len(), s.message());
-                for r in self.finished.drain(..) {
-                    self.held.remove(&r.job_id);
+            Err(s) if batches::is_permanent(&s) => {
+                // Retrying cannot help; their leases run out and the coordinator queues them.
+                tracing::error!(jobs = self.returned.len(), "the coordinator refused jobs handed back: {}", s.message());
+                for id in self.returned.drain(..) {
+                    self.held.remove(&id);
                 }
-                self.returned.clear();
                 Ok(())
             }
             Err(s) => self.failed(s).await,
@@ -393,11 +467,12 @@ impl Session {
 pub async fn run(config: Config, runner: Arc<dyn JobRunner>, shutdown: impl Future<Output = ()>) -> Result<Summary, WorkerError> {
     let client = config.target.coordinator()?;
     let (to_loop, mut from_pool) = mpsc::unbounded_channel();
+    let (done_tx, mut done) = mpsc::unbounded_channel::<Box<v1::JobResult>>();
     let pool = {
         let to_loop = to_loop.clone();
         Pool::start(config.cores, "tcfuzz-check", move |leased: Leased| {
             if let Some(result) = run_job(&*runner, leased, &to_loop) {
-                let _ = to_loop.send(FromPool::Done(Box::new(result)));
+                let _ = done_tx.send(Box::new(result));
             }
         })
         .map_err(WorkerError::Threads)?
@@ -412,7 +487,9 @@ pub async fn run(config: Config, runner: Arc<dyn JobRunner>, shutdown: impl Futu
         heartbeat: Duration::from_secs(1),
         held: BTreeSet::new(),
         finished: Vec::new(),
+        alone: BTreeSet::new(),
         returned: Vec::new(),
+        max_message: tcfuzz_proto::MAX_MESSAGE_BYTES,
         pools: HashMap::new(),
         backoff: Backoff { next: Backoff::FIRST, failing: false },
         summary: Summary::default(),
@@ -438,6 +515,11 @@ pub async fn run(config: Config, runner: Arc<dyn JobRunner>, shutdown: impl Futu
             }
             continue;
         };
+        // Every result finished by now goes into the next report (in batches that fit): results
+        // kept while the coordinator was away go back together once it is back.
+        while let Ok(result) = done.try_recv() {
+            s.finished.push(*result);
+        }
         if !s.finished.is_empty() || !s.returned.is_empty() {
             s.report(worker_id).await?;
             continue;
@@ -450,8 +532,8 @@ pub async fn run(config: Config, runner: Arc<dyn JobRunner>, shutdown: impl Futu
         let heartbeat_at = if s.held.is_empty() { far() } else { next_heartbeat };
         tokio::select! {
             biased;
+            Some(result) = done.recv() => s.finished.push(*result),
             message = from_pool.recv() => match message {
-                Some(FromPool::Done(result)) => s.finished.push(*result),
                 Some(FromPool::Abandoned(id)) => { s.held.remove(&id); }
                 Some(FromPool::Naming { job_id, index, program, reply }) => {
                     // The program is checked only once the coordinator knows it (syzkaller's

@@ -227,6 +227,13 @@ pub fn run(args: &Args, quiet: bool) -> anyhow::Result<ExitCode> {
             report_path.display()
         );
     }
+    if let Some(last) = info.failed_jobs.last() {
+        // Not an error of the campaign (it went on), but programs it did not record.
+        eprintln!(
+            "warning: campaign {}: {} jobs failed (their results were refused; their programs are not recorded); the last, job {}: {}",
+            info.id, info.jobs_failed, last.job_id, last.reason
+        );
+    }
     if !info.error.is_empty() {
         bail!("campaign {} stopped: {}", info.id, info.error);
     }

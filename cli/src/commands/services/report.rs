@@ -67,7 +67,15 @@ pub async fn markdown(admin: &mut Admin, info: &v1::CampaignInfo, request: &v1::
         "- discrepancies: {} new signatures, {} findings; coverage features first reached: {}",
         info.discrepancies_new, info.discrepancies_total, info.coverage_features
     );
-    let _ = writeln!(md, "- minimization jobs: {}, minimized programs: {}\n", info.minimizations, info.minimized);
+    let _ = writeln!(md, "- minimization jobs: {}, minimized programs: {}", info.minimizations, info.minimized);
+    if info.jobs_failed > 0 {
+        // Jobs whose results the coordinator refused: their programs are not counted above.
+        let _ = writeln!(md, "- failed jobs (results refused, programs not recorded): {}", info.jobs_failed);
+        for f in &info.failed_jobs {
+            let _ = writeln!(md, "  - job {}: {}", f.job_id, f.reason.replace('\n', " "));
+        }
+    }
+    let _ = writeln!(md);
     if found.is_empty() {
         let _ = writeln!(md, "No discrepancy found.");
         return Ok(md);

@@ -16,8 +16,9 @@ use crate::exit::UsageError;
 /// --json: one object {"campaigns": [{"id", "name", "state", "programs", "executions",
 /// "too_large", "programs_per_s", "jobs_queued", "jobs_leased", "jobs_done",
 /// "discrepancies_new", "discrepancies_total", "coverage_features", "minimizations",
-/// "minimized", "elapsed_ms", "error"}], "workers": [{"id", "name", "cores", "leases",
-/// "last_seen_ms"}]}.
+/// "minimized", "elapsed_ms", "error", "jobs_failed", "failed_jobs": [{"job", "reason",
+/// "at_ms"}]}], "workers": [{"id", "name", "cores", "leases", "last_seen_ms"}]}. A failed job's
+/// results were refused by the coordinator: done, not retried, its programs not counted.
 #[derive(Debug, clap::Args)]
 pub struct Args {
     #[command(flatten)]
@@ -62,6 +63,8 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
                     "jobs_leased": c.jobs_leased, "jobs_done": c.jobs_done, "discrepancies_new": c.discrepancies_new,
                     "discrepancies_total": c.discrepancies_total, "coverage_features": c.coverage_features,
                     "minimizations": c.minimizations, "minimized": c.minimized, "elapsed_ms": c.elapsed_ms, "error": c.error,
+                    "jobs_failed": c.jobs_failed,
+                    "failed_jobs": c.failed_jobs.iter().map(|f| json!({"job": f.job_id, "reason": f.reason, "at_ms": f.failed_unix_ms})).collect::<Vec<_>>(),
                 })
             })
             .collect();
@@ -82,7 +85,7 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
     for c in &status.campaigns {
         let s = c.stats.unwrap_or_default();
         println!(
-            "campaign {} `{}`: {}, {} programs ({:.0}/s), jobs {} queued / {} leased / {} done, discrepancies {} new / {} total{}",
+            "campaign {} `{}`: {}, {} programs ({:.0}/s), jobs {} queued / {} leased / {} done ({} failed), discrepancies {} new / {} total{}",
             c.id,
             c.name,
             state_name(c.state),
@@ -91,10 +94,16 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
             c.jobs_queued,
             c.jobs_leased,
             c.jobs_done,
+            c.jobs_failed,
             c.discrepancies_new,
             c.discrepancies_total,
             if c.error.is_empty() { String::new() } else { format!(" (error: {})", c.error) }
         );
+    }
+    for c in &status.campaigns {
+        for f in &c.failed_jobs {
+            println!("campaign {} failed job {}: {}", c.id, f.job_id, f.reason.replace('\n', " "));
+        }
     }
     for w in &status.workers {
         println!("worker {} `{}`: {} cores, {} leases", w.worker_id, w.name, w.cores, w.leases);

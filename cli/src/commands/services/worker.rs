@@ -69,8 +69,13 @@ pub fn run(args: &Args, quiet: bool) -> anyhow::Result<ExitCode> {
     })?;
     if !quiet {
         eprintln!(
-            "worker: {} jobs recorded ({} already recorded by others), {} programs, {} handed back, {} reconnects",
-            summary.jobs_recorded, summary.jobs_already_recorded, summary.programs, summary.jobs_handed_back, summary.reconnects
+            "worker: {} jobs recorded ({} already recorded by others), {} programs, {} handed back, {} reconnects, {} failed (results refused)",
+            summary.jobs_recorded,
+            summary.jobs_already_recorded,
+            summary.programs,
+            summary.jobs_handed_back,
+            summary.reconnects,
+            summary.jobs_failed
         );
     }
     Ok(ExitCode::SUCCESS)
