@@ -25,7 +25,8 @@
 //! graph made of `Previous(e)` with `e` taking `s`, and of the holes that the deleted events added
 //! after `e` leave before kept events, filled in any way ([`Explorer::completable`]). The
 //! revisiting write is left out of `co` (it has no place there yet, and is the same in every
-//! `G`) but holds its place in its thread: the deleted events before it there are holes the
+//! `G`; but for the refilled write half of an rmw whose read a revisit kept, which every such
+//! `G` has in place, [`placed_before_revisit`]) but holds its place in its thread: the deleted events before it there are holes the
 //! revisit leaves, to be filled like the others (`ld x; atom.exch r1, x, r0; st z, r1` revisiting
 //! a read of `z` keeps the exch's read, which the store depends on, and must refill its write,
 //! which another exch may read). The deleted events after every kept event of their thread are
@@ -274,7 +275,7 @@ impl Explorer<'_, '_> {
             // its read (the write sits right after what the read reads from).
             let followed = (e.index as usize + 1..g.threads[e.thread as usize].len()).any(|i| placed(EventId::new(e.thread as usize, i)))
                 || label.rmw_write;
-            if !followed && holes_left(g, &placed).next().is_none() {
+            if !followed && holes_left(g, &placed).next().is_none() && !placed_before_revisit(g, a, &keep) {
                 // Nothing constrains `e`: it could have taken the co-latest write.
                 return Ok(false);
             }
@@ -416,7 +417,7 @@ impl Explorer<'_, '_> {
         for pos in std::iter::once(at).chain(others) {
             let mut t2 = t.clone();
             t2.insert_co(half, pos);
-            if self.completable(t2, holes.clone())? {
+            if self.completable_placing(g, t2, holes.clone(), keep, a)? {
                 return Ok(true);
             }
         }
@@ -492,7 +493,44 @@ impl Explorer<'_, '_> {
             let at = t.co_position(s).expect("[tcfuzz internal bug] write outside co");
             t.co[loc].insert(at, e);
         }
-        self.completable(t, holes)
+        self.completable_placing(g, t, holes, keep, a)
+    }
+
+    /// [`Self::completable`] for a completion `t` of `Previous(e)` (`keep`) made from `g`, with
+    /// the revisiting write `a` in `co` where every graph the revisit can start from has it in
+    /// place ([`placed_before_revisit`]): at the place Atomicity gives it, or where the model
+    /// allows, as [`Explorer::visit_cos`] would put it.
+    fn completable_placing(
+        &self,
+        g: &ExecutionGraph,
+        t: ExecutionGraph,
+        holes: Vec<EventId>,
+        keep: &dyn Fn(EventId) -> bool,
+        a: EventId,
+    ) -> Result<bool, CheckError> {
+        if !placed_before_revisit(g, a, keep) || !t.is_hole(a) {
+            return self.completable(t, holes);
+        }
+        let old = g.event(a);
+        let ev = NewEvent { label: old.label, value: old.value, deps: old.deps, cas_expected: old.cas_expected, span: old.span };
+        let mut t = t;
+        t.put_event(a, &ev, None);
+        let loc = t.loc_of(a) as usize;
+        let positions = match self.model.rmw_co_position(&t, a) {
+            Some(p) if p <= t.co[loc].len() => p..=p,
+            _ => {
+                let last = t.co[loc].len().min(self.model.co_ceiling(&t, a, &ev.label).saturating_sub(1));
+                self.model.co_floor(&t, a, &ev.label).min(t.co[loc].len())..=last
+            }
+        };
+        for pos in positions {
+            let mut t2 = t.clone();
+            t2.insert_co(a, pos);
+            if self.completable(t2, holes.clone())? {
+                return Ok(true);
+            }
+        }
+        Ok(false)
     }
 
     /// Whether the holes `todo` of `t` can be filled (reads from any write, writes anywhere in
@@ -825,6 +863,30 @@ fn may_wait(g: &ExecutionGraph, a: EventId, h: EventId) -> bool {
     let fills = a.index as usize + 1 < g.threads[a.thread as usize].len();
     let later = h.thread > a.thread || (h.thread == a.thread && h.index > a.index);
     fills && later && !refilled_early(g.label(h))
+}
+
+/// Whether the revisiting write `a` is the write half of an rmw whose read is kept (`keep`) and
+/// was added before the events just before `a`, reading what it read then: a revisit deleted
+/// `a` while it kept the read (a later event of the thread needed the read, not the write), and
+/// `next` refilled `a` at once, an rmw's write half going first. Every graph from which `a`
+/// revisits is then, but for `a`, the graph that revisit left, whose kept events were all in a
+/// graph with `a` in place, right after what its read reads (Atomicity, PTX ISA §8.10.3; Tile IR
+/// spec §7.10): a completion without `a` in `co` can be one no such graph is. Not where that
+/// revisit revisited the read itself (its source was added after it): `a` stood after the
+/// read's old source, and the kept events need not allow it after the new one (`exch f | max f
+/// | st.release f`, `selftest` tileir seed 95: 1 of 6 executions explored twice). (Tile IR, `selftest` seed 479784: P1's
+/// `ld.weak` reads P1's later store, which needs its `exch`'s read, not its write; the refilled
+/// `exch` write revisits P0's `add`, which "could have read" P0's store with `a` left out —
+/// where `a` must follow that store itself. The revisit was rejected from every graph and 1 of
+/// 60 executions was missed.) Where the read was added just before `a` (the two refilled
+/// together, or `a` added fresh), graphs in which `a` has no place are reached like any other
+/// (the revisits come before `VisitCOs`), and `a` is left out (placing it there too made 24 of
+/// the 240 executions of `selftest` tileir seed 400074 duplicates).
+fn placed_before_revisit(g: &ExecutionGraph, a: EventId, keep: &dyn Fn(EventId) -> bool) -> bool {
+    let Some(index) = a.index.checked_sub(1) else { return false };
+    let read = EventId { thread: a.thread, index };
+    let revisited = g.event(read).rf.is_some_and(|w| g.stamp(w) > g.stamp(read));
+    g.label(a).rmw_write && keep(read) && g.stamp(a) > g.stamp(read) + 1 && !revisited
 }
 
 /// Follows [`fix_cas_layout`]'s move of the events after the `cas` read `r` by `moved` positions
