@@ -6,6 +6,7 @@
 //! check_exact(program, model, options)  -- the explorer, or the oracle where the explorer's
 //!                                          verdict carries a caveat and the oracle can judge
 //! spawn_explorer_thread(name, f)        -- a thread whose checks run on it, not each on a new one
+//! on_explorer_stack(f)                  -- f's checks on this thread, or all on one new thread
 //! ```
 //! Both return a [`Verdict`]: final states with execution counts, the condition's outcome as herd7
 //! prints it, data races, threads that hit the loop bound, and the numbers (complete, blocked,
@@ -102,7 +103,7 @@ pub use differential::lower::{LowerError, lower_tile_ir};
 pub use differential::{DifferentialReport, ExtraState, tileir_weaker_than, tileir_weaker_than_ptx, tileir_weaker_than_ptx_with};
 pub use error::{CheckError, Interruption};
 pub use explore::check::{
-    check, check_compiled, check_exact, check_exact_compiled, check_oracle, check_oracle_compiled, spawn_explorer_thread,
+    check, check_compiled, check_exact, check_exact_compiled, check_oracle, check_oracle_compiled, on_explorer_stack, spawn_explorer_thread,
 };
 pub use explore::split::{Subtree, check_key, check_parallel, check_subtrees, merge_verdicts, split};
 pub use model::ModelKind;

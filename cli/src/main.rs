@@ -1,6 +1,7 @@
 //! The `tcfuzz` binary: argument parsing, logging setup and exit codes. Each command lives in its
 //! own module under `commands/`; this file is only glue.
 
+mod alloc;
 mod commands;
 mod exit;
 mod inputs;
@@ -13,7 +14,7 @@ use tracing_subscriber::EnvFilter;
 // The explorer copies and drops many small graphs (one per branch of the search): mimalloc's
 // per-thread free lists make that 10–20 % faster than the system allocator (`tcfuzz bench`).
 #[global_allocator]
-static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+static ALLOCATOR: alloc::Allocator = alloc::Allocator;
 
 /// tcfuzz: a stateless model-checking fuzzer for the memory models of NVIDIA GPUs (PTX, tcgen05,
 /// CUDA Tile IR).

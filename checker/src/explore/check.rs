@@ -53,7 +53,10 @@ where
 }
 
 /// Runs `explore` on a thread with an [`EXPLORER_STACK`]: this one if it has one, else a new one.
-pub(crate) fn on_explorer_stack<T: Send>(explore: impl FnOnce() -> T + Send) -> T {
+/// A caller that checks many programs on a thread [`spawn_explorer_thread`] did not start (the
+/// main thread, a scoped thread) runs them all in one call of this, on one new thread, rather
+/// than each check on a thread of its own.
+pub fn on_explorer_stack<T: Send>(explore: impl FnOnce() -> T + Send) -> T {
     if EXPLORER_SIZED.get() {
         return explore();
     }

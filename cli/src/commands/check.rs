@@ -249,6 +249,11 @@ pub(crate) fn has_tile_threads(program: &Program) -> bool {
 }
 
 pub fn run(args: &Args, quiet: bool) -> anyhow::Result<ExitCode> {
+    // Every file's check on one thread with the explorer's stack, not each on a new one.
+    tcfuzz_checker::on_explorer_stack(|| check_files(args, quiet))
+}
+
+fn check_files(args: &Args, quiet: bool) -> anyhow::Result<ExitCode> {
     let mut stdout = std::io::stdout().lock();
     let mut options = Options {
         detect_duplicates: args.duplicates,

@@ -465,8 +465,9 @@ fn record(
             *features.entry(f.clone()).or_insert(0) += n;
         }
     }
-    let occurrences: Vec<String> = features.iter().flat_map(|(f, &n)| std::iter::repeat_n(f.clone(), n as usize)).collect();
-    let new_features = u.add_coverage(&occurrences, now)?;
+    // One read and one write per feature of the batch, not one per program that reached it.
+    let counts: Vec<(String, u64)> = features.iter().map(|(f, &n)| (f.clone(), n)).collect();
+    let new_features = u.add_coverage_counts(&counts, now)?;
     let mut after = Totals { stats: totals.stats.clone(), new: totals.new.clone(), ..Totals::default() };
     after.stats.add(&stats);
     after.new.extend(new.iter().map(|f| (f.kind.name().to_string(), f.signature.clone())));

@@ -233,21 +233,25 @@ fn check_all(plans: &[Plan], n: u64, seed: u64, jobs: u64, bar: &ProgressBar) ->
     std::thread::scope(|s| {
         for _ in 0..jobs {
             let (tx, next) = (tx.clone(), &next);
+            // (The thread's checks all run on one thread with the explorer's stack, not each on
+            // a new one.)
             s.spawn(move || {
-                loop {
-                    let i = next.fetch_add(1, Ordering::Relaxed);
-                    if i >= n {
-                        break;
+                tcfuzz_checker::on_explorer_stack(move || {
+                    loop {
+                        let i = next.fetch_add(1, Ordering::Relaxed);
+                        if i >= n {
+                            break;
+                        }
+                        // Round-robin over the families; the plans are never empty.
+                        let plan = &plans[(i % plans.len() as u64) as usize];
+                        let program_seed = seed.wrapping_add(i);
+                        tracing::debug!(index = i, seed = program_seed, family = plan.family.name(), "checking");
+                        let report = compare::check_program(i, plan.family, program_seed, &plan.models);
+                        if tx.send(report).is_err() {
+                            break;
+                        }
                     }
-                    // Round-robin over the families; the plans are never empty.
-                    let plan = &plans[(i % plans.len() as u64) as usize];
-                    let program_seed = seed.wrapping_add(i);
-                    tracing::debug!(index = i, seed = program_seed, family = plan.family.name(), "checking");
-                    let report = compare::check_program(i, plan.family, program_seed, &plan.models);
-                    if tx.send(report).is_err() {
-                        break;
-                    }
-                }
+                })
             });
         }
         drop(tx);
