@@ -219,8 +219,10 @@ pub fn wait_succeeds(mode: WaitMode, v: i64, operand: i64) -> bool {
 enum SymKey {
     /// `bar.sync a{, b}` of a CTA group.
     Bar(u32, i64, Option<i64>),
-    /// The `cta_group::2` alloc (or dealloc) rendezvous of a CTA pair (PTX ISA §9.7.16.5).
-    Rendezvous { gpu: u32, pair: u32, dealloc: bool },
+    /// The `cta_group::2` alloc, dealloc or relinquish rendezvous of a CTA pair (PTX ISA
+    /// §9.7.16.5, Table 46: each of the three is issued by a warp of each CTA of the pair, "in
+    /// order to collectively perform the operation").
+    Rendezvous { gpu: u32, pair: u32, op: crate::program::label::TcOp },
     /// The barrier of thread `t`'s `bar.sync a, r` (a register set at run time) when `r` names
     /// no other thread's barrier: `t` alone.
     Solo(usize),
@@ -451,10 +453,11 @@ impl SyncPlan {
     /// A `tcgen05.alloc` / `dealloc` / `relinquish_alloc_permit` of thread `t`: its CTA gets an
     /// allocator; a `cta_group::2` alloc or dealloc joins the CTA pair's rendezvous.
     fn add_allocator_use(&mut self, p: &Program, t: usize, op: &Tcgen05, locations: &mut Vec<LocInfo>) {
-        let (group, dealloc) = match op {
-            Tcgen05::Alloc { group, .. } => (*group, false),
-            Tcgen05::Dealloc { group, .. } => (*group, true),
-            Tcgen05::RelinquishAllocPermit { group } => (*group, false),
+        use crate::program::label::TcOp;
+        let (group, kind) = match op {
+            Tcgen05::Alloc { group, .. } => (*group, TcOp::Alloc),
+            Tcgen05::Dealloc { group, .. } => (*group, TcOp::Dealloc),
+            Tcgen05::RelinquishAllocPermit { group } => (*group, TcOp::Relinquish),
             _ => return,
         };
         let g = self.cta_group[t];
@@ -463,11 +466,10 @@ impl SyncPlan {
             locations.len() as u32 - 1
         });
         if group == CtaGroup::Two
-            && !matches!(op, Tcgen05::RelinquishAllocPermit { .. })
             && let tcfuzz_litmus::Placement::Ptx { gpu, cta, .. } = p.threads[t].placement
         {
             let before = self.symmetric.len();
-            let id = self.add_member(SymKey::Rendezvous { gpu, pair: cta >> 1, dealloc }, t);
+            let id = self.add_member(SymKey::Rendezvous { gpu, pair: cta >> 1, op: kind }, t);
             if self.symmetric.len() > before {
                 self.rendezvous_ids.push(id);
             }
@@ -479,12 +481,12 @@ impl SyncPlan {
         self.tmem_allocators.get(&self.cta_group[t]).copied()
     }
 
-    /// The symmetric barrier id of the `cta_group::2` alloc (or dealloc) rendezvous of thread
-    /// `t`'s CTA pair. Where no warp of the peer CTA takes part, the rendezvous waits for an
+    /// The symmetric barrier id of the `cta_group::2` rendezvous of thread `t`'s CTA pair for
+    /// `op` (alloc, dealloc or relinquish, each its own). Where no warp of the peer CTA takes part, the rendezvous waits for an
     /// [`crate::program::ABSENT_MEMBER`].
-    pub fn rendezvous(&self, t: usize, dealloc: bool) -> Option<u32> {
+    pub fn rendezvous(&self, t: usize, op: crate::program::label::TcOp) -> Option<u32> {
         self.symmetric.iter().find_map(|(k, &id)| match *k {
-            SymKey::Rendezvous { dealloc: d, .. } if d == dealloc && self.members[id as usize] & (1 << t) != 0 => Some(id),
+            SymKey::Rendezvous { op: o, .. } if o == op && self.members[id as usize] & (1 << t) != 0 => Some(id),
             _ => None,
         })
     }

@@ -239,7 +239,7 @@ fn allocator(cx: &Context, g: CtaGroup, tc: TcOp, op: AllocOp, slot: Option<Labe
         CtaGroup::Two => {
             let id = cx
                 .sync
-                .rendezvous(cx.thread, tc == TcOp::Dealloc)
+                .rendezvous(cx.thread, tc)
                 .ok_or_else(|| CheckError::bad("[tcfuzz internal bug] no rendezvous for a cta_group::2 allocation", span))?;
             Some(tag(crate::program::barrier_label(id), tc, g8, true))
         }

@@ -510,3 +510,26 @@ fn multicast_masks() {
     assert_eq!(error("4"), "19:2: bit 2 of multicast mask 0x4 names a CTA of rank 2, but the cluster has 2 CTAs");
     assert_eq!(error("0"), "19:2: multicast mask 0: a ctaMask is a non-zero 16-bit value");
 }
+
+/// A `cta_group::2` `relinquish_alloc_permit` is a collective of the CTA pair, as alloc and
+/// dealloc are (PTX ISA §9.7.16.5, Table 46), with a rendezvous of its own. It had none: lowered
+/// in a CTA whose pair held only the peer's alloc rendezvous, it stopped the check with
+/// "[tcfuzz internal bug] no rendezvous for a cta_group::2 allocation" (a coverage-guided mutant
+/// of a CTA-pair pattern that lost P0's alloc, 9 of 1,500 such mutants). Now each of the two
+/// waits for a partner that never comes in some execution, as a lone alloc does.
+#[test]
+fn a_cta_pair_relinquish_meeting_the_peers_alloc_is_a_hang_not_an_internal_error() {
+    let p = tcfuzz_litmus::parse(
+        "PTX relinquish-against-alloc
+{ slot1 @ shared cta 1 gpu 0 = 0; }
+ P0@warp 0,cta 0,cluster 0,gpu 0 | P1@warp 0,cta 1,cluster 0,gpu 0 ;
+ tcgen05.relinquish_alloc_permit.cta_group::2.sync.aligned | tcgen05.alloc.cta_group::2.sync.aligned.shared::cta.b32 [slot1], 32 ;
+exists (true)
+",
+    )
+    .expect("parses");
+    let e = agree(&p, "relinquish-against-alloc");
+    assert_eq!((e.stats.complete, e.stats.blocked), (1, 3), "{e}");
+    assert!(e.stats.hangs > 0, "{e}");
+    assert_eq!(e.hung_threads.len(), 2, "{e}");
+}
