@@ -5,6 +5,8 @@
 //!
 //! `TCFUZZ_GEN_CASES=<n>` changes how many seeds per pattern are tried.
 
+use std::collections::BTreeSet;
+
 use arbitrary::Unstructured;
 use tcfuzz_checker::{ModelKind, Observation, Options, Verdict, check};
 use tcfuzz_generator::pattern::{Pattern, PatternProgram, pattern_program};
@@ -114,4 +116,45 @@ fn every_mutant_is_broken_under_the_checker() {
     }
     assert!(mutants > 100, "only {mutants} mutants");
     assert!(failures.is_empty(), "{} of {mutants} mutants are not broken:\n{}", failures.len(), failures.join("\n"));
+}
+
+/// The proxy pattern reaches every pair of views it is made of (writer generic or surface; reader
+/// generic, generic alias, surface, texture or constant), in one CTA and across CTAs, and each of
+/// its programs is correct and each of its mutants broken (more programs than the test over every
+/// pattern tries).
+#[test]
+fn proxy_message_passing_covers_every_view_pair_and_its_mutants_break() {
+    let mut shapes = BTreeSet::new();
+    let mut failures = Vec::new();
+    for seed in 0..cases(64) {
+        let p = program(Pattern::ProxyMessagePassing, seed);
+        let text = p.text();
+        let doc = text.lines().nth(1).unwrap_or_default().to_string();
+        shapes.insert(doc.split(" through").next().unwrap_or_default().to_string());
+        shapes.insert(format!("scope {}", if doc.ends_with(".cta\"") { "cta" } else { "gpu" }));
+        match check(&p.program, ModelKind::Ptx, &options()) {
+            Ok(v) if problems(&v, true).is_empty() => {}
+            Ok(v) => failures.push(format!("seed {seed}: {}\n{text}", problems(&v, true).join("; "))),
+            Err(e) => failures.push(format!("seed {seed}: the checker fails: {e}")),
+        }
+        for (k, step) in p.steps().iter().enumerate() {
+            let (m, mutation) = p.mutant(k, !step.removable).expect("a step");
+            match check(&m, ModelKind::Ptx, &options()) {
+                Ok(v) if problems(&v, true).is_empty() => failures.push(format!("seed {seed}: {mutation}: still correct\n{}", print(&m))),
+                Ok(_) => {}
+                Err(e) => failures.push(format!("seed {seed}: {mutation}: the checker fails: {e}")),
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+    for writer in ["Generic", "Surface"] {
+        for reader in ["Generic", "GenericAlias", "Surface", "Texture", "Constant"] {
+            if writer == reader {
+                continue;
+            }
+            let want = format!("\"PTX ISA §8.6 message passing from a {writer} write to a {reader} read");
+            assert!(shapes.contains(&want), "no {writer} → {reader} program: {shapes:?}");
+        }
+    }
+    assert!(shapes.contains("scope cta") && shapes.contains("scope gpu"), "{shapes:?}");
 }

@@ -1,13 +1,14 @@
-//! The edits of the coverage-guided family besides insertion: delete an instruction, change an
-//! instruction's ordering or scope, move a thread, splice in a thread of another program. Each
-//! edit may produce an invalid program; the caller validates and retries.
+//! The edits of the coverage-guided family besides insertion: delete an instruction, swap it with
+//! the next one, change an instruction's ordering, scope or operation, move a thread, splice in a
+//! thread of another program. Each edit may produce an invalid program; the caller validates and
+//! retries.
 
 use std::collections::{BTreeMap, BTreeSet};
 
 use arbitrary::Unstructured;
 use tcfuzz_litmus::{
-    Barrier, Fence, Instr, Location, LocationKind, Mbarrier, Operand, Placement, Program, RegInit, Scope, Sem, StmtKind, Tcgen05, Thread,
-    TileOp, TileOrdering, TileScope,
+    AccessProxy, AtomOp, Barrier, Fence, Instr, Location, LocationKind, Mbarrier, Operand, Placement, Program, RegInit, Scope, Sem,
+    StateSpace, StmtKind, Tcgen05, Thread, TileOp, TileOrdering, TileScope,
 };
 
 use crate::choose::{chance, index};
@@ -38,6 +39,64 @@ pub(crate) fn delete(u: &mut Unstructured<'_>, p: &mut Program) -> arbitrary::Re
     Ok(Some(format!("delete {}#{i}", p.threads[t].name)))
 }
 
+/// Swaps one instruction with the instruction right after it in its thread: program order is
+/// what fences, waits and release/acquire order (PTX ISA §8.9.2 "Causality order" is built on
+/// it), so moving an access across a fence or a wait, or a `relinquish_alloc_permit` before an
+/// `alloc` (§9.7.16.7.1), reaches what inserting and deleting alone rarely do. `None` if no
+/// thread has two adjacent instructions.
+pub(crate) fn swap(u: &mut Unstructured<'_>, p: &mut Program) -> arbitrary::Result<Option<String>> {
+    let all: Vec<(usize, usize)> = instructions(p)
+        .into_iter()
+        .filter(|&(t, i)| p.threads[t].body.get(i + 1).is_some_and(|s| matches!(s.kind, StmtKind::Instr(_))))
+        .collect();
+    if all.is_empty() {
+        return Ok(None);
+    }
+    let (t, i) = all[index(u, all.len())?];
+    p.threads[t].body.swap(i, i + 1);
+    Ok(Some(format!("swap {}#{i} and #{}", p.threads[t].name, i + 1)))
+}
+
+/// The read-modify-write operations of `atom` (PTX ISA §9.7.13.5: `.and .or .xor .cas .exch
+/// .add .inc .dec .min .max`; `.sub` is not a PTX `atom` operation).
+const ATOM_OPS: [AtomOp; 10] =
+    [AtomOp::Add, AtomOp::Exch, AtomOp::Cas, AtomOp::And, AtomOp::Or, AtomOp::Xor, AtomOp::Min, AtomOp::Max, AtomOp::Inc, AtomOp::Dec];
+
+/// The operations of `red` (PTX ISA §9.7.13.6: `.and .or .xor .add .inc .dec .min .max`).
+const RED_OPS: [AtomOp; 8] = [AtomOp::Add, AtomOp::And, AtomOp::Or, AtomOp::Xor, AtomOp::Min, AtomOp::Max, AtomOp::Inc, AtomOp::Dec];
+
+/// Another `atom` operation for `a`: a `cas` gets a new value operand, an operation that was a
+/// `cas` loses it. Each computes a different value from what it reads, so the final states and
+/// the reads-from choices of the other threads differ.
+pub(crate) fn atom_op(u: &mut Unstructured<'_>, a: &mut tcfuzz_litmus::Atomic) -> arbitrary::Result<()> {
+    a.op = ATOM_OPS[index(u, ATOM_OPS.len())?];
+    a.b = if a.op == AtomOp::Cas { Some(Operand::Imm(u.int_in_range(1..=3)?)) } else { None };
+    Ok(())
+}
+
+/// Another `red` operation.
+pub(crate) fn red_op(u: &mut Unstructured<'_>) -> arbitrary::Result<AtomOp> {
+    Ok(RED_OPS[index(u, RED_OPS.len())?])
+}
+
+/// A fence at a scope: `fence.sc`, `fence.acq_rel`, or `membar` (PTX ISA §9.7.13.4: `membar.cta`,
+/// `.gl`, `.sys` are `fence.sc` at `.cta`, `.gpu`, `.sys`; there is no cluster `membar`).
+pub(crate) fn fence(u: &mut Unstructured<'_>) -> arbitrary::Result<Fence> {
+    let s = SCOPES[index(u, SCOPES.len())?];
+    Ok(match index(u, 5)? {
+        0 | 1 => Fence::Sc(s),
+        2 | 3 => Fence::AcqRel(s),
+        _ if s == Scope::Cluster => Fence::Sc(s),
+        _ => Fence::Membar(s),
+    })
+}
+
+/// The state space of a `fence.proxy.async` (PTX ISA §9.7.13.4: none — all of them — `.global`,
+/// `.shared::cta` or `.shared::cluster`).
+pub(crate) fn proxy_async_space(u: &mut Unstructured<'_>) -> arbitrary::Result<Option<StateSpace>> {
+    Ok([None, Some(StateSpace::Global), Some(StateSpace::SharedCta), Some(StateSpace::SharedCluster)][index(u, 4)?])
+}
+
 fn opt_scope(u: &mut Unstructured<'_>) -> arbitrary::Result<Option<Scope>> {
     Ok(Some(SCOPES[index(u, SCOPES.len())?]))
 }
@@ -59,7 +118,7 @@ pub(crate) fn requalify(u: &mut Unstructured<'_>, p: &mut Program) -> arbitrary:
                         | Instr::St(_)
                         | Instr::Atom(_)
                         | Instr::Red(_)
-                        | Instr::Fence(Fence::Sc(_) | Fence::AcqRel(_))
+                        | Instr::Fence(Fence::Sc(_) | Fence::AcqRel(_) | Fence::Membar(_) | Fence::ProxyAsync(_))
                         | Instr::Mbarrier(Mbarrier::Arrive(_) | Mbarrier::Wait(_))
                         | Instr::Barrier(Barrier::ClusterArrive { .. })
                         | Instr::Tcgen05(Tcgen05::Fence { .. } | Tcgen05::Wait { .. })
@@ -75,6 +134,10 @@ pub(crate) fn requalify(u: &mut Unstructured<'_>, p: &mut Program) -> arbitrary:
     let name = p.threads[t].name.clone();
     let StmtKind::Instr(instr) = &mut p.threads[t].body[i].kind else { return Ok(None) };
     match instr {
+        // A texture, surface or constant access is `.weak` (the mixed-proxy dialect): nothing
+        // to requalify.
+        Instr::Ld(l) if l.proxy != AccessProxy::Generic => return Ok(None),
+        Instr::St(s) if s.proxy != AccessProxy::Generic => return Ok(None),
         Instr::Ld(l) => {
             (l.sem, l.scope) = match index(u, 4)? {
                 0 => (None, None),
@@ -84,25 +147,28 @@ pub(crate) fn requalify(u: &mut Unstructured<'_>, p: &mut Program) -> arbitrary:
             }
         }
         Instr::St(s) => {
-            (s.sem, s.scope) = match index(u, 4)? {
+            // `st.volatile` (PTX ISA §9.7.9.9) as well as the weak, relaxed and release stores.
+            (s.sem, s.scope) = match index(u, 5)? {
                 0 => (None, None),
                 1 => (Some(Sem::Relaxed), opt_scope(u)?),
                 2 => (Some(Sem::Release), opt_scope(u)?),
+                3 => (Some(Sem::Volatile), None),
                 _ => (Some(Sem::Weak), None),
             }
         }
+        // One time in three the operation changes instead of the ordering.
+        Instr::Atom(a) if chance(u, 33)? => atom_op(u, a)?,
         Instr::Atom(a) => {
             a.sem = [None, Some(Sem::Relaxed), Some(Sem::Acquire), Some(Sem::Release), Some(Sem::AcqRel)][index(u, 5)?];
             a.scope = if chance(u, 80)? { opt_scope(u)? } else { None };
         }
+        Instr::Red(r) if chance(u, 33)? => r.op = red_op(u)?,
         Instr::Red(r) => {
             r.sem = [None, Some(Sem::Relaxed), Some(Sem::Release)][index(u, 3)?];
             r.scope = if chance(u, 80)? { opt_scope(u)? } else { None };
         }
-        Instr::Fence(f) => {
-            let s = SCOPES[index(u, SCOPES.len())?];
-            *f = if chance(u, 50)? { Fence::Sc(s) } else { Fence::AcqRel(s) };
-        }
+        Instr::Fence(Fence::ProxyAsync(space)) => *space = proxy_async_space(u)?,
+        Instr::Fence(f) => *f = fence(u)?,
         Instr::Mbarrier(Mbarrier::Arrive(a)) => {
             a.sem = Some(if chance(u, 50)? { Sem::Release } else { Sem::Relaxed });
             a.scope = Some(if chance(u, 50)? { Scope::Cta } else { Scope::Cluster });

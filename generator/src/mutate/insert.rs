@@ -118,10 +118,11 @@ pub(crate) fn build(u: &mut Unstructured<'_>, class: OpClass, o: &Objects, threa
         }
         OpClass::St => {
             let (addr, space, ty) = memory_operand(u, o)?;
-            let (sem, sc) = match index(u, 4)? {
+            let (sem, sc) = match index(u, 5)? {
                 0 => (None, None),
                 1 => (Some(Sem::Relaxed), Some(scope(u)?)),
                 2 => (Some(Sem::Release), Some(scope(u)?)),
+                3 => (Some(Sem::Volatile), None),
                 _ => (Some(Sem::Weak), None),
             };
             Instr::St(Store { proxy: AccessProxy::Generic, sem, scope: sc, space, ty, addr, src: Operand::Imm(u.int_in_range(1..=3)?) })
@@ -129,20 +130,34 @@ pub(crate) fn build(u: &mut Unstructured<'_>, class: OpClass, o: &Objects, threa
         OpClass::Atom => {
             let (addr, space, ty) = memory_operand(u, o)?;
             let sem = [None, Some(Sem::Relaxed), Some(Sem::Acquire), Some(Sem::Release), Some(Sem::AcqRel)][index(u, 5)?];
-            let op = if chance(u, 50)? { AtomOp::Add } else { AtomOp::Exch };
             let sc = if chance(u, 70)? { Some(scope(u)?) } else { None };
             let dst = fresh_register(thread, &mut taken);
-            Instr::Atom(Atomic { sem, scope: sc, space, op, ty, dst, addr, a: Operand::Imm(u.int_in_range(1..=3)?), b: None })
+            let mut atom =
+                Atomic { sem, scope: sc, space, op: AtomOp::Add, ty, dst, addr, a: Operand::Imm(u.int_in_range(1..=3)?), b: None };
+            // Half the time an add or an exchange, else any `atom` operation.
+            if chance(u, 50)? {
+                atom.op = if chance(u, 50)? { AtomOp::Add } else { AtomOp::Exch };
+            } else {
+                super::edit::atom_op(u, &mut atom)?;
+            }
+            Instr::Atom(atom)
         }
         OpClass::Red => {
             let (addr, space, ty) = memory_operand(u, o)?;
             let sem = [None, Some(Sem::Relaxed), Some(Sem::Release)][index(u, 3)?];
             let sc = if chance(u, 70)? { Some(scope(u)?) } else { None };
-            Instr::Red(Reduction { sem, scope: sc, space, op: AtomOp::Add, ty, addr, a: Operand::Imm(1) })
+            let op = if chance(u, 50)? { AtomOp::Add } else { super::edit::red_op(u)? };
+            Instr::Red(Reduction { sem, scope: sc, space, op, ty, addr, a: Operand::Imm(1) })
         }
-        OpClass::FenceSc => Instr::Fence(Fence::Sc(scope(u)?)),
+        OpClass::FenceSc => {
+            // Now and then the `membar` spelling (PTX ISA §9.7.13.4; no cluster `membar`).
+            let s = scope(u)?;
+            Instr::Fence(if s != Scope::Cluster && chance(u, 25)? { Fence::Membar(s) } else { Fence::Sc(s) })
+        }
         OpClass::FenceAcqRel => Instr::Fence(Fence::AcqRel(scope(u)?)),
-        OpClass::FenceProxyAsync => Instr::Fence(Fence::ProxyAsync(Some(StateSpace::SharedCta))),
+        OpClass::FenceProxyAsync => {
+            Instr::Fence(Fence::ProxyAsync(if chance(u, 50)? { Some(StateSpace::SharedCta) } else { super::edit::proxy_async_space(u)? }))
+        }
         OpClass::BarSync => {
             Instr::Barrier(Barrier::Sync { form: BarForm { long: false, cta: false, aligned: false }, operands: vec![Operand::Imm(0)] })
         }

@@ -1,8 +1,9 @@
 //! The coverage-guided family: a program of the seed pool (the programs that reached a coverage
 //! feature first), mutated — an instruction inserted ([`choice::ChoiceTable`] picks its class
-//! next to one the program has, as syzkaller's `prog/prio.go` does), deleted, or given another
-//! ordering or scope; a thread moved; a thread of another seed spliced in; the condition drawn
-//! anew.
+//! next to one the program has, as syzkaller's `prog/prio.go` does), deleted, swapped with its
+//! neighbour, or given another ordering, scope or operation; an access routed through a proxy
+//! alias of its location; a thread moved; a thread of another seed spliced in; the condition
+//! drawn anew.
 //!
 //! Seeds are chosen by rarity: a seed weighs the sum over the features it was first to reach of
 //! `1 / (how often the campaign has seen the feature)`, scaled by `8 / (8 + its statements)`, so
@@ -14,6 +15,7 @@
 pub mod choice;
 pub(crate) mod edit;
 pub(crate) mod insert;
+pub(crate) mod proxy;
 
 use std::collections::HashMap;
 
@@ -108,18 +110,25 @@ pub struct Mutated {
 enum Edit {
     Insert,
     Delete,
+    Swap,
     Requalify,
+    Proxy,
     Move,
     Splice,
     Condition,
 }
 
 /// Tries to make a valid mutant of a pool seed; `None` when the pool is empty or no attempt gave
-/// a valid program within the limits.
+/// a valid program within the limits. A seed already past the limits (a pattern program, a long
+/// `assume` program) may still be mutated, as long as the mutant grows no larger than the seed:
+/// checking it then costs about what checking the seed did, and the edits that do not grow a
+/// program (swaps, requalifications, deletions) are most of what can explain such a seed.
 pub fn mutate(pool: &SeedPool, limits: Limits, u: &mut Unstructured<'_>) -> arbitrary::Result<Option<Mutated>> {
     const ATTEMPTS: usize = 8;
     for _ in 0..ATTEMPTS {
         let Some(seed) = pool.pick(u)? else { return Ok(None) };
+        let max_threads = limits.max_threads.max(seed.program.threads.len());
+        let max_instructions = limits.max_instructions.max(instruction_count(&seed.program));
         let mut p = seed.program.clone();
         p.comments.clear();
         let mut seeds = vec![seed.id];
@@ -131,7 +140,9 @@ pub fn mutate(pool: &SeedPool, limits: Limits, u: &mut Unstructured<'_>) -> arbi
                 &[
                     (30, Edit::Insert),
                     (15, Edit::Delete),
+                    (10, Edit::Swap),
                     (25, Edit::Requalify),
+                    (5, Edit::Proxy),
                     (10, Edit::Move),
                     (10, Edit::Splice),
                     (10, Edit::Condition),
@@ -141,11 +152,13 @@ pub fn mutate(pool: &SeedPool, limits: Limits, u: &mut Unstructured<'_>) -> arbi
             let done = match edit {
                 Edit::Insert => insert(u, &mut p, &pool.table)?,
                 Edit::Delete => edit::delete(u, &mut p)?,
+                Edit::Swap => edit::swap(u, &mut p)?,
                 Edit::Requalify => edit::requalify(u, &mut p)?,
+                Edit::Proxy => proxy::route(u, &mut p)?,
                 Edit::Move => edit::move_thread(u, &mut p)?,
                 Edit::Splice => match pool.pick(u)? {
                     Some(donor) => {
-                        let done = edit::splice(u, &mut p, &donor.program, limits.max_threads)?;
+                        let done = edit::splice(u, &mut p, &donor.program, max_threads)?;
                         if done.is_some() {
                             seeds.push(donor.id);
                         }
@@ -160,8 +173,8 @@ pub fn mutate(pool: &SeedPool, limits: Limits, u: &mut Unstructured<'_>) -> arbi
             };
             edits.extend(done);
         }
-        let size = p.threads.iter().flat_map(|t| &t.body).filter(|s| matches!(s.kind, StmtKind::Instr(_))).count();
-        if edits.is_empty() || p.threads.len() > limits.max_threads || size > limits.max_instructions || size == 0 {
+        let size = instruction_count(&p);
+        if edits.is_empty() || p.threads.len() > max_threads || size > max_instructions || size == 0 {
             continue;
         }
         if tcfuzz_litmus::validate(&p).is_ok() {
@@ -171,6 +184,11 @@ pub fn mutate(pool: &SeedPool, limits: Limits, u: &mut Unstructured<'_>) -> arbi
         // next attempt starts from a seed again.
     }
     Ok(None)
+}
+
+/// The instructions of `p` (labels excluded).
+fn instruction_count(p: &Program) -> usize {
+    p.threads.iter().flat_map(|t| &t.body).filter(|s| matches!(s.kind, StmtKind::Instr(_))).count()
 }
 
 /// Inserts one instruction (two for a cluster barrier) of a class the choice table picks next to

@@ -25,7 +25,10 @@
 //!   `commit` multicast to both CTAs' mbarriers, and the Table 47 cluster barrier before the
 //!   pair's `dealloc`;
 //! - [`Pattern::TileMessagePassing`] — Tile IR spec §7.12.3: payload stores token-ordered
-//!   before a release, payload loads token-ordered after the acquire.
+//!   before a release, payload loads token-ordered after the acquire;
+//! - [`Pattern::ProxyMessagePassing`] — PTX ISA §8.6 and §9.7.13.4: message passing where the
+//!   payload is written and read through different proxies or virtual addresses (surface,
+//!   texture, constant and generic aliases), with the `fence.proxy` each crossing needs.
 //!
 //! A pattern marks the steps it needs ([`SyncStep`]): removing one, or weakening it where a
 //! weaker form exists (an ordering, a scope, a token dependency), must give a race, a hang, a
@@ -35,6 +38,7 @@
 
 mod barriers;
 mod mp;
+mod proxy;
 mod sketch;
 mod tcgen05;
 mod tileir;
@@ -61,10 +65,11 @@ pub enum Pattern {
     TmaRing,
     CtaPair,
     TileMessagePassing,
+    ProxyMessagePassing,
 }
 
 impl Pattern {
-    pub const ALL: [Pattern; 8] = [
+    pub const ALL: [Pattern; 9] = [
         Pattern::MessagePassing,
         Pattern::MbarrierHandoff,
         Pattern::CtaBarrier,
@@ -73,6 +78,7 @@ impl Pattern {
         Pattern::TmaRing,
         Pattern::CtaPair,
         Pattern::TileMessagePassing,
+        Pattern::ProxyMessagePassing,
     ];
 
     /// The pattern's name in configurations and signatures.
@@ -86,6 +92,7 @@ impl Pattern {
             Pattern::TmaRing => "tma-ring",
             Pattern::CtaPair => "cta-pair",
             Pattern::TileMessagePassing => "tile-message-passing",
+            Pattern::ProxyMessagePassing => "proxy-message-passing",
         }
     }
 
@@ -104,6 +111,7 @@ impl Pattern {
             Pattern::TmaRing => tma::ring(u),
             Pattern::CtaPair => tcgen05::cta_pair(u),
             Pattern::TileMessagePassing => tileir::message_passing(u),
+            Pattern::ProxyMessagePassing => proxy::message_passing(u),
         }
     }
 }
@@ -117,7 +125,7 @@ impl fmt::Display for Pattern {
 /// A name that is not one of [`Pattern::ALL`].
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 #[error(
-    "unknown pattern `{0}`; known: message-passing, mbarrier-handoff, cta-barrier, cluster-barrier, tcgen05-pipeline, tma-ring, cta-pair, tile-message-passing"
+    "unknown pattern `{0}`; known: message-passing, mbarrier-handoff, cta-barrier, cluster-barrier, tcgen05-pipeline, tma-ring, cta-pair, tile-message-passing, proxy-message-passing"
 )]
 pub struct UnknownPattern(pub String);
 
