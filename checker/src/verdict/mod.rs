@@ -134,7 +134,9 @@ impl RaceKind {
             RaceKind::Tmem => {
                 "tcgen05 ordering: pipelined pair, wait::ld/st, commit, or fence::before/after_thread_sync around a thread synchronization (PTX ISA §9.7.16.6)"
             }
-            RaceKind::Proxy => "fence.proxy.async between the generic and the async-proxy access (PTX ISA §9.7.16.6.5)",
+            RaceKind::Proxy => {
+                "a proxy fence between the accesses' proxies: fence.proxy.async for the async proxy (PTX ISA §9.7.16.6.5), fence.proxy.{texture,surface,constant} for the others (§8.9.5)"
+            }
         }
     }
 }
@@ -329,6 +331,19 @@ fn repair_hint(g: &ExecutionGraph, model: ModelKind, kind: RaceKind, a: EventId,
         }
         // One thread: the asynchronous tcgen05 operation needs the after-fence as well as the
         // proxy fence (a proxy fence does not order it after its thread's earlier accesses).
+        // Texture, surface or constant against another proxy: §8.9.5 proxy-preserved base
+        // causality passes from one proxy to another only through a proxy fence of that proxy
+        // (`fence.proxy.{texture,surface,constant}`, §8.6); `fence.proxy.async` is not one.
+        RaceKind::Proxy if !is_async_proxy(g, first) && !is_async_proxy(g, second) => {
+            let fence = alias_proxy_fence(g.label(first).proxy).or(alias_proxy_fence(g.label(second).proxy)).unwrap_or("fence.proxy.alias");
+            if first.thread == second.thread {
+                format!("{fence} in this thread between the two accesses: they go through different proxies, and only a proxy fence carries order from one proxy to another (proxy-preserved base causality, PTX ISA §8.9.5, §8.6)")
+            } else {
+                format!(
+                    "a release/acquire pattern or a barrier between the threads, and {fence}, in the CTA of the access through that proxy, between the two accesses in causality order: they go through different proxies, and only a proxy fence carries order from one proxy to another (proxy-preserved base causality, PTX ISA §8.9.5, §8.6)"
+                )
+            }
+        }
         RaceKind::Proxy if first.thread == second.thread && g.label(second).tc.is_some() && g.label(second).is_async() => "fence.proxy.async, then tcgen05.fence::after_thread_sync, between the generic access and the asynchronous tcgen05 operation: only the after-fence orders that operation after the earlier accesses of its thread (§9.7.16.6.3, §9.7.16.6.5)".to_string(),
         // Both accesses in one thread: the fence goes between them there (a bulk copy's source
         // written by a generic store of the copying thread).
@@ -340,7 +355,31 @@ fn repair_hint(g: &ExecutionGraph, model: ModelKind, kind: RaceKind, a: EventId,
             "nothing orders two elements of one tile operation (Tile IR spec §7.10, §7.12.2): keep its elements apart, or make the accesses morally strong (relaxed or stronger, with a scope such as tile_block)".to_string()
         }
         RaceKind::Data if model == ModelKind::TileIr => TILEIR_DATA_RULE.to_string(),
+        // Two virtual aliases of one location, both generic: causality between them needs a
+        // `fence.proxy.alias` on the way (§8.9.5, the alias disjunct of proxy-preserved base
+        // causality).
+        RaceKind::Data if g.label(first).vloc != g.label(second).vloc => {
+            let sync = if first.thread == second.thread { "in this thread between the two accesses" } else { "on the way from one access to the other, with a release/acquire pattern or a barrier between the threads" };
+            format!("fence.proxy.alias {sync}: they name different virtual aliases of one location, and causality passes between aliases only through fence.proxy.alias (proxy-preserved base causality, PTX ISA §8.9.5)")
+        }
         RaceKind::Data => kind.rule().to_string(),
+    }
+}
+
+/// Whether `e` goes through the async proxy (a `tcgen05` shared-memory operand, a bulk copy).
+fn is_async_proxy(g: &ExecutionGraph, e: EventId) -> bool {
+    g.label(e).proxy == crate::program::label::Proxy::Async
+}
+
+/// The proxy fence of a texture, surface or constant access (PTX ISA §8.6); none for the generic
+/// and async proxies.
+fn alias_proxy_fence(p: crate::program::label::Proxy) -> Option<&'static str> {
+    use crate::program::label::Proxy;
+    match p {
+        Proxy::Texture => Some("fence.proxy.texture"),
+        Proxy::Surface => Some("fence.proxy.surface"),
+        Proxy::Constant => Some("fence.proxy.constant"),
+        Proxy::Generic | Proxy::Async => None,
     }
 }
 

@@ -1,6 +1,6 @@
 //! Classic shapes under the PTX model, with the outcome the PTX ISA's axioms give them.
 
-use tcfuzz_checker::{Method, ModelKind, Observation, Options, Verdict, check, check_exact, check_oracle};
+use tcfuzz_checker::{Method, ModelKind, Observation, Options, RaceKind, Verdict, check, check_exact, check_oracle};
 use tcfuzz_litmus::{AtomOp, Program, Quantifier, Scope, Sem};
 
 use crate::build::*;
@@ -213,6 +213,41 @@ fn ptx_surface_read_of_a_generic_write_needs_a_proxy_fence() {
     };
     expect(&prog(false), Observation::Sometimes);
     expect(&prog(true), Observation::Never);
+}
+
+#[test]
+fn ptx_alias_and_proxy_races_name_the_fence_that_orders_them() {
+    // Two threads of one CTA meet at a barrier; the reader reads x through an alias. Through a
+    // surface alias only fence.proxy.surface (either side, §8.9.5) orders the accesses, through a
+    // generic alias only fence.proxy.alias; the hint names that fence, never fence.proxy.async.
+    let prog = |proxy: tcfuzz_litmus::AliasProxy, fence: Option<(usize, tcfuzz_litmus::AliasProxy)>| {
+        let read = match proxy {
+            tcfuzz_litmus::AliasProxy::Generic => ld(W, None, "r0", "a"),
+            _ => proxy_ld(tcfuzz_litmus::AccessProxy::Surface, "r0", "a"),
+        };
+        let mut threads = vec![vec![st(W, None, "x", imm(1)), bar_sync(0)], vec![bar_sync(0), read]];
+        if let Some((t, kind)) = fence {
+            threads[t].insert(1, stmt(tcfuzz_litmus::Instr::Fence(tcfuzz_litmus::Fence::Proxy(kind))));
+        }
+        let mut p = program("alias-mp", &[("x", 0)], threads, &[0, 0], exists_regs(Quantifier::Exists, &[("P1", "r0", 0)]));
+        p.locations.push(alias("a", proxy, "x"));
+        p
+    };
+    use tcfuzz_litmus::AliasProxy::{Generic, Surface};
+    for (proxy, fence, kind) in [(Surface, "fence.proxy.surface", RaceKind::Proxy), (Generic, "fence.proxy.alias", RaceKind::Data)] {
+        let v = expect(&prog(proxy, None), Observation::Sometimes);
+        assert_eq!(v.races.len(), 1, "{v}");
+        assert_eq!(v.races[0].kind, kind, "{v}");
+        assert!(v.races[0].rule.starts_with(fence) || v.races[0].rule.contains(&format!("and {fence},")), "{}", v.races[0].rule);
+        assert!(!v.races[0].rule.contains("fence.proxy.async") && !v.races[0].rule.contains("tcgen05"), "{}", v.races[0].rule);
+        for side in [0, 1] {
+            let v = expect(&prog(proxy, Some((side, proxy))), Observation::Never);
+            assert!(v.races.is_empty(), "{v}");
+        }
+    }
+    // The other fence does not do: a generic alias fence does not order the surface access.
+    let v = expect(&prog(Surface, Some((0, Generic))), Observation::Sometimes);
+    assert_eq!(v.races.len(), 1, "{v}");
 }
 
 fn lb(dependent: bool) -> Program {
