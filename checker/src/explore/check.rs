@@ -86,7 +86,7 @@ fn explore_compiled(prog: &CompiledProgram, model: ModelKind, options: &Options)
     let (mut max_depth, mut lost_revisit) = (0, false);
     for p in progs {
         out.set_program(p);
-        let (_, depth, lost) = explore_part(p, model, options, &mut out, trust::Part::All)?;
+        let (_, depth, lost) = explore_part(p, model, options, &mut out, trust::Part::All, None)?;
         max_depth = max_depth.max(depth);
         lost_revisit |= lost;
     }
@@ -111,6 +111,7 @@ pub(super) fn explore_part<'p>(
     options: &Options,
     out: &mut verdict::Collector<'p>,
     part: trust::Part,
+    donor: Option<trust::Donor<'_>>,
 ) -> Result<(trust::Part, usize, bool), CheckError> {
     model_applies(p, model)?;
     let m = model::model_for(model, p);
@@ -132,6 +133,8 @@ pub(super) fn explore_part<'p>(
         part,
         path: Vec::new(),
         children: Vec::new(),
+        given: Vec::new(),
+        donor,
     };
     if let Err(e) = explorer.run() {
         // The explorer stops at the budget without the counts (`trust.rs`): they are the

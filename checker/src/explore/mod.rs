@@ -101,6 +101,7 @@
 
 pub(crate) mod bound;
 pub(crate) mod check;
+mod donate;
 mod holes;
 mod maximal;
 pub(crate) mod oracle;

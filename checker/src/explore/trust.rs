@@ -465,6 +465,18 @@ pub(crate) struct Explorer<'a, 'c> {
     pub path: Vec<u32>,
     /// Per level of the recursion, how many children of the graph there were visited so far.
     pub children: Vec<u32>,
+    /// Per level of the recursion, the first child given away to another thread ([`Donor`]);
+    /// `u32::MAX` where none was.
+    pub given: Vec<u32>,
+    /// Where a parallel check's idle threads ask for work, and the variant explored.
+    pub donor: Option<Donor<'a>>,
+}
+
+/// A parallel check's share of work ([`super::donate`]) as one of its explorers sees it.
+#[derive(Clone, Copy)]
+pub(crate) struct Donor<'a> {
+    pub share: &'a super::donate::Share,
+    pub variant: u32,
 }
 
 /// Which part of the exploration tree an [`Explorer`] explores. The tree: each graph visited
@@ -478,8 +490,9 @@ pub(crate) enum Part {
     /// it, go to `out` in the order of exploration — together they cover every execution once.
     Split { depth: usize, out: Vec<Vec<u32>> },
     /// The subtree at this path only (the nodes on the way are visited, their other children
-    /// skipped); `reached` is set when it is.
-    Subtree { path: Vec<u32>, reached: bool },
+    /// skipped); `reached` is set when it is. With `rest`, also every later sibling's: the
+    /// children of the path's parent from the path's last index on ([`super::donate`]).
+    Subtree { path: Vec<u32>, rest: bool, reached: bool },
 }
 
 /// The values a thread's events read or wrote, and what [`replay`] gave for them.
@@ -506,6 +519,7 @@ impl Explorer<'_, '_> {
         g.barrier_dyn_members = self.prog.barrier_dyn_members.clone();
         self.path.clear();
         self.children = vec![0];
+        self.given = vec![u32::MAX];
         self.visit(g)
     }
 
@@ -706,6 +720,10 @@ impl Explorer<'_, '_> {
         }
         let index = self.children[self.depth];
         self.children[self.depth] += 1;
+        if index >= self.given[self.depth] {
+            // Another thread explores it ([`Explorer::donate`]).
+            return Ok(());
+        }
         match &mut self.part {
             Part::All => {}
             Part::Split { depth, out } if self.depth == *depth => {
@@ -713,14 +731,26 @@ impl Explorer<'_, '_> {
                 return Ok(());
             }
             Part::Split { .. } => {}
-            Part::Subtree { path, reached } => match path.get(self.depth) {
+            Part::Subtree { path, rest: true, reached } if self.depth + 1 == path.len() => {
+                if index < path[self.depth] {
+                    return Ok(());
+                }
+                *reached = true;
+            }
+            Part::Subtree { path, reached, .. } => match path.get(self.depth) {
                 Some(&i) if i != index => return Ok(()),
                 Some(_) => *reached |= self.depth + 1 == path.len(),
                 None => {}
             },
         }
+        if let Some(d) = self.donor
+            && d.share.wanted()
+        {
+            self.donate(d);
+        }
         self.path.push(index);
         self.children.push(0);
+        self.given.push(u32::MAX);
         self.depth += 1;
         let parts = if let Part::Split { out, .. } = &self.part { out.len() } else { 0 };
         let r = self.visit_inner(g);
@@ -734,8 +764,31 @@ impl Explorer<'_, '_> {
             out.push(self.path.clone());
         }
         self.children.pop();
+        self.given.pop();
         self.path.pop();
         r
+    }
+
+    /// Gives idle threads the children still to come of the nodes on the current path, the
+    /// shallowest first (the most work left), as long as one waits: each is then skipped here.
+    /// Only nodes of the part this explorer owns; a node may turn out to have no child left.
+    fn donate(&mut self, d: Donor<'_>) {
+        let first = match &self.part {
+            Part::All => 1,
+            Part::Split { .. } => return,
+            Part::Subtree { path, rest, .. } => path.len() - usize::from(*rest),
+        };
+        for level in first..=self.depth {
+            if self.given[level] != u32::MAX {
+                continue;
+            }
+            let next = self.children[level];
+            let path = self.path[..level].iter().copied().chain([next]).collect();
+            if !d.share.give(super::donate::Donation { variant: d.variant, path, rest: true }) {
+                return;
+            }
+            self.given[level] = next;
+        }
     }
 
     /// Whether a leaf of the exploration tree at the current depth is an execution to record:

@@ -299,6 +299,8 @@ mod tests {
                 part: crate::explore::trust::Part::All,
                 path: Vec::new(),
                 children: Vec::new(),
+                given: Vec::new(),
+                donor: None,
             }
             .run();
             let mut out = Collector::new(&prog, false, 16, false);

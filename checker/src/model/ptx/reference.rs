@@ -507,6 +507,8 @@ mod tests {
                 part: crate::explore::trust::Part::All,
                 path: Vec::new(),
                 children: Vec::new(),
+                given: Vec::new(),
+                donor: None,
             }
             .run();
             let mut out = Collector::new(p, false, 16, false);
