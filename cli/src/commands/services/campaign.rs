@@ -40,7 +40,9 @@ use crate::exit::UsageError;
 ///
 /// --json: one object on stdout at the end, with the keys of `tcfuzz fuzz --json` ("programs",
 /// "executions", "too_large", "discrepancies_new", "discrepancies_total", "coverage_features",
-/// "seconds", "programs_per_s", "executions_per_s") and "campaign", "state", "report".
+/// "seconds", "programs_per_s", "executions_per_s") and "campaign", "state", "report",
+/// "jobs_failed" (jobs whose results the coordinator refused for good: their programs are not
+/// recorded; a job blamed for killing its workers is not one, it is a `checker-crash`).
 ///
 /// Workers run the executor of `tcfuzz fuzz`: --config is its configuration (see `tcfuzz fuzz
 /// --help`), and every new discrepancy is minimized by a worker (within --minimize-budget), the
@@ -217,6 +219,7 @@ pub fn run(args: &Args, quiet: bool) -> anyhow::Result<ExitCode> {
                 "coverage_features": info.coverage_features, "seconds": seconds,
                 "programs_per_s": rate(s.programs), "executions_per_s": rate(s.executions),
                 "campaign": info.id, "state": state_name(info.state), "report": report_path.display().to_string(),
+                "jobs_failed": info.jobs_failed,
             })
         );
     } else if !quiet {
