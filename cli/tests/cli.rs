@@ -1425,6 +1425,9 @@ mod genmc_bench;
 /// Issue 21: the CLI as a user meets it.
 #[path = "cli/issue21.rs"]
 mod issue21;
+/// Issue 23: `--max-message-bytes` from the CLI.
+#[path = "cli/message_limit.rs"]
+mod message_limit;
 #[path = "cli/refused_reports.rs"]
 mod refused_reports;
 #[path = "cli/services.rs"]

@@ -59,7 +59,7 @@ fn cpu_ticks() -> [u64; 4] {
         let slot = match comm.trim() {
             SYNTHETIC_THREADS => 1,
             "tcfuzz-ledger" => 2,
-            "tcfuzz-committer" => 3,
+            "tcfuzz-commit" => 3,
             _ => continue,
         };
         out[slot] += std::fs::read_to_string(task.path().join("stat")).ok().as_deref().and_then(ticks).unwrap_or(0);

@@ -143,7 +143,8 @@ fn run(
     let committer = {
         let corpus = corpus.clone();
         std::thread::Builder::new()
-            .name("tcfuzz-committer".into())
+            // At most 15 bytes: Linux keeps no more of a thread's name (`/proc/*/task/*/comm`, perf).
+            .name("tcfuzz-commit".into())
             .spawn(move || commit_loop(&corpus, &committer_rx))
             .map_err(|e| ServiceError::Unavailable(format!("cannot start the committer thread: {e}")))?
     };

@@ -9,6 +9,14 @@
 //!   ledger.rs    the one writer thread: batches ops into one corpus update (group commit) and
 //!                answers only after the flush
 //!   state.rs     campaigns, workers, leases, blame; mirrored from the corpus, which holds the truth
+//!     settings.rs  lease and message-size settings, the limits of blame, the clock
+//!     campaign.rs  one campaign: its spec, totals, queues, and new generation jobs
+//!     mirror.rs  the State the ledger owns, and the bookkeeping all requests share
+//!     load.rs    the state rebuilt from the corpus at start
+//!     leasing.rs  Register, LeaseJobs, Heartbeat, SeedPool
+//!     recording.rs  ReportResults: exactly-once recording, findings, minimization jobs
+//!     admin.rs   the Admin service's campaigns, status, explorations and Minimize
+//!     tick.rs    expired leases and blame, campaigns ending, stats samples
 //!     epochs.rs  seed-pool epochs: candidates kept durably, seeds chosen in index order at the end
 //!     failures.rs  jobs recorded as failed (their results refused), counted per campaign
 //!     legacy.rs  campaigns stored before jobs were bounded: re-split within the bound

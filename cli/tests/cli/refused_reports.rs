@@ -278,3 +278,54 @@ async fn a_result_over_the_limit_by_itself_is_never_sent_and_fails_its_job() {
     // Nothing was sent that the coordinator had to refuse.
     assert_eq!((summary.jobs_failed, summary.reports_refused), (2, 0));
 }
+
+/// `tcfuzz campaign --coordinator URL --json` (a process) following a campaign whose one job's
+/// report the coordinator refuses: the summary counts the job as failed, and says so on stderr.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn campaign_json_counts_a_job_failed_after_its_report_was_refused() {
+    let dir = TempDir::new("refused-campaign-json");
+    let settings = Settings { lease_ms: 20_000, idle_retry_ms: 20, ..Settings::default() };
+    let c = Coordinator::start(dir.path(), "127.0.0.1:0".parse().unwrap(), settings).await;
+    let target = c.target();
+    let (stop, task) = worker(target.clone(), 1, runner(3, Some(2), true));
+    let token = dir.write("token", &format!("{TOKEN}\n"));
+    let report = dir.path().join("report.md");
+    let args: Vec<String> = ["campaign", "--coordinator", &target.url, "--token-file", token.to_str().unwrap()]
+        .into_iter()
+        .chain(["--programs", "4", "--job-programs", "1", "--report", report.to_str().unwrap(), "--json"])
+        .map(String::from)
+        .collect();
+    let cwd = dir.path().to_path_buf();
+    let campaign = tokio::task::spawn_blocking(move || {
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        tcfuzz(&args, &cwd)
+    });
+    let out = tokio::time::timeout(Duration::from_secs(60), campaign).await.expect("campaign within 60 s").unwrap();
+    let (url, token_path, cwd) = (target.url.clone(), token.clone(), dir.path().to_path_buf());
+    let status = tokio::task::spawn_blocking(move || {
+        tcfuzz(&["status", "--coordinator", &url, "--token-file", token_path.to_str().unwrap(), "--json"], &cwd)
+    });
+    let status = tokio::time::timeout(Duration::from_secs(30), status).await.expect("status within 30 s").unwrap();
+    let _ = stop.send(());
+    let summary = tokio::time::timeout(Duration::from_secs(30), task).await.unwrap().unwrap().unwrap();
+    c.stop().await;
+
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    let json: serde_json::Value = serde_json::from_str(stdout(&out).trim()).unwrap();
+    assert_eq!((json["programs"].as_u64(), json["jobs_failed"].as_u64(), json["state"].as_str()), (Some(3), Some(1), Some("finished")));
+    let why = "the coordinator refused the result: INVALID_ARGUMENT: results[0].findings[0].signature: must not be empty";
+    let warning =
+        format!("warning: campaign {}: 1 jobs failed (their results were refused; their programs are not recorded)", json["campaign"]);
+    let line = stderr(&out).lines().find(|l| l.starts_with(&warning)).map(String::from);
+    assert!(line.as_deref().is_some_and(|l| l.ends_with(why)), "{}", stderr(&out));
+    // `tcfuzz status --json` says the same, with the reason.
+    assert_eq!(code(&status), 0, "{}", stderr(&status));
+    let status: serde_json::Value = serde_json::from_str(stdout(&status).trim()).unwrap();
+    let c = &status["campaigns"][0];
+    assert_eq!(
+        (c["id"].as_u64(), c["jobs_failed"].as_u64(), c["failed_jobs"][0]["reason"].as_str()),
+        (json["campaign"].as_u64(), Some(1), Some(why)),
+        "{status}"
+    );
+    assert_eq!((summary.jobs_recorded, summary.jobs_failed), (3, 1));
+}

@@ -23,7 +23,7 @@ pub(super) const TOKEN: &str = "e2e-token";
 
 /// The fault tests' campaigns: random programs only and no oracles, so that the only
 /// discrepancies are the ones a test makes and a job takes little time.
-const QUIET_CONFIG: &str = r#"{"generator": {"families": {"random": 1, "pattern": 0, "mutant": 0, "coverage": 0}},
+pub(super) const QUIET_CONFIG: &str = r#"{"generator": {"families": {"random": 1, "pattern": 0, "mutant": 0, "coverage": 0}},
   "oracles": {"explorer_vs_oracle": 0, "tileir_weaker_than_ptx": 0, "compiler_lowering": 0}}"#;
 
 /// Random PTX programs, explorer-vs-oracle on each, the oracle planted with a fault (as
@@ -108,7 +108,7 @@ impl Coordinator {
         Coordinator::start_with(dir, listen, lease, &[])
     }
 
-    fn start_with(dir: &TempDir, listen: &str, lease: &str, extra: &[&str]) -> Coordinator {
+    pub(super) fn start_with(dir: &TempDir, listen: &str, lease: &str, extra: &[&str]) -> Coordinator {
         let token = dir.write("token", &format!("{TOKEN}\n"));
         let corpus = dir.path().join("corpus");
         let args = [

@@ -27,7 +27,8 @@ use std::collections::HashSet;
 
 use tcfuzz_corpus::{Corpus, SeedCandidate, Update};
 
-use super::{CampaignRun, State};
+use super::campaign::CampaignRun;
+use super::mirror::State;
 use crate::error::ServiceError;
 use crate::seeds::SeedMirror;
 use crate::validate;

@@ -9,7 +9,8 @@
 
 use tcfuzz_corpus::{Job, JobState, Update, Work};
 
-use super::{CampaignRun, State, enqueue_ranges};
+use super::campaign::{CampaignRun, enqueue_ranges};
+use super::mirror::State;
 use crate::error::ServiceError;
 use crate::validate::MAX_JOB_PROGRAMS;
 

@@ -295,7 +295,7 @@ impl Session {
             Ok(r) => {
                 let r = r.into_inner();
                 self.went_through();
-                tracing::info!(worker = %r.worker_id, lease_ms = r.lease_ms, "registered");
+                tracing::info!(worker = %r.worker_id, lease_ms = r.lease_ms, max_message_bytes = r.max_message_bytes, "registered");
                 self.last_id = r.worker_id.clone();
                 self.worker_id = Some(r.worker_id);
                 self.max_leases = (r.max_leases as usize).max(1);

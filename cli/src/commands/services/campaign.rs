@@ -40,7 +40,9 @@ use crate::exit::UsageError;
 ///
 /// --json: one object on stdout at the end, with the keys of `tcfuzz fuzz --json` ("programs",
 /// "executions", "too_large", "discrepancies_new", "discrepancies_total", "coverage_features",
-/// "seconds", "programs_per_s", "executions_per_s") and "campaign", "state", "report".
+/// "seconds", "programs_per_s", "executions_per_s") and "campaign", "state", "report",
+/// "jobs_failed" (jobs whose results the coordinator refused for good: their programs are not
+/// recorded; a job blamed for killing its workers is not one, it is a `checker-crash`).
 ///
 /// Workers run the executor of `tcfuzz fuzz`: --config is its configuration (see `tcfuzz fuzz
 /// --help`), and every new discrepancy is minimized by a worker (within --minimize-budget), the
@@ -98,6 +100,11 @@ pub struct Args {
     #[arg(long, value_name = "DURATION", default_value = "30s", value_parser = parse_duration)]
     pub minimize_budget: Duration,
 
+    /// The largest report the embedded coordinator accepts from its workers, in bytes: 262144
+    /// (256 KiB) to 16777216 (16 MiB, the default); as `tcfuzz coordinator --max-message-bytes`.
+    #[arg(long, value_name = "N", default_value_t = tcfuzz_proto::MAX_MESSAGE_BYTES, conflicts_with = "coordinator")]
+    pub max_message_bytes: usize,
+
     /// Where to write the Markdown report.
     #[arg(long, value_name = "FILE")]
     pub report: Option<PathBuf>,
@@ -152,6 +159,7 @@ pub fn run(args: &Args, quiet: bool) -> anyhow::Result<ExitCode> {
     if args.programs == Some(0) {
         bail!(UsageError("--programs 0: give at least one program".into()));
     }
+    super::check_message_limit(args.max_message_bytes)?;
     let (config, budget, pool_epoch) = match &args.config {
         Some(p) => {
             let text = std::fs::read_to_string(p).with_context(|| format!("--config {}: cannot read it", p.display()))?;
@@ -211,6 +219,7 @@ pub fn run(args: &Args, quiet: bool) -> anyhow::Result<ExitCode> {
                 "coverage_features": info.coverage_features, "seconds": seconds,
                 "programs_per_s": rate(s.programs), "executions_per_s": rate(s.executions),
                 "campaign": info.id, "state": state_name(info.state), "report": report_path.display().to_string(),
+                "jobs_failed": info.jobs_failed,
             })
         );
     } else if !quiet {
@@ -251,22 +260,30 @@ fn write_report(path: &Path, text: &str) -> anyhow::Result<()> {
 async fn embedded(args: &Args, request: v1::CreateCampaignRequest, progress: bool) -> anyhow::Result<Ended> {
     let corpus = Corpus::open(&args.corpus).with_context(|| format!("--corpus {}", args.corpus.display()))?;
     let workers = args.workers.unwrap_or_else(super::worker::cores);
-    with_embedded(corpus, workers, |target| async move { follow(&target, request, progress).await }).await?
+    let settings = Settings { max_message_bytes: args.max_message_bytes, ..embedded_settings() };
+    with_embedded(corpus, workers, settings, |target| async move { follow(&target, request, progress).await }).await?
 }
 
-/// Runs `work` against a coordinator on a loopback port (recording into `corpus`) with `workers`
-/// workers of one checking thread each, all in this process over real gRPC; stops them after.
+/// The embedded coordinator's settings: shorter leases than a standalone one's, as its workers
+/// share its process (a lost lease means the whole process is gone or stuck).
+pub(super) fn embedded_settings() -> Settings {
+    Settings { lease_ms: 10_000, ..Settings::default() }
+}
+
+/// Runs `work` against a coordinator on a loopback port (recording into `corpus`, with
+/// `settings`) with `workers` workers of one checking thread each, all in this process over real
+/// gRPC; stops them after.
 pub(super) async fn with_embedded<T, F: std::future::Future<Output = T>>(
     corpus: Corpus,
     workers: usize,
+    settings: Settings,
     work: impl FnOnce(Target) -> F,
 ) -> anyhow::Result<T> {
     let token = random_token();
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.context("cannot listen on a loopback port")?;
     let addr = listener.local_addr().context("the loopback address")?;
     let (stop_server, server_stopped) = tokio::sync::oneshot::channel::<()>();
-    let config =
-        Config { token: Some(token.clone()), tls: None, settings: Settings { lease_ms: 10_000, ..Settings::default() }, reports: None };
+    let config = Config { token: Some(token.clone()), tls: None, settings, reports: None };
     let server = tokio::spawn(serve(corpus, listener, config, async {
         let _ = server_stopped.await;
     }));

@@ -62,6 +62,12 @@ pub struct Args {
     /// Where the periodic reports go (created if missing); needs --report-every.
     #[arg(long, value_name = "DIR", requires = "report_every")]
     pub report_dir: Option<PathBuf>,
+
+    /// The largest request a worker may send, in bytes: 262144 (256 KiB) to 16777216 (16 MiB,
+    /// the default). Workers learn it when they register and split their reports to fit; a job
+    /// whose result alone is larger is recorded as failed.
+    #[arg(long, value_name = "N", default_value_t = tcfuzz_proto::MAX_MESSAGE_BYTES)]
+    pub max_message_bytes: usize,
 }
 
 pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
@@ -75,6 +81,7 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
     if args.lease < Duration::from_millis(100) {
         bail!(UsageError(format!("--lease {:?}: at least 100ms", args.lease)));
     }
+    super::check_message_limit(args.max_message_bytes)?;
     let tls = match (&args.tls_cert, &args.tls_key) {
         (Some(cert), Some(key)) => Some(TlsIdentity {
             cert_pem: std::fs::read(cert).with_context(|| format!("--tls-cert {}: cannot read it", cert.display()))?,
@@ -93,7 +100,8 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
         }
         _ => None,
     };
-    let config = Config { token, tls, settings: Settings { lease_ms: args.lease.as_millis() as u64, ..Settings::default() }, reports };
+    let settings = Settings { lease_ms: args.lease.as_millis() as u64, max_message_bytes: args.max_message_bytes, ..Settings::default() };
+    let config = Config { token, tls, settings, reports };
     super::runtime()?.block_on(async {
         let listener =
             tokio::net::TcpListener::bind(args.listen).await.with_context(|| format!("--listen {}: cannot listen", args.listen))?;

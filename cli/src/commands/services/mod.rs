@@ -40,6 +40,18 @@ pub(crate) fn runtime() -> anyhow::Result<tokio::runtime::Runtime> {
     tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().context("cannot start the async runtime")
 }
 
+/// `--max-message-bytes N` within what the coordinator accepts ([`tcfuzz_coordinator::Settings`]):
+/// said here, before anything starts, as a usage error.
+fn check_message_limit(n: usize) -> anyhow::Result<()> {
+    let (min, max) = (tcfuzz_coordinator::MIN_MESSAGE_BYTES, tcfuzz_proto::MAX_MESSAGE_BYTES);
+    if !(min..=max).contains(&n) {
+        anyhow::bail!(crate::exit::UsageError(format!(
+            "--max-message-bytes {n}: not in {min}..={max} (256 KiB to 16 MiB; a result with one largest program must fit)"
+        )));
+    }
+    Ok(())
+}
+
 /// Completes on SIGTERM or Ctrl-C (SIGINT).
 async fn stop_signal() {
     #[cfg(unix)]
