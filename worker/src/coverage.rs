@@ -33,8 +33,8 @@ use std::collections::BTreeSet;
 use tcfuzz_checker::{ModelKind, Observation, Verdict};
 use tcfuzz_generator::generate::Origin;
 use tcfuzz_litmus::{
-    AccessProxy, AliasProxy, Barrier, CtaGroup, Fence, Instr, Mbarrier, Program, Prop, Scope, Sem, StateSpace, StmtKind, Tcgen05, TileOp,
-    TileOrdering, TileScope,
+    AccessProxy, Barrier, CtaGroup, Fence, Instr, Mbarrier, Program, Prop, Scope, Sem, StateSpace, StmtKind, Tcgen05, TileOp, TileOrdering,
+    TileScope,
 };
 
 /// Every feature of `program`, made as `origin` says, checked with these verdicts.
@@ -213,17 +213,9 @@ pub fn mnemonic(i: &Instr) -> String {
             Fence::Sc(s) => format!("fence.sc{}", scope(Some(*s))),
             Fence::AcqRel(s) => format!("fence.acq_rel{}", scope(Some(*s))),
             Fence::Membar(s) => format!("membar{}", scope(Some(*s))),
-            // The PTX spelling (PTX ISA §9.7.13.4): the alias fence is `fence.proxy.alias`.
-            Fence::Proxy(p) => format!(
-                "fence.proxy.{}",
-                match p {
-                    AliasProxy::Generic => "alias",
-                    AliasProxy::Texture => "texture",
-                    AliasProxy::Surface => "surface",
-                    AliasProxy::Constant => "constant",
-                }
-            ),
-            Fence::ProxyAsync(s) => format!("fence.proxy.async{}", space(*s)),
+            // Proxy fences have no operands: their printed form is their PTX spelling
+            // (PTX ISA §9.7.13.4: `fence.proxy.alias`, `fence.proxy.async.global`, ...).
+            Fence::Proxy(_) | Fence::ProxyAsync(_) => i.to_string(),
         },
         Instr::Barrier(b) => match b {
             Barrier::Sync { operands, .. } => format!("bar.sync/{}", operands.len()),
@@ -408,6 +400,23 @@ mod tests {
     fn tile_blocks_pair_by_device_with_tile_block_scope_narrow() {
         let src = "TileIR mp\n{ x = [0, 0]; f = [0]; }\nP0@tlb 0, dev 0 {\n  <t1> = st.relaxed.device x, [1, 2];\n  st.release.device f, [1], <t1>;\n}\nP1@tlb 1, dev 0 {\n  rf, <t2> = ld.acquire.device f;\n  rx = ld.relaxed.tile_block x[1, 0], <t2>;\n}\nexists (1:rf == [1] /\\ 1:rx != [2, 1])\n";
         assert_eq!(pair_features(src), ["pair:acquire/release@same-device", "pair:relaxed/relaxed.narrow@same-device"]);
+    }
+
+    #[test]
+    fn proxy_fences_are_named_as_ptx_spells_them() {
+        let names: Vec<String> =
+            ["fence.proxy.alias", "fence.proxy.texture", "fence.proxy.async", "fence.proxy.async.global", "fence.proxy.async.shared::cta"]
+                .iter()
+                .map(|f| {
+                    let p = tcfuzz_litmus::parse(&format!("PTX f\n{{ x = 0; }}\n P0@cta 0,gpu 0 ;\n {f} ;\nexists (true)\n")).unwrap();
+                    let StmtKind::Instr(i) = &p.threads[0].body[0].kind else { panic!("{f} is not an instruction") };
+                    mnemonic(i)
+                })
+                .collect();
+        assert_eq!(
+            names,
+            ["fence.proxy.alias", "fence.proxy.texture", "fence.proxy.async", "fence.proxy.async.global", "fence.proxy.async.shared::cta"]
+        );
     }
 
     #[test]
