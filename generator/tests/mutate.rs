@@ -7,10 +7,13 @@
 use std::collections::{BTreeSet, HashMap};
 
 use arbitrary::Unstructured;
-use tcfuzz_checker::CompiledProgram;
+use tcfuzz_checker::{CheckError, CompiledProgram, ModelKind, Options, check};
 use tcfuzz_generator::mutate::{Limits, PoolSeed, SeedPool, mutate};
 use tcfuzz_generator::random::{Family, random_program, seed_bytes};
-use tcfuzz_litmus::{AccessProxy, AliasProxy, AtomOp, Fence, Instr, LocationKind, Program, Sem, StmtKind, parse, print, validate};
+use tcfuzz_litmus::{
+    AccessProxy, AliasProxy, AtomOp, CtaGroup, Fence, Instr, LocationKind, Mbarrier, Program, Sem, StmtKind, Tcgen05, parse, print,
+    validate,
+};
 
 const LIMITS: Limits = Limits { edits: 3, max_threads: 4, max_instructions: 12 };
 
@@ -164,4 +167,61 @@ fn a_swap_exchanges_two_neighbouring_instructions() {
         }
     }
     assert!(swapped > 10, "only {swapped} swaps");
+}
+
+#[test]
+fn the_lifecycle_edit_initialises_mbarriers_and_allocates_tensor_memory_validly() {
+    // Sync programs have counted mbarriers, tcgen05 programs shared memory and two warps.
+    let programs: Vec<Program> =
+        (0..20).map(|s| random_program(Family::Sync, s)).chain((0..20).map(|s| random_program(Family::Tcgen05, s))).collect();
+    let pool = pool_of(programs);
+    let limits = Limits { edits: 1, max_threads: 4, max_instructions: 24 };
+    let mut seen = BTreeSet::new();
+    let mut lifecycles = 0;
+    for k in 0..4000u64 {
+        let bytes = seed_bytes(k, 4096);
+        let mut u = Unstructured::new(&bytes);
+        let Some(m) = mutate(&pool, limits, &mut u).expect("enough bytes") else { continue };
+        let edit = &m.edits[0];
+        if !(edit.starts_with("init ") || edit.starts_with("alloc tmem")) {
+            continue;
+        }
+        lifecycles += 1;
+        assert_valid(&m.program, &format!("mutant {k} ({edit})"));
+        for t in &m.program.threads {
+            for s in &t.body {
+                let StmtKind::Instr(i) = &s.kind else { continue };
+                match i {
+                    Instr::Mbarrier(Mbarrier::Init { addr, .. }) => {
+                        // The initialised mbarrier is declared without its count now.
+                        let decl = m.program.locations.iter().find(|l| l.name == addr.name).expect("declared");
+                        assert!(matches!(decl.kind, LocationKind::Mbarrier { count: None, .. }), "{edit}: {decl:?}");
+                        seen.insert("mbarrier.init");
+                    }
+                    Instr::Tcgen05(Tcgen05::Alloc { group: CtaGroup::One, .. }) => _ = seen.insert("alloc"),
+                    Instr::Tcgen05(Tcgen05::Dealloc { group: CtaGroup::One, .. }) => _ = seen.insert("dealloc"),
+                    Instr::Tcgen05(Tcgen05::RelinquishAllocPermit { group: CtaGroup::One }) => _ = seen.insert("relinquish"),
+                    _ => {}
+                }
+            }
+        }
+        if edit.ends_with("no dealloc") {
+            seen.insert("no dealloc");
+        }
+        // The checker takes every lifecycle mutant: a verdict, or its execution budget spent.
+        let opts = Options { witnesses: false, max_executions: 2000, ..Options::default() };
+        match check(&m.program, ModelKind::Ptx, &opts) {
+            Ok(v) => {
+                if v.misuse.iter().any(|x| x.rule.name() == "exit-with-live-columns") {
+                    seen.insert("exit-with-live-columns");
+                }
+            }
+            Err(CheckError::TooManyExecutions { .. }) => {}
+            Err(e) => panic!("mutant {k} ({edit}): {e}\n{}", print(&m.program)),
+        }
+    }
+    assert!(lifecycles >= 50, "only {lifecycles} lifecycle edits in 4000 attempts");
+    for want in ["mbarrier.init", "alloc", "dealloc", "relinquish", "no dealloc", "exit-with-live-columns"] {
+        assert!(seen.contains(want), "no lifecycle mutant has {want}: {seen:?}");
+    }
 }

@@ -3,10 +3,17 @@
 //!
 //! - `op:<instruction>` — each instruction kind with its qualifiers (`op:ld.acquire.gpu`,
 //!   `op:tcgen05.commit.cta_group::2.multicast`, `op:tile.st.release.device`);
-//! - `pair:<a>/<b>@<where>` — two accesses of one location by different threads, one of them a
-//!   write (accesses that may communicate or race), by their strength and scope and how far apart
-//!   the threads run (`pair:acquire.gpu/release.gpu@other-cta`); read off the program, not an
-//!   execution;
+//! - `pair:<a>/<b>@<where>[+alias]` — two accesses of one piece of memory by different threads,
+//!   one of them a write (accesses that may communicate or race); read off the program, not an
+//!   execution. Aliases are resolved to the memory behind them, and `+alias` marks sides that use
+//!   different virtual addresses of it (only `fence.proxy.alias` orders those). A side is
+//!   `[proxy:][atom.|red.]sem[.narrow]`: the proxy when it is not generic (`texture:`,
+//!   `surface:`, `constant:`, `async:`), the strength without its scope, and `.narrow` when its
+//!   scope does not include the other thread (morally strong is what scopes decide, PTX ISA
+//!   §8.7). `<where>` is the narrowest scope level holding both threads: `same-cta`,
+//!   `same-cluster`, `other-cta`, `other-gpu`; `same-block`, `same-device`, `other-device` for tile
+//!   blocks; `mixed`. (`pair:acquire/release@other-cta`, `pair:relaxed.narrow/relaxed@other-cta`,
+//!   `pair:texture:weak/weak@same-cta`, `pair:weak/weak@other-cta+alias`; see [`pairs`]);
 //! - `<model>:…` — the verdict under each model: the condition's observation (`ptx:obs:never`),
 //!   each race kind with its accesses and the rule that would have ordered them
 //!   (`ptx:race:tmem:write-read`, `ptx:race-rule:wait-ld`), `hang`, each misuse rule, the loop
@@ -19,13 +26,15 @@
 //! (the checker's verdict does not say which rule ordered what); races and their repair rules are
 //! the nearest thing recorded.
 
+mod pairs;
+
 use std::collections::BTreeSet;
 
 use tcfuzz_checker::{ModelKind, Observation, Verdict};
 use tcfuzz_generator::generate::Origin;
 use tcfuzz_litmus::{
-    AccessProxy, Barrier, CtaGroup, Fence, Instr, Mbarrier, Placement, Program, Prop, Scope, Sem, StateSpace, StmtKind, Tcgen05, TileOp,
-    TileOrdering, TileScope,
+    AccessProxy, Barrier, CtaGroup, Fence, Instr, Mbarrier, Program, Prop, Scope, Sem, StateSpace, StmtKind, Tcgen05, TileOp, TileOrdering,
+    TileScope,
 };
 
 /// Every feature of `program`, made as `origin` says, checked with these verdicts.
@@ -36,7 +45,7 @@ pub fn features(program: &Program, origin: &Origin, verdicts: &[(ModelKind, Verd
             out.insert(format!("op:{}", mnemonic(i)));
         }
     }
-    pairs(program, &mut out);
+    pairs::pairs(program, &mut out);
     let trivial = program.condition.prop == Prop::True;
     for (model, v) in verdicts {
         verdict_features(model.name(), v, trivial, &mut out);
@@ -204,8 +213,9 @@ pub fn mnemonic(i: &Instr) -> String {
             Fence::Sc(s) => format!("fence.sc{}", scope(Some(*s))),
             Fence::AcqRel(s) => format!("fence.acq_rel{}", scope(Some(*s))),
             Fence::Membar(s) => format!("membar{}", scope(Some(*s))),
-            Fence::Proxy(p) => format!("fence.proxy.{p:?}").to_lowercase(),
-            Fence::ProxyAsync(s) => format!("fence.proxy.async{}", space(*s)),
+            // Proxy fences have no operands: their printed form is their PTX spelling
+            // (PTX ISA §9.7.13.4: `fence.proxy.alias`, `fence.proxy.async.global`, ...).
+            Fence::Proxy(_) | Fence::ProxyAsync(_) => i.to_string(),
         },
         Instr::Barrier(b) => match b {
             Barrier::Sync { operands, .. } => format!("bar.sync/{}", operands.len()),
@@ -270,77 +280,6 @@ fn tokens(n: usize) -> &'static str {
     if n == 0 { "" } else { "+token" }
 }
 
-/// A memory access of a thread: location, whether it writes, its strength and scope.
-struct Access {
-    thread: usize,
-    location: String,
-    writes: bool,
-    strength: String,
-}
-
-fn access(thread: usize, i: &Instr) -> Option<Access> {
-    let (location, writes, strength) = match i {
-        Instr::Ld(l) => (l.addr.name.clone(), false, format!("{}{}", sem(l.sem), scope(l.scope))),
-        Instr::St(s) => (s.addr.name.clone(), true, format!("{}{}", sem(s.sem), scope(s.scope))),
-        Instr::Atom(a) => (a.addr.name.clone(), true, format!("atom.{}{}", sem(Some(a.effective_sem())), scope(Some(a.effective_scope())))),
-        Instr::Red(r) => (r.addr.name.clone(), true, format!("red.{}{}", sem(Some(r.effective_sem())), scope(Some(r.effective_scope())))),
-        Instr::Tile(TileOp::Load { ordering, scope, addr, .. }) => (addr.name.clone(), false, tile(*ordering, *scope)),
-        Instr::Tile(TileOp::Store { ordering, scope, addr, .. }) => (addr.name.clone(), true, tile(*ordering, *scope)),
-        Instr::Tile(TileOp::Atomic { ordering, scope, addr, .. }) => (addr.name.clone(), true, format!("atom.{}", tile(*ordering, *scope))),
-        _ => return None,
-    };
-    Some(Access { thread, location, writes, strength })
-}
-
-/// How far apart two threads run.
-fn distance(a: &Placement, b: &Placement) -> &'static str {
-    match (a, b) {
-        (Placement::Ptx { gpu: g1, cta: c1, warp: w1, .. }, Placement::Ptx { gpu: g2, cta: c2, warp: w2, .. }) => {
-            if g1 != g2 {
-                "other-gpu"
-            } else if c1 == c2 {
-                if w1.unwrap_or(0) == w2.unwrap_or(0) { "same-warp" } else { "same-cta" }
-            } else if a.effective_cluster() == b.effective_cluster() {
-                "same-cluster"
-            } else {
-                "other-cta"
-            }
-        }
-        (Placement::TileBlock { dev: d1, .. }, Placement::TileBlock { dev: d2, .. }) => {
-            if d1 == d2 {
-                "same-device"
-            } else {
-                "other-device"
-            }
-        }
-        _ => "mixed",
-    }
-}
-
-fn pairs(program: &Program, out: &mut BTreeSet<String>) {
-    let accesses: Vec<Access> = program
-        .threads
-        .iter()
-        .enumerate()
-        .flat_map(|(t, th)| {
-            th.body.iter().filter_map(move |s| match &s.kind {
-                StmtKind::Instr(i) => access(t, i),
-                StmtKind::Label(_) => None,
-            })
-        })
-        .collect();
-    for (k, a) in accesses.iter().enumerate() {
-        for b in &accesses[k + 1..] {
-            if a.thread == b.thread || a.location != b.location || !(a.writes || b.writes) {
-                continue;
-            }
-            let (x, y) = if a.strength <= b.strength { (&a.strength, &b.strength) } else { (&b.strength, &a.strength) };
-            let d = distance(&program.threads[a.thread].placement, &program.threads[b.thread].placement);
-            out.insert(format!("pair:{x}/{y}@{d}"));
-        }
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -360,7 +299,7 @@ mod tests {
             "op:st.weak",
             "op:st.release.gpu",
             "op:ld.acquire.gpu",
-            "pair:acquire.gpu/release.gpu@other-cta",
+            "pair:acquire/release@other-cta",
             "pair:weak/weak@other-cta",
             "ptx:obs:never",
             "sc:obs:never",
@@ -373,6 +312,111 @@ mod tests {
             assert!(f.iter().any(|x| x == want), "{want} missing from {f:?}");
         }
         assert!(!f.iter().any(|x| x == "weak-outcome" || x.starts_with("sc:race")), "{f:?}");
+    }
+
+    /// The features of `src` read off the program alone (no verdicts).
+    fn static_features(src: &str) -> Vec<String> {
+        let p = tcfuzz_litmus::parse(src).unwrap();
+        tcfuzz_litmus::validate(&p).unwrap();
+        features(&p, &Origin::Random { family: Family::Ptx }, &[])
+    }
+
+    fn pair_features(src: &str) -> Vec<String> {
+        static_features(src).into_iter().filter(|f| f.starts_with("pair:")).collect()
+    }
+
+    #[test]
+    fn message_passing_read_off_the_program_is_exactly_its_instructions_and_pairs() {
+        assert_eq!(
+            static_features(MP),
+            [
+                "op:ld.acquire.gpu",
+                "op:ld.weak",
+                "op:st.release.gpu",
+                "op:st.weak",
+                "origin:random-ptx",
+                "pair:acquire/release@other-cta",
+                "pair:weak/weak@other-cta",
+            ]
+        );
+    }
+
+    #[test]
+    fn a_generic_alias_pairs_with_its_location_and_the_alias_fence_has_its_ptx_name() {
+        // P0 and P1 run in one CTA (different warps: no longer a feature of its own); P2 in
+        // another CTA reads the flag at `.cta` scope, as P0 writes it: neither scope includes
+        // the other thread.
+        let src = "PTX alias-mp\n{ x = 0; f = 0; y @ generic aliases x; }\n P0@warp 0,cta 0,gpu 0 | P1@warp 1,cta 0,gpu 0 | P2@cta 1,gpu 0 ;\n st.weak x, 1 | ld.acquire.gpu r0, f | ld.relaxed.cta r2, f ;\n fence.proxy.alias | ld.weak r1, y | ;\n st.release.cta f, 1 | | ;\nexists (P1:r0 == 1 /\\ P1:r1 == 0)\n";
+        assert_eq!(
+            static_features(src),
+            [
+                "op:fence.proxy.alias",
+                "op:ld.acquire.gpu",
+                "op:ld.relaxed.cta",
+                "op:ld.weak",
+                "op:st.release.cta",
+                "op:st.weak",
+                "origin:random-ptx",
+                "pair:acquire/release@same-cta",
+                "pair:relaxed.narrow/release.narrow@other-cta",
+                "pair:weak/weak@same-cta+alias",
+            ]
+        );
+    }
+
+    #[test]
+    fn a_texture_alias_pairs_through_the_texture_proxy_on_the_same_virtual_address() {
+        // `t` views `x`'s virtual address through the texture proxy (no `+alias`); the `.cluster`
+        // store includes the other CTA of its cluster, so it is not narrow.
+        let src = "PTX tex\n{ x = 0; t @ texture aliases x; }\n P0@cta 0,cluster 0,gpu 0 | P1@cta 1,cluster 0,gpu 0 ;\n st.relaxed.cluster x, 1 | tld.weak r0, t ;\nexists (P1:r0 == 0)\n";
+        assert_eq!(
+            static_features(src),
+            ["op:st.relaxed.cluster", "op:tld.weak", "origin:random-ptx", "pair:relaxed/texture:weak@same-cluster"]
+        );
+    }
+
+    #[test]
+    fn scopes_wider_than_the_distance_are_one_feature() {
+        let pairs = |scope: &str, placement: &str| {
+            pair_features(&format!(
+                "PTX s\n{{ x = 0; }}\n P0@cta 0,gpu 0 | {placement} ;\n st.relaxed.{scope} x, 1 | ld.relaxed.{scope} r0, x ;\nexists (P1:r0 == 0)\n"
+            ))
+        };
+        assert_eq!(pairs("gpu", "P1@cta 0,gpu 0"), ["pair:relaxed/relaxed@same-cta"]);
+        assert_eq!(pairs("sys", "P1@warp 1,cta 0,gpu 0"), ["pair:relaxed/relaxed@same-cta"]);
+        assert_eq!(pairs("gpu", "P1@cta 1,gpu 0"), ["pair:relaxed/relaxed@other-cta"]);
+        assert_eq!(pairs("gpu", "P1@cta 0,gpu 1"), ["pair:relaxed.narrow/relaxed.narrow@other-gpu"]);
+        assert_eq!(pairs("sys", "P1@cta 0,gpu 1"), ["pair:relaxed/relaxed@other-gpu"]);
+    }
+
+    #[test]
+    fn a_bulk_copy_writes_its_destination_through_the_async_proxy() {
+        let src = include_str!("../../examples/mbarrier/bulk-copy-source-proxy-fence.litmus");
+        // The copy's read of `g` is in P0, as is the store to `g`: only its write of `s` pairs.
+        assert_eq!(pair_features(src), ["pair:async:weak/weak@same-cta"]);
+    }
+
+    #[test]
+    fn tile_blocks_pair_by_device_with_tile_block_scope_narrow() {
+        let src = "TileIR mp\n{ x = [0, 0]; f = [0]; }\nP0@tlb 0, dev 0 {\n  <t1> = st.relaxed.device x, [1, 2];\n  st.release.device f, [1], <t1>;\n}\nP1@tlb 1, dev 0 {\n  rf, <t2> = ld.acquire.device f;\n  rx = ld.relaxed.tile_block x[1, 0], <t2>;\n}\nexists (1:rf == [1] /\\ 1:rx != [2, 1])\n";
+        assert_eq!(pair_features(src), ["pair:acquire/release@same-device", "pair:relaxed/relaxed.narrow@same-device"]);
+    }
+
+    #[test]
+    fn proxy_fences_are_named_as_ptx_spells_them() {
+        let names: Vec<String> =
+            ["fence.proxy.alias", "fence.proxy.texture", "fence.proxy.async", "fence.proxy.async.global", "fence.proxy.async.shared::cta"]
+                .iter()
+                .map(|f| {
+                    let p = tcfuzz_litmus::parse(&format!("PTX f\n{{ x = 0; }}\n P0@cta 0,gpu 0 ;\n {f} ;\nexists (true)\n")).unwrap();
+                    let StmtKind::Instr(i) = &p.threads[0].body[0].kind else { panic!("{f} is not an instruction") };
+                    mnemonic(i)
+                })
+                .collect();
+        assert_eq!(
+            names,
+            ["fence.proxy.alias", "fence.proxy.texture", "fence.proxy.async", "fence.proxy.async.global", "fence.proxy.async.shared::cta"]
+        );
     }
 
     #[test]

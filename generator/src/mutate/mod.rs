@@ -2,8 +2,9 @@
 //! feature first), mutated — an instruction inserted ([`choice::ChoiceTable`] picks its class
 //! next to one the program has, as syzkaller's `prog/prio.go` does), deleted, swapped with its
 //! neighbour, or given another ordering, scope or operation; an access routed through a proxy
-//! alias of its location; a thread moved; a thread of another seed spliced in; the condition
-//! drawn anew.
+//! alias of its location; an mbarrier initialised by a thread or Tensor Memory allocated and
+//! freed in one ([`lifecycle`]: instructions only this family writes); a thread moved; a thread
+//! of another seed spliced in; the condition drawn anew.
 //!
 //! Seeds are chosen by rarity: a seed weighs the sum over the features it was first to reach of
 //! `1 / (how often the campaign has seen the feature)`, scaled by `8 / (8 + its statements)`, so
@@ -15,6 +16,7 @@
 pub mod choice;
 pub(crate) mod edit;
 pub(crate) mod insert;
+pub(crate) mod lifecycle;
 pub(crate) mod proxy;
 
 use std::collections::HashMap;
@@ -113,6 +115,7 @@ enum Edit {
     Swap,
     Requalify,
     Proxy,
+    Lifecycle,
     Move,
     Splice,
     Condition,
@@ -143,6 +146,7 @@ pub fn mutate(pool: &SeedPool, limits: Limits, u: &mut Unstructured<'_>) -> arbi
                     (10, Edit::Swap),
                     (25, Edit::Requalify),
                     (5, Edit::Proxy),
+                    (4, Edit::Lifecycle),
                     (10, Edit::Move),
                     (10, Edit::Splice),
                     (10, Edit::Condition),
@@ -155,6 +159,7 @@ pub fn mutate(pool: &SeedPool, limits: Limits, u: &mut Unstructured<'_>) -> arbi
                 Edit::Swap => edit::swap(u, &mut p)?,
                 Edit::Requalify => edit::requalify(u, &mut p)?,
                 Edit::Proxy => proxy::route(u, &mut p)?,
+                Edit::Lifecycle => lifecycle::lifecycle(u, &mut p)?,
                 Edit::Move => edit::move_thread(u, &mut p)?,
                 Edit::Splice => match pool.pick(u)? {
                     Some(donor) => {
