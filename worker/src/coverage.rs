@@ -123,7 +123,7 @@ pub(crate) fn rule_class(rule: &str) -> &'static str {
         "wait-st"
     } else if rule.contains("tcgen05.commit") {
         "commit"
-    } else if rule.contains("fence.proxy.async") {
+    } else if rule.contains("fence.proxy.") {
         "proxy-fence"
     } else if rule.contains("happens-before") {
         "tile-happens-before"
@@ -417,6 +417,22 @@ mod tests {
             names,
             ["fence.proxy.alias", "fence.proxy.texture", "fence.proxy.async", "fence.proxy.async.global", "fence.proxy.async.shared::cta"]
         );
+    }
+
+    #[test]
+    fn a_surface_or_generic_alias_race_is_repaired_by_a_proxy_fence() {
+        // The checker's hints name fence.proxy.surface and fence.proxy.alias (PTX ISA §8.9.5,
+        // §8.6); both are the proxy-fence class, as fence.proxy.async is.
+        for (kind, read) in [("surface", "suld.weak r0, a"), ("generic", "ld.weak r0, a")] {
+            let src = format!(
+                "PTX t\n{{ x = 0; a @ {kind} aliases x; }}\n P0@cta 0,gpu 0 | P1@cta 0,gpu 0 ;\n st.weak x, 1 | bar.sync 0 ;\n bar.sync 0 | {read} ;\nexists (P1:r0 == 0)\n"
+            );
+            let p = tcfuzz_litmus::parse(&src).unwrap_or_else(|e| panic!("{kind}: {e}"));
+            let v =
+                tcfuzz_checker::check(&p, ModelKind::Ptx, &tcfuzz_checker::Options::default()).unwrap_or_else(|e| panic!("{kind}: {e}"));
+            assert_eq!(v.races.len(), 1, "{kind}: {v}");
+            assert_eq!(rule_class(&v.races[0].rule), "proxy-fence", "{kind}: {}", v.races[0].rule);
+        }
     }
 
     #[test]
