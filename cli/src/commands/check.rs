@@ -175,7 +175,8 @@ pub struct Args {
     pub expect: bool,
 
     /// Explore each program on N threads: its exploration split into subtrees that the threads
-    /// take in turn, their results merged. The verdict is the one-thread verdict (counts, states,
+    /// take in turn (a thread out of work is given part of a busy one's), their results merged.
+    /// The verdict is the one-thread verdict (counts, states,
     /// races), but for which execution stands as a witness where several could; --max-executions
     /// then bounds each thread. For one large program: the split costs a few repeated graphs.
     #[arg(short = 'j', long, value_name = "N", default_value_t = 1, value_parser = clap::value_parser!(u16).range(1..=1024), conflicts_with_all = ["oracle", "exact"])]
