@@ -27,6 +27,12 @@ pub struct Options {
     /// Also makes the explorer use TruSt's `po ∪ rf` revisits only, so that both cover exactly
     /// the `po ∪ rf`-acyclic executions.
     pub exclude_porf_cycles: bool,
+    /// Explore with HMC's dependency revisits even a program none of whose executions can have
+    /// a cyclic `po ∪ rf`, where TruSt's revisits explore the same executions without the holes
+    /// that make the dependency revisits slow (the default picks those there). For testing the
+    /// dependency revisits on such programs. Ignored under SC and with
+    /// [`Options::exclude_porf_cycles`].
+    pub always_dependency_revisits: bool,
     /// Keep one witness execution (text and DOT) per observed final state (the final state
     /// restricted to what the condition mentions) and per kind of problem
     /// ([`Verdict::explanations`](crate::Verdict::explanations)).
@@ -66,6 +72,7 @@ impl Default for Options {
             oracle_limit: 2_000_000,
             max_races: 16,
             exclude_porf_cycles: false,
+            always_dependency_revisits: false,
             witnesses: true,
             max_states: None,
             count_omitted_states: true,

@@ -9,6 +9,7 @@ use tcfuzz_litmus::Program;
 use crate::error::CheckError;
 use crate::explore::bound::Bound;
 use crate::explore::oracle::Oracle;
+use crate::explore::revisits::Revisits;
 use crate::explore::trust;
 use crate::model::{self, ModelKind};
 use crate::options::Options;
@@ -82,15 +83,16 @@ fn explore_compiled(prog: &CompiledProgram, model: ModelKind, options: &Options)
     model_applies(prog, model)?;
     let variants = prog.rendezvous_variants()?;
     let progs: Vec<&CompiledProgram> = if variants.is_empty() { vec![prog] } else { variants.iter().collect() };
+    let revisits = Revisits::new(prog, model, options);
     let mut out = new_collector(prog, options);
     let (mut max_depth, mut lost_revisit) = (0, false);
     for p in progs {
         out.set_program(p);
-        let (_, depth, lost) = explore_part(p, model, options, &mut out, trust::Part::All, None)?;
+        let (_, depth, lost) = explore_part(p, model, options, revisits.dependency(), &mut out, trust::Part::All, None)?;
         max_depth = max_depth.max(depth);
         lost_revisit |= lost;
     }
-    finish_explorer(prog, model, options, out, max_depth, lost_revisit)
+    finish_explorer(&revisits, model, out, max_depth, lost_revisit)
 }
 
 /// A collector for a check of `prog` with `options`.
@@ -102,13 +104,14 @@ pub(super) fn new_collector<'p>(prog: &'p CompiledProgram, options: &Options) ->
     out
 }
 
-/// Explores `part` of the exploration of `p` (one program variant) into `out`; gives the part
-/// back (with what it found: [`trust::Part`]), the deepest recursion, and whether a
-/// revisit was lost.
+/// Explores `part` of the exploration of `p` (one program variant) into `out`, with the
+/// dependency revisits or not ([`Revisits::dependency`] of the program); gives the part back
+/// (with what it found: [`trust::Part`]), the deepest recursion, and whether a revisit was lost.
 pub(super) fn explore_part<'p>(
     p: &'p CompiledProgram,
     model: ModelKind,
     options: &Options,
+    dependency_revisits: bool,
     out: &mut verdict::Collector<'p>,
     part: trust::Part,
     donor: Option<trust::Donor<'_>>,
@@ -124,7 +127,7 @@ pub(super) fn explore_part<'p>(
         max_executions: options.max_executions,
         depth: 0,
         max_depth: 0,
-        dependency_revisits: trust::explores_porf_cycles(model) && !options.exclude_porf_cycles,
+        dependency_revisits,
         lost_revisit: std::cell::Cell::new(false),
         replays: Default::default(),
         assumes: p.has_assume(),
@@ -155,23 +158,16 @@ pub(super) fn too_many_executions(options: &Options, out: &verdict::Collector<'_
     CheckError::TooManyExecutions { max_executions: options.max_executions, partial }
 }
 
-/// The explorer's verdict from what it collected.
+/// The explorer's verdict from what it collected with `revisits`.
 pub(super) fn finish_explorer(
-    prog: &CompiledProgram,
+    revisits: &Revisits<'_>,
     model: ModelKind,
-    options: &Options,
     mut out: verdict::Collector<'_>,
     max_depth: usize,
     lost_revisit: bool,
 ) -> Result<Verdict, CheckError> {
     out.set_max_depth(max_depth);
-    let m = model::model_for(model, prog);
-    let dependency = trust::explores_porf_cycles(model) && !options.exclude_porf_cycles;
-    let mut caveats = trust::caveats(prog, model, m.allows_porf_cycles(), dependency);
-    if lost_revisit {
-        caveats.push(trust::lost_revisit_caveat(model));
-    }
-    Ok(out.finish(model, Method::Explorer, caveats))
+    Ok(out.finish(model, Method::Explorer, revisits.caveats(lost_revisit)))
 }
 
 /// The explorer's verdict on `program`, or — where it carries a caveat (executions the explorer

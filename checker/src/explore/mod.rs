@@ -15,9 +15,10 @@
 //! revisit keeps `{e | e ≤_G r}` (`≤_G`: the order of addition) and the prefix, deletes the rest,
 //! and makes `r` read from `w`. An execution is reachable when some order of addition puts every
 //! event after its prefix, so the prefix decides what is explored:
-//! - *TruSt* (SC; PTX and Tile IR with [`crate::Options::exclude_porf_cycles`]): the
-//!   `po ∪ rf`-prefix. Complete for the `po ∪ rf`-acyclic executions.
-//! - *HMC* (PTX and Tile IR, [`trust::explores_porf_cycles`]): the *dependency prefix*
+//! - *TruSt* (SC; PTX and Tile IR with [`crate::Options::exclude_porf_cycles`]; a PTX program
+//!   none of whose executions can have a cyclic `po ∪ rf`, [`revisits`]): the `po ∪ rf`-prefix.
+//!   Complete for the `po ∪ rf`-acyclic executions.
+//! - *HMC* (PTX and Tile IR, [`revisits::Revisits::dependency`]): the *dependency prefix*
 //!   ([`holes::dep_prefix`]) — HMC's `(ppo ∪ rf)`-prefix with `ppo` what the explorer itself
 //!   needs kept in order: `rf`, data and control dependencies (which No-Thin-Air makes acyclic
 //!   with `rf` in every consistent execution), whatever decides whether a thread goes on past an
@@ -53,7 +54,7 @@
 //!    a hole constrain what fills it ([`maximal`]).
 //!
 //! # Not explored
-//! [`trust::caveats`] names them in the verdict, for the programs that could have them:
+//! [`revisits::Revisits::caveats`] names them in the verdict, for the programs that could have them:
 //! - Load buffering through a barrier that a thread reaches after a branch on a value it read
 //!   (the barrier, in the prefix of what follows it in every member thread, control-depends on
 //!   the read), where the revisiting write depends on a read of its thread:
@@ -73,12 +74,13 @@
 //!   which holes wait and for what.) Nor through the register a `cas` compares with (its read
 //!   needs the reads that register comes from).
 //!
-//! - The same hole without load buffering (a known gap, open): a write that revisits a read and
+//! - The same hole without load buffering (a known gap, open, of the dependency revisits only:
+//!   a program explored with TruSt's, [`revisits`], has no holes): a write that revisits a read and
 //!   depends on a later read of its thread, but not on a `cas` before that read, leaves the
 //!   `cas` a hole, refilled before the write it reads in the missed executions comes back
 //!   (`ptx::cas_hole_refilled_before_its_source_returns_is_a_known_gap_named_by_a_caveat`: 28
 //!   of the oracle's 30 executions). No cycle is needed, so its caveat asks only for a `cas`
-//!   with instructions after it and a write of its location elsewhere (`trust`'s
+//!   with instructions after it and a write of its location elsewhere (`revisits`'s
 //!   `rmw_hole_possible`): a wide over-approximation until the explorer covers the class.
 //!   The class is wider than a `cas`: any read the revisit leaves a hole whose only consistent
 //!   sources are writes the revisit deletes without leaving holes. The caveat names it for
@@ -105,5 +107,6 @@ mod donate;
 mod holes;
 mod maximal;
 pub(crate) mod oracle;
+mod revisits;
 pub(crate) mod split;
 pub(crate) mod trust;

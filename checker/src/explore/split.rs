@@ -27,6 +27,7 @@ use std::sync::Mutex;
 use crate::error::CheckError;
 use crate::explore::check::{EXPLORER_STACK, check, explore_part, finish_explorer, new_collector, on_explorer_stack, too_many_executions};
 use crate::explore::donate::{Donation, Share};
+use crate::explore::revisits::Revisits;
 use crate::explore::trust::{Donor, Part};
 use crate::model::ModelKind;
 use crate::options::Options;
@@ -70,7 +71,8 @@ impl FromStr for Subtree {
 }
 
 /// What a check's exploration tree depends on: the program (as `tcfuzz fmt` prints it), the
-/// model, and the options that change the tree (loop bound, `exclude_porf_cycles`). A hash, so
+/// model, and the options that change the tree (loop bound, `exclude_porf_cycles`,
+/// `always_dependency_revisits`). A hash, so
 /// that a subtree of another check is refused rather than explored; stable within one build of
 /// tcfuzz (`std`'s SipHash with fixed keys), which is what a campaign runs.
 pub fn check_key(program: &tcfuzz_litmus::Program, model: ModelKind, options: &Options) -> u64 {
@@ -79,6 +81,7 @@ pub fn check_key(program: &tcfuzz_litmus::Program, model: ModelKind, options: &O
     model.name().hash(&mut h);
     options.loop_bound.hash(&mut h);
     options.exclude_porf_cycles.hash(&mut h);
+    options.always_dependency_revisits.hash(&mut h);
     h.finish()
 }
 
@@ -93,14 +96,16 @@ const MAX_SPLIT_DEPTH: usize = 256;
 /// each depth tried.
 pub fn split(program: &tcfuzz_litmus::Program, model: ModelKind, options: &Options, at_least: usize) -> Result<Vec<Subtree>, CheckError> {
     let prog = CompiledProgram::compile(program)?;
-    on_explorer_stack(|| split_compiled(&prog, check_key(program, model, options), model, options, at_least))
+    let dependency = Revisits::new(&prog, model, options).dependency();
+    on_explorer_stack(|| split_compiled(&prog, check_key(program, model, options), (model, options, dependency), at_least))
 }
 
+/// [`split`] of a program already lowered, with the dependency revisits or not
+/// ([`Revisits::dependency`]).
 fn split_compiled(
     prog: &CompiledProgram,
     check: u64,
-    model: ModelKind,
-    options: &Options,
+    (model, options, dependency): (ModelKind, &Options, bool),
     at_least: usize,
 ) -> Result<Vec<Subtree>, CheckError> {
     let mut parts = Vec::new();
@@ -109,7 +114,7 @@ fn split_compiled(
         let mut out = new_collector(prog, options);
         for (variant, p) in variants(prog)?.iter().enumerate() {
             out.set_program(p);
-            let (part, _, _) = explore_part(p, model, options, &mut out, Part::Split { depth, out: Vec::new() }, None)?;
+            let (part, _, _) = explore_part(p, model, options, dependency, &mut out, Part::Split { depth, out: Vec::new() }, None)?;
             let Part::Split { out: paths, .. } = part else { unreachable!("[tcfuzz internal bug] a split that is not one") };
             parts.extend(paths.into_iter().map(|path| Subtree { check, variant: variant as u32, path }));
         }
@@ -143,10 +148,11 @@ pub fn check_subtrees(
     let prog = CompiledProgram::compile(program)?;
     let check = check_key(program, model, options);
     let variants = variants(&prog)?;
+    let revisits = Revisits::new(&prog, model, options);
     on_explorer_stack(|| {
         let mut out = new_collector(&prog, options);
-        let (max_depth, lost) = explore_subtrees(&variants, check, model, options, &mut out, subtrees)?;
-        finish_explorer(&prog, model, options, out, max_depth, lost)
+        let (max_depth, lost) = explore_subtrees(&variants, check, (model, options, revisits.dependency()), &mut out, subtrees)?;
+        finish_explorer(&revisits, model, out, max_depth, lost)
     })
 }
 
@@ -154,8 +160,7 @@ pub fn check_subtrees(
 fn explore_subtrees<'p>(
     variants: &'p [CompiledProgram],
     check: u64,
-    model: ModelKind,
-    options: &Options,
+    (model, options, dependency): (ModelKind, &Options, bool),
     out: &mut Collector<'p>,
     subtrees: &[Subtree],
 ) -> Result<(usize, bool), CheckError> {
@@ -171,7 +176,7 @@ fn explore_subtrees<'p>(
         }
         out.set_program(p);
         let (part, depth, lost_here) =
-            explore_part(p, model, options, out, Part::Subtree { path: s.path.clone(), rest: false, reached: false }, None)?;
+            explore_part(p, model, options, dependency, out, Part::Subtree { path: s.path.clone(), rest: false, reached: false }, None)?;
         if !matches!(part, Part::Subtree { reached: true, .. }) {
             return Err(foreign("the exploration has no graph at this path"));
         }
@@ -185,8 +190,7 @@ fn explore_subtrees<'p>(
 /// ([`super::donate`]); the deepest recursion and whether a revisit was lost.
 fn explore_donation<'p>(
     variants: &'p [CompiledProgram],
-    model: ModelKind,
-    options: &Options,
+    (model, options, dependency): (ModelKind, &Options, bool),
     out: &mut Collector<'p>,
     part: Donation,
     share: &Share,
@@ -197,7 +201,7 @@ fn explore_donation<'p>(
     out.set_program(p);
     let donor = Donor { share, variant: part.variant };
     let whole = Part::Subtree { path: part.path, rest: part.rest, reached: false };
-    let (explored, depth, lost) = explore_part(p, model, options, out, whole, Some(donor))?;
+    let (explored, depth, lost) = explore_part(p, model, options, dependency, out, whole, Some(donor))?;
     // A split's part is a node the split saw; a donated rest may have had no child left.
     if !part.rest && !matches!(explored, Part::Subtree { reached: true, .. }) {
         return Err(CheckError::TooLarge("[tcfuzz internal bug] a part of a parallel check that its exploration does not reach".into()));
@@ -232,7 +236,9 @@ pub fn check_parallel(
     }
     let prog = CompiledProgram::compile(program)?;
     let check = check_key(program, model, options);
-    let subtrees = on_explorer_stack(|| split_compiled(&prog, check, model, options, threads * PARTS_PER_THREAD))?;
+    let revisits = Revisits::new(&prog, model, options);
+    let how = (model, options, revisits.dependency());
+    let subtrees = on_explorer_stack(|| split_compiled(&prog, check, how, threads * PARTS_PER_THREAD))?;
     let variants = variants(&prog)?;
     let share = Share::new(threads, subtrees.into_iter().map(|s| Donation { variant: s.variant, path: s.path, rest: false }).collect());
     let results: Mutex<BTreeMap<usize, (Explored<'_>, Option<CheckError>)>> = Mutex::default();
@@ -244,7 +250,7 @@ pub fn check_parallel(
                 let (mut max_depth, mut lost) = (0, false);
                 let error = loop {
                     let Some(part) = share.take() else { break None };
-                    match explore_donation(variants, model, options, &mut out, part, share) {
+                    match explore_donation(variants, how, &mut out, part, share) {
                         Ok((d, l)) => (max_depth, lost) = (max_depth.max(d), lost | l),
                         Err(e) => {
                             // The others stop at their next part (or, at a deadline or a
@@ -295,7 +301,7 @@ pub fn check_parallel(
     if out.explored() > options.max_executions {
         return Err(too_many_executions(options, &out, max_depth));
     }
-    finish_explorer(&prog, model, options, out, max_depth, lost)
+    finish_explorer(&revisits, model, out, max_depth, lost)
 }
 
 /// Merges the verdicts of parts of one check ([`check_subtrees`] on subtrees that together
@@ -378,8 +384,10 @@ mod tests {
         let prog = CompiledProgram::compile(program)?;
         let check = check_key(program, model, options);
         let variants = variants(&prog)?;
+        let revisits = Revisits::new(&prog, model, options);
+        let how = (model, options, revisits.dependency());
         on_explorer_stack(|| {
-            let roots = split_compiled(&prog, check, model, options, 1)?;
+            let roots = split_compiled(&prog, check, how, 1)?;
             let share = Share::with_waiting(
                 usize::MAX / 2,
                 roots.into_iter().map(|s| Donation { variant: s.variant, path: s.path, rest: false }).collect(),
@@ -387,10 +395,10 @@ mod tests {
             let mut out = new_collector(&prog, options);
             let (mut max_depth, mut lost) = (0, false);
             while let Some(part) = share.pop() {
-                let (d, l) = explore_donation(&variants, model, options, &mut out, part, &share)?;
+                let (d, l) = explore_donation(&variants, how, &mut out, part, &share)?;
                 (max_depth, lost) = (max_depth.max(d), lost | l);
             }
-            Ok((finish_explorer(&prog, model, options, out, max_depth, lost)?, share.gifts()))
+            Ok((finish_explorer(&revisits, model, out, max_depth, lost)?, share.gifts()))
         })
     }
 
