@@ -21,7 +21,7 @@
 //!
 //! Every `po ∪ rf` cycle of an execution maps to a closed walk of this graph through its `rf`
 //! edges, each *stretch* (from the read where the cycle enters a thread to the write where it
-//! leaves it) a path of program-order edges. Two kinds of cycle the PTX model forbids in every
+//! leaves it) a path of program-order edges. Three kinds of cycle the PTX model forbids in every
 //! execution are left out ([`StaticGraph::porf_cycle_possible`]):
 //! - *fenced*: every stretch passes a `fence.sc` morally strong with every other thread's, and
 //!   every `rf` joins two generic accesses of one virtual address — Causality forbids it
@@ -33,8 +33,14 @@
 //!   forbids (§8.10.5: "communication order cannot contradict program order"). Two `cas`es or
 //!   exchanges of a lock that read each other's writes are such a cycle.
 //!
-//! A walk that mixes the two kinds, or has a stretch of neither, or goes through a barrier,
-//! counts.
+//! - *synchronizing*: every `rf` joins a strong release write to a strong acquire read of the
+//!   same virtual address, morally strong (§8.7) — each then synchronizes (§8.9.4), and with the
+//!   program order of the stretches the cycle is one of base causality order (§8.9.5), so a
+//!   read of it reads a write that follows it in causality order, which Causality forbids
+//!   (§8.10.6). Message-passing rings of release stores and acquire loads (GenMC's `fib`) are
+//!   such cycles.
+//!
+//! A walk that mixes the kinds, or has a stretch of none, or goes through a barrier, counts.
 
 use std::collections::HashMap;
 
@@ -108,12 +114,14 @@ pub(crate) fn may_have_porf_cycles(prog: &CompiledProgram) -> bool {
 
 /// A possible `rf` between two instructions: of location `loc`, `causal` where both accesses
 /// are generic ones of one virtual address (base causality between them is causality order,
-/// §8.9.5).
+/// §8.9.5), `synchronizing` where the write is a strong release and the read a strong acquire,
+/// morally strong ([`StaticGraph`]'s module docs, "synchronizing").
 struct Rf {
     w: usize,
     r: usize,
     loc: u32,
     causal: bool,
+    synchronizing: bool,
 }
 
 /// The graph of the module docs.
@@ -143,8 +151,31 @@ pub(crate) struct StaticGraph {
 const SIMPLE_CYCLE_BUDGET: u32 = 100_000;
 
 /// Per `rf` edge, the edges a stretch of program order can lead to from it, each with whether
-/// some such stretch is unfenced and whether it is incoherent ([`StaticGraph::stretches`]).
-type Stretches = HashMap<usize, Vec<(usize, bool, bool)>>;
+/// some such stretch is unfenced, incoherent and unsynchronized ([`StaticGraph::stretches`]).
+type Stretches = HashMap<usize, Vec<(usize, Flags)>>;
+
+/// Whether a stretch, or a walk so far, is unfenced, incoherent, unsynchronized: a cycle is
+/// possible where all three hold (module docs).
+#[derive(Clone, Copy, Default, PartialEq, Eq, Hash)]
+struct Flags {
+    unfenced: bool,
+    incoherent: bool,
+    unsynchronized: bool,
+}
+
+impl Flags {
+    fn or(self, o: Flags) -> Flags {
+        Flags {
+            unfenced: self.unfenced || o.unfenced,
+            incoherent: self.incoherent || o.incoherent,
+            unsynchronized: self.unsynchronized || o.unsynchronized,
+        }
+    }
+
+    fn all(self) -> bool {
+        self.unfenced && self.incoherent && self.unsynchronized
+    }
+}
 
 /// How many steps each search of [`StaticGraph`] may take in all before it gives the
 /// conservative answer (a cycle is possible: the caveat stays). Without it, programs with many
@@ -206,8 +237,13 @@ impl StaticGraph {
                 for &(b, r) in readers.get(&loc).into_iter().flatten() {
                     let (ta, tb) = (nodes[a].0, nodes[b].0);
                     if ta != tb || (b < a && (reads_later_own_write(&r, &w) || nodes[b].1.bulk_copy)) {
+                        let causal = generic(a, &w) && generic(b, &r) && w.vloc == r.vloc;
+                        // Morally strong (§8.7): strong, and each one's scope includes the other's thread.
+                        let (pa, pb) = (&prog.places[ta], &prog.places[tb]);
+                        let morally_strong = w.strong && r.strong && pa.scope_includes(w.scope, pb) && pb.scope_includes(r.scope, pa);
+                        let synchronizing = causal && ta != tb && morally_strong && w.release && r.acquire;
                         rf_out[a].push(rf.len());
-                        rf.push(Rf { w: a, r: b, loc, causal: generic(a, &w) && generic(b, &r) && w.vloc == r.vloc });
+                        rf.push(Rf { w: a, r: b, loc, causal, synchronizing });
                     }
                 }
             }
@@ -259,7 +295,7 @@ impl StaticGraph {
     }
 
     /// Whether some `po ∪ rf` cycle may be in a consistent execution: a closed walk through some
-    /// `rf` edge that is neither fenced nor on one location (module docs).
+    /// `rf` edge that is not fenced, not on one location and not synchronizing (module docs).
     pub(crate) fn porf_cycle_possible(&self) -> bool {
         let cyclic: Vec<usize> = (0..self.rf.len()).filter(|&e| self.scc[self.rf[e].w] == self.scc[self.rf[e].r]).collect();
         if cyclic.is_empty() {
@@ -287,11 +323,11 @@ impl StaticGraph {
         false
     }
 
-    /// For each `rf` edge `e` of `edges`, the stretches that can follow it: `(e', unfenced,
-    /// incoherent)` where a run of `e.r`'s thread (or, through barrier partners, of others) goes
-    /// from `e.r` to `e'.w` — `unfenced` where one such run passes no global `fence.sc` (or
-    /// `e'` is not causal), `incoherent` where the stretch is not a read and a write of one
-    /// coherent location.
+    /// For each `rf` edge `e` of `edges`, the stretches that can follow it: `(e', flags)` where a
+    /// run of `e.r`'s thread (or, through barrier partners, of others) goes from `e.r` to `e'.w`
+    /// — `unfenced` where one such run passes no global `fence.sc` (or `e'` is not causal),
+    /// `incoherent` where the stretch is not a read and a write of one coherent location,
+    /// `unsynchronized` where `e'` does not synchronize (or a run passes a barrier partner).
     /// `None` past `steps`.
     fn stretches(&self, edges: &[usize], steps: &mut u64) -> Option<Stretches> {
         let mut member = vec![false; self.rf.len()];
@@ -305,7 +341,7 @@ impl StaticGraph {
             let start = (f.r, false, false);
             let mut seen = std::collections::HashSet::from([start]);
             let mut stack = vec![start];
-            let mut next: HashMap<usize, (bool, bool)> = HashMap::new();
+            let mut next: HashMap<usize, Flags> = HashMap::new();
             while let Some((a, fenced, partner)) = stack.pop() {
                 *steps = steps.checked_sub(1 + self.rf_out[a].len() as u64)?;
                 for &o in &self.rf_out[a] {
@@ -315,8 +351,9 @@ impl StaticGraph {
                     let g = &self.rf[o];
                     let unfenced = !fenced || partner || !g.causal;
                     let incoherent = partner || g.loc != f.loc || !self.coherent.get(&f.loc).copied().unwrap_or(false);
-                    let entry = next.entry(o).or_insert((false, false));
-                    *entry = (entry.0 || unfenced, entry.1 || incoherent);
+                    let unsynchronized = partner || !g.synchronizing;
+                    let entry = next.entry(o).or_default();
+                    *entry = entry.or(Flags { unfenced, incoherent, unsynchronized });
                 }
                 let po = self.po[a].iter().map(|&b| (b, fenced || self.global_fence[b], partner));
                 let across = self.partners[a].iter().map(|&b| (b, fenced, true));
@@ -326,31 +363,24 @@ impl StaticGraph {
                     }
                 }
             }
-            out.insert(e, next.into_iter().map(|(o, (u, i))| (o, u, i)).collect());
+            out.insert(e, next.into_iter().collect());
         }
         Some(out)
     }
 
     /// Whether a simple cycle of `rf` edges (each read and each write entered once) has an
-    /// unfenced and an incoherent stretch; `None` past `budget` steps (or `steps`, spent in
-    /// finding the stretches).
+    /// unfenced, an incoherent and an unsynchronized stretch; `None` past `budget` steps (or
+    /// `steps`, spent in finding the stretches).
     fn unexcused_simple_cycle(&self, edges: &[usize], budget: &mut u32, steps: &mut u64) -> Option<bool> {
         let next = self.stretches(edges, steps)?;
         // Depth-first over simple paths from each first edge (the least of its cycle).
-        fn extend(
-            g: &StaticGraph,
-            next: &Stretches,
-            first: usize,
-            path: &mut Vec<usize>,
-            seen: (bool, bool),
-            budget: &mut u32,
-        ) -> Option<bool> {
+        fn extend(g: &StaticGraph, next: &Stretches, first: usize, path: &mut Vec<usize>, seen: Flags, budget: &mut u32) -> Option<bool> {
             let last = *path.last()?;
-            for &(o, unfenced, incoherent) in next.get(&last).into_iter().flatten() {
+            for &(o, flags) in next.get(&last).into_iter().flatten() {
                 *budget = budget.checked_sub(1)?;
-                let seen = (seen.0 || unfenced, seen.1 || incoherent);
+                let seen = seen.or(flags);
                 if o == first {
-                    if seen.0 && seen.1 {
+                    if seen.all() {
                         return Some(true);
                     }
                     continue;
@@ -371,7 +401,7 @@ impl StaticGraph {
             Some(false)
         }
         for &first in edges {
-            if extend(self, &next, first, &mut vec![first], (false, false), budget)? {
+            if extend(self, &next, first, &mut vec![first], Flags::default(), budget)? {
                 return Some(true);
             }
         }
@@ -379,10 +409,10 @@ impl StaticGraph {
     }
 
     /// Whether a closed walk starts and ends with the `rf` edge `first` and has a stretch without
-    /// a global `fence.sc` (or a non-causal `rf`, or a barrier) and a stretch that is not a read
-    /// and a write of one coherent location (or a barrier). A search over (node, the location the
-    /// current stretch read, whether it passed a global fence, whether the walk so far has an
-    /// unfenced stretch, whether it has one off a coherent location).
+    /// a global `fence.sc` (or a non-causal `rf`, or a barrier), a stretch that is not a read
+    /// and a write of one coherent location (or a barrier), and an `rf` that does not
+    /// synchronize (or a barrier). A search over (node, the location the current stretch read,
+    /// whether it passed a global fence, which of the three the walk so far has).
     /// `None` past `steps`.
     fn unexcused_cycle_through(&self, first: usize, steps: &mut u64) -> Option<bool> {
         #[derive(Clone, Copy, PartialEq, Eq, Hash)]
@@ -390,19 +420,21 @@ impl StaticGraph {
             node: usize,
             loc: Option<u32>,
             fenced: bool,
-            unfenced_seen: bool,
-            incoherent_seen: bool,
+            seen: Flags,
         }
         let f = &self.rf[first];
         let component = self.scc[f.r];
-        let enter = |e: &Rf, unfenced_seen: bool, incoherent_seen: bool| State {
+        let enter = |e: &Rf, seen: Flags| State {
             node: e.r,
             loc: Some(e.loc),
             fenced: false,
-            unfenced_seen: unfenced_seen || !e.causal,
-            incoherent_seen: incoherent_seen || !self.coherent.get(&e.loc).copied().unwrap_or(false),
+            seen: seen.or(Flags {
+                unfenced: !e.causal,
+                incoherent: !self.coherent.get(&e.loc).copied().unwrap_or(false),
+                unsynchronized: !e.synchronizing,
+            }),
         };
-        let start = enter(f, false, false);
+        let start = enter(f, Flags::default());
         let mut seen = std::collections::HashSet::from([start]);
         let mut stack = vec![start];
         while let Some(s) = stack.pop() {
@@ -416,19 +448,18 @@ impl StaticGraph {
                 push(State { node: j, fenced: s.fenced || self.global_fence[j], ..s });
             }
             for &j in &self.partners[s.node] {
-                push(State { node: j, loc: None, unfenced_seen: true, incoherent_seen: true, ..s });
+                push(State { node: j, loc: None, seen: Flags { unfenced: true, incoherent: true, unsynchronized: true }, ..s });
             }
             for &e in &self.rf_out[s.node] {
                 let out = &self.rf[e];
-                let unfenced_seen = s.unfenced_seen || !s.fenced;
-                let incoherent_seen = s.incoherent_seen || s.loc != Some(out.loc);
+                let seen = s.seen.or(Flags { unfenced: !s.fenced, incoherent: s.loc != Some(out.loc), unsynchronized: false });
                 if e == first {
-                    if unfenced_seen && incoherent_seen {
+                    if seen.all() {
                         return Some(true);
                     }
                     continue;
                 }
-                push(enter(out, unfenced_seen, incoherent_seen));
+                push(enter(out, seen));
             }
         }
         Some(false)
@@ -551,6 +582,24 @@ mod tests {
         let lb =
             "PTX lb\n{ x = 0; y = 0; }\n P0@cta 0,gpu 0 | P1@cta 0,gpu 0 ;\n ld r0, x | ld r0, y ;\n st y, 1 | st x, 1 ;\nexists (true)\n";
         assert!(graph(lb).porf_cycle_possible());
+    }
+
+    /// A ring of release stores read by acquire loads (GenMC's `fib`) is a cycle of base
+    /// causality order, which Causality forbids (§8.9.4, §8.9.5, §8.10.6); one relaxed store on
+    /// it, or scopes that do not include the other thread (not morally strong, §8.7), and it is
+    /// not.
+    #[test]
+    fn cycles_of_release_acquire_synchronization_are_ruled_out() {
+        let ring = |p0: &str, p1: &str, scope: &str| {
+            format!(
+                "PTX ring\n{{ x = 0; y = 0; }}\n P0@cta 0,gpu 0 | P1@cta 1,gpu 0 ;\n ld.acquire.{scope} r0, x | ld.acquire.{scope} r0, y ;\n {p0} | {p1} ;\nexists (true)\n"
+            )
+        };
+        assert!(!graph(&ring("st.release.gpu y, 1", "st.release.gpu x, 1", "gpu")).porf_cycle_possible());
+        assert!(graph(&ring("st.relaxed.gpu y, 1", "st.release.gpu x, 1", "gpu")).porf_cycle_possible());
+        assert!(graph(&ring("st.release.cta y, 1", "st.release.cta x, 1", "cta")).porf_cycle_possible());
+        let fib = "PTX fib\n{ x = 1; y = 1; }\n P0@cta 0,gpu 0 | P1@cta 0,gpu 0 ;\n ld.acquire.gpu r0, x | ld.acquire.gpu r0, x ;\n ld.acquire.gpu r1, y | ld.acquire.gpu r1, y ;\n add r2, r0, r1 | add r2, r0, r1 ;\n st.release.gpu x, r2 | st.release.gpu y, r2 ;\nexists (true)\n";
+        assert!(!graph(fib).porf_cycle_possible());
     }
 
     #[test]
