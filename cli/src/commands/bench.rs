@@ -70,7 +70,7 @@ pub enum Model {
 /// subtrees the threads take in turn, a thread out of work given part of a busy one's) and runs
 /// it on one thread too, alternating, and prints the ratio of the two rates
 /// (`speedup_vs_one_thread`; where the counts are equal, as they must be). Measured on an idle
-/// 2-core machine, `--model ptx -j 2 --repeat 2`: 1.94–1.96 on wcas 16, casrot 13 and ainc 9.
+/// 2-core machine, `--model ptx -j 2 --repeat 2`: 1.84–1.97 on wcas 16, casrot 13, ainc 9 and binc 6.
 ///
 /// Absolute times are noisy on shared machines (±20 % from run to run here): `--repeat N` runs
 /// each size N times and reports the fastest; compare ratios measured in one invocation.
