@@ -75,6 +75,9 @@ pub enum Model {
 /// Absolute times are noisy on shared machines (±20 % from run to run here): `--repeat N` runs
 /// each size N times and reports the fastest; compare ratios measured in one invocation.
 ///
+/// `--print --family F --n N` prints that program as a litmus file instead, to check or explore
+/// it on its own.
+///
 /// Exit codes: 0 every run finished; 1 some run failed (e.g. beyond --max-executions, or a
 /// GenMC run; the others still run and print); 2 usage error.
 #[derive(Debug, clap::Args)]
@@ -119,6 +122,10 @@ pub struct Args {
     /// List the families and exit.
     #[arg(long)]
     list: bool,
+    /// Print the litmus program of one family (--family) at one size (--n) and exit, to check
+    /// or explore it on its own (`tcfuzz check -j N`, `tcfuzz explore`).
+    #[arg(long, conflicts_with_all = ["list", "quick", "json"])]
+    print: bool,
 }
 
 #[derive(Serialize)]
@@ -196,6 +203,16 @@ pub fn run(args: &Args, quiet: bool) -> Result<ExitCode> {
         }
         out
     };
+    if args.print {
+        let (&[f], &[n]) = (families.as_slice(), args.sizes.as_slice()) else {
+            return Err(UsageError("--print needs exactly one --family and one --n".into()).into());
+        };
+        if n < f.min_n {
+            return Err(UsageError(format!("--n {n}: family {} needs n >= {}", f.name, f.min_n)).into());
+        }
+        print!("{}", f.text(n));
+        return Ok(ExitCode::SUCCESS);
+    }
     // Every size must fit every family before anything is printed.
     for f in &families {
         if let Some(n) = args.sizes.iter().find(|&&n| n < f.min_n) {

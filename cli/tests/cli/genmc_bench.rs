@@ -164,3 +164,31 @@ fn scaling_table_shows_each_size_and_the_growth() {
     assert!(scaling[2].starts_with("readers    sc      2") && scaling[2].contains(" 1.00x "), "{}", scaling[2]);
     assert!(scaling[3].starts_with("readers    sc      4"), "{}", scaling[3]);
 }
+
+/// `--print` writes one family's program as a litmus file; checking that file counts what the
+/// bench row counts.
+#[test]
+fn print_writes_the_program_that_the_row_explores() {
+    let dir = TempDir::new("bench-print");
+    let out = tcfuzz(&["bench", "--family", "casrot", "--n", "4", "--print"], dir.path());
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    std::fs::write(dir.path().join("casrot4.litmus"), stdout(&out)).expect("write");
+    let row = tcfuzz(&["bench", "--family", "casrot", "--n", "4", "--model", "ptx", "--json"], dir.path());
+    let complete = rows(&row)[0]["complete"].as_u64().expect("complete");
+    let check = tcfuzz(&["check", "--model", "ptx", "--json", "casrot4.litmus"], dir.path());
+    assert_eq!(code(&check), 0, "{}", stderr(&check));
+    let verdict: serde_json::Value = serde_json::from_str(stdout(&check).trim()).expect("check --json");
+    assert_eq!(verdict["executions"]["complete"].as_u64(), Some(complete), "{verdict}");
+
+    for args in [
+        &["bench", "--print", "--n", "4"][..],
+        &["bench", "--print", "--family", "casrot"],
+        &["bench", "--print", "--family", "casrot", "--n", "0"],
+    ] {
+        let out = tcfuzz(args, dir.path());
+        assert_eq!(code(&out), 2, "{args:?}: {}", stderr(&out));
+        assert_eq!(stdout(&out), "", "{args:?}");
+    }
+    let out = tcfuzz(&["bench", "--print", "--n", "4"], dir.path());
+    assert!(stderr(&out).contains("--print needs exactly one --family and one --n"), "{}", stderr(&out));
+}
