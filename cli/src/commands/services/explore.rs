@@ -70,7 +70,7 @@ pub struct Args {
 }
 
 /// How often the exploration's status is asked for.
-const POLL: Duration = Duration::from_millis(200);
+const POLL: Duration = Duration::from_millis(50);
 /// How long a coordinator may stay unreachable (a restart) before `explore` gives up.
 const UNREACHABLE_FOR: Duration = Duration::from_secs(60);
 
@@ -107,7 +107,12 @@ pub fn run(args: &Args, quiet: bool) -> anyhow::Result<ExitCode> {
         model: model.name().to_string(),
         loop_bound: options.loop_bound,
         detect_duplicates: options.detect_duplicates,
-        subtrees: subtrees.iter().map(Subtree::to_string).collect(),
+        // Queued last part first: the parts that come late in the order of exploration are the
+        // ones below the most revisits, whose graphs lost the most events and have the most
+        // left to explore (the largest part of wcas 14, casrot 11, ainc 9 and binc 6 split in
+        // 256 is the last one), so that the largest ones are leased first and no worker is left
+        // with one when the others are done.
+        subtrees: subtrees.iter().rev().map(Subtree::to_string).collect(),
         name: format!("explore {file}"),
     };
     let progress = !quiet && std::io::stderr().is_terminal();
