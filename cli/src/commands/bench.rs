@@ -31,8 +31,9 @@ pub enum Model {
 /// where GenMC takes about a minute on a 2-core machine, take minutes in all), only its quick
 /// ones with `--quick` (seconds: for CI), or the sizes given with --n. Each run prints
 /// `family, n, model, complete, blocked, seconds, execs_per_s, ns_per_execution, peak_rss_kb`
-/// (the process's peak resident memory during the run) and GenMC's figures on the same shape:
-/// its `sc` run for `--model sc`, its `rc11` run for `--model ptx`.
+/// (the process's peak resident memory during the run, the memory earlier runs freed given back
+/// to the system first) and GenMC's figures on the same shape: its `sc` run for `--model sc`, its
+/// `rc11` run for `--model ptx`.
 ///
 /// GenMC's figures come from one of two places:
 ///   --genmc-bin PATH   run GenMC (a v0.11 binary) side by side: for each family and size, GenMC
@@ -262,6 +263,9 @@ pub fn run(args: &Args, quiet: bool) -> Result<ExitCode> {
                     Model::Ptx => ModelKind::Ptx,
                 };
                 let whose = format!("family {} n={n} under {}", f.name, kind.name());
+                // The free memory of the runs before, given back, so that it is not in this
+                // run's peak.
+                crate::alloc::release_free_memory();
                 reset_peak_rss();
                 // (With -j, the one-thread runs alternate with the N-thread ones, and with
                 // --genmc-bin GenMC's runs with ours.)
