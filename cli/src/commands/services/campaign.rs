@@ -265,9 +265,13 @@ async fn embedded(args: &Args, request: v1::CreateCampaignRequest, progress: boo
 }
 
 /// The embedded coordinator's settings: shorter leases than a standalone one's, as its workers
-/// share its process (a lost lease means the whole process is gone or stuck).
+/// share its process (a lost lease means the whole process is gone or stuck); and a worker told
+/// that no job is ready asks again after 20 ms rather than 500: its few workers ask over
+/// loopback, and a campaign's workers find no job at every seed-pool epoch's end (the next
+/// epoch's jobs come once the last one's results are in), where 500 ms each cost `tcfuzz
+/// campaign` 30 % against `tcfuzz fuzz` at equal cores.
 pub(super) fn embedded_settings() -> Settings {
-    Settings { lease_ms: 10_000, ..Settings::default() }
+    Settings { lease_ms: 10_000, idle_retry_ms: 20, ..Settings::default() }
 }
 
 /// Runs `work` against a coordinator on a loopback port (recording into `corpus`, with
