@@ -107,11 +107,11 @@ pub fn run(args: &Args, quiet: bool) -> anyhow::Result<ExitCode> {
         model: model.name().to_string(),
         loop_bound: options.loop_bound,
         detect_duplicates: options.detect_duplicates,
-        // Queued last part first: the parts that come late in the order of exploration are the
-        // ones below the most revisits, whose graphs lost the most events and have the most
-        // left to explore (the largest part of wcas 14, casrot 11, ainc 9 and binc 6 split in
-        // 256 is the last one), so that the largest ones are leased first and no worker is left
-        // with one when the others are done.
+        // Queued last part first: the parts that come late in the order of exploration hold the
+        // most work (measured, not derived: the largest part of wcas 14, casrot 11, ainc 9 and
+        // binc 6 split in 256 is the last one; the size of a part's graph does not predict it),
+        // so that the largest ones are leased first and no worker is left alone with one when
+        // the others are done.
         subtrees: subtrees.iter().rev().map(Subtree::to_string).collect(),
         name: format!("explore {file}"),
     };
