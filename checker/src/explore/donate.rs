@@ -154,12 +154,25 @@ mod tests {
         assert_eq!(share.take(), None);
     }
 
+    /// Stops the share when a failed assertion unwinds past it, so that the other thread's
+    /// `take` returns and the scope ends with the failure rather than waiting for ever.
+    struct StopOnPanic<'a>(&'a Share);
+
+    impl Drop for StopOnPanic<'_> {
+        fn drop(&mut self) {
+            if std::thread::panicking() {
+                self.0.stop();
+            }
+        }
+    }
+
     #[test]
     fn a_waiting_thread_is_wanted_and_gets_the_gift() {
         let share = Share::new(2, Vec::new());
         std::thread::scope(|s| {
             // The waiter takes a part, explores it (nothing), and asks again like a worker.
             let waiter = s.spawn(|| (share.take(), share.take()));
+            let _stop = StopOnPanic(&share);
             // Bounded: the waiter announces itself within a few scheduler ticks.
             let mut polls = 0;
             while !share.wanted() {
@@ -169,7 +182,12 @@ mod tests {
             }
             let gift = Donation { variant: 0, path: vec![0, 3], rest: true };
             assert!(share.give(gift.clone()));
-            assert!(!share.wanted());
+            {
+                // Served: nobody is wanted while the gift waits in the queue. (Once the waiter
+                // has taken it, it asks again and is wanted again: read under the lock.)
+                let q = share.lock();
+                assert!(!share.wanted() || q.parts.is_empty(), "wanted with the gift still queued");
+            }
             // Until the waiter has it, this thread's own `take` could take the gift back.
             let mut polls = 0;
             while !share.lock().parts.is_empty() {
