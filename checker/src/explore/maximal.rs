@@ -105,22 +105,6 @@
 //! completion filled P1's holes, found no graph with the `max` reading the initial `f`, and
 //! counted the chain as canonical too: 7 of 45 executions explored twice.)
 //!
-//! *Which write a chained read reads.* Where several deleted writes of `x`'s location that leave
-//! holes were added after `x`, the graphs in which `x` reads one or another of them turn into the
-//! same revisited graph; the canonical one has `x` read the `co`-earliest of them
-//! ([`co_earliest_leaving_hole`]). Of two writes of one thread, which `co` orders as program order
-//! under SC and PTX (SC per location, §8.10.5: two accesses of one thread are morally strong), that
-//! is the one a thread adding its events in program order adds first. The order of addition itself
-//! cannot tell: a revisit that leaves holes before a kept write of a thread has the thread's
-//! earlier events refilled after that write, so "the first added" named one write in a graph whose
-//! thread came in program order and another in a graph whose thread was refilled. (`selftest
-//! --family ptx`, seed 60015091: `ld r0, z; atom.add r1, y, r0; st y, 1; ...; st.weak y, 0` against
-//! a `cas` of `y`; the last store revisits a read before the `cas` from a graph in which the `cas`
-//! read reads the `add`'s write and from one in which it reads the `st y, 1` that had revisited it,
-//! the `add` refilled after it: 196 executions, 36 of them twice; now 160, the oracle's count. Seed
-//! 60004622, two `cas` of one location: 27 of 411 twice, now 384 without duplicates — the 72 the
-//! oracle has more are executions its caveats name.) Both are in `known_gaps.rs`.
-//!
 //! *Reads of rmws.* The same holds for every read `e` of an rmw the test looks at (a deleted
 //! one, or `r`): a graph in which `e` reads `s` holds its write half too (rmws are added whole),
 //! so `e` could have read `s` only where a completion with that half in `co` exists. Left out,
@@ -812,17 +796,18 @@ fn chained_read(g: &ExecutionGraph, idx: &NodeIndex, x: EventId, deleted: &BitSe
         && deleted.contains(idx.node(x))
         && deleted.contains(idx.node(w))
         && leaves_hole(g, idx, w, deleted)
-        && co_earliest_leaving_hole(g, idx, x, w, deleted)
+        && first_added_leaving_hole(g, idx, x, w, deleted)
 }
 
-/// Whether no other deleted write of `w`'s location that leaves a hole, added after `x`, is
-/// `co`-before `w`: of the graphs in which chained read `x` reads one of those writes, the one
-/// where it reads the `co`-earliest is canonical (module docs, "Which write a chained read reads").
-fn co_earliest_leaving_hole(g: &ExecutionGraph, idx: &NodeIndex, x: EventId, w: EventId, deleted: &BitSet) -> bool {
-    let sx = g.stamp(x);
-    !g.writes_to(g.loc_of(w))
-        .take_while(|&y| y != w)
-        .any(|y| !y.is_init() && g.stamp(y) > sx && deleted.contains(idx.node(y)) && leaves_hole(g, idx, y, deleted))
+/// Whether no other deleted write of `w`'s location that leaves a hole was added between `x` and
+/// `w`: of the graphs in which chained read `x` reads one of those writes, the one where it reads
+/// the first added is canonical (an earlier revisit made it read that one; a later write
+/// revisiting it again gives another graph that the same revisit turns into the same).
+fn first_added_leaving_hole(g: &ExecutionGraph, idx: &NodeIndex, x: EventId, w: EventId, deleted: &BitSet) -> bool {
+    let (sx, sw) = (g.stamp(x), g.stamp(w));
+    !g.writes_to(g.loc_of(w)).any(|y| {
+        !y.is_init() && y != w && (sx..sw).contains(&g.stamp(y)) && deleted.contains(idx.node(y)) && leaves_hole(g, idx, y, deleted)
+    })
 }
 
 /// Whether deleting `w` (with the events `deleted` holds) leaves a hole: a later event of its

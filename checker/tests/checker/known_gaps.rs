@@ -4,7 +4,8 @@
 //! minimized. Each test asserts what must hold (explorer = oracle, no duplicates). A gap still
 //! open is pinned with `#[ignore]` and the figures it shows (`cargo test -p tcfuzz-checker --test
 //! tests known_gaps -- --ignored` runs those); a fix removes the `#[ignore]` and says in the
-//! test's comment what was wrong, and the test stays as a regression test. None is open.
+//! test's comment what was wrong, and the test stays as a regression test. Two are open (found by `selftest --programs
+//! 25000 --family ptx --seed 60000000`, both with a `cas` comparing with a register).
 
 use tcfuzz_checker::{ModelKind, Options, check, check_oracle};
 
@@ -214,18 +215,23 @@ exists (true)
 }
 
 /// `selftest --family ptx` seed 60015091, minimized by `tcfuzz minimize --kind
-/// explorer-vs-oracle` (13 → 12 instructions). Was: explorer 196 complete executions, 36 of them
+/// explorer-vs-oracle` (13 → 12 instructions): explorer 196 complete executions, 36 of them
 /// duplicates; oracle 160. The dependency revisits (a `po ∪ rf` cycle is possible through the
-/// `add` of a loaded register). P1's `st.weak y` revisits P0's first `ld y` from two graphs: one
-/// in which P0's `cas` read reads P1's `add` write, one in which it reads P1's `st y, 1`, which
-/// had revisited it and left P1's `ld z` and `add` as holes, refilled after it. Both had the
-/// `cas` read as a chained read of "the first added" deleted write of `y` — a different write in
-/// each, the refill having changed the order of addition. Fixed: a chained read reads the
-/// `co`-earliest such write (`co_earliest_leaving_hole` in `explore/maximal.rs`). It still
-/// carries the rmw-hole and lost-revisit caveats (over-approximated here: it misses nothing).
+/// `add` of a loaded register); the verdict names the rmw-hole caveat, which covers missed
+/// executions, not duplicates. Open. Diagnosed (stop 39): P1's `st.weak y` revisits P0's first
+/// `ld y` from two graphs that it turns into one. In both, P0's `cas` read is a chained read
+/// (`explore/maximal.rs`): in one it reads P1's `add` write, in the other P1's `st y, 1`, which
+/// had revisited it and left P1's `ld z` and `add` as holes, refilled after the store; so
+/// `first_added_leaving_hole` ("the first added") names a different write in each and both
+/// qualify. Tried and reverted: the `co`-earliest such write closes both gaps here but loses a
+/// failed-`assume` execution on `szymanski` under PTX (24 / 492 against GenMC's 25 / 497,
+/// `generator/tests/families.rs`); the `co`-latest (alone or with the stamp window) closes both
+/// but loses executions on `fuzz_380820_tileir_…` above. Selftest (ptx 25,000 at 60M–62M, all,
+/// fenced, sync, assume, tcgen05, tileir) did not tell the rules apart.
 #[test]
+#[ignore = "open: 36 duplicate executions"]
 fn ptx_60015091_explorer_explores_executions_twice() {
-    let p = tcfuzz_litmus::parse(
+    explorer_equals_oracle_past_the_rmw_hole_caveat(
         r"PTX random-ptx-60015091
 {
   x = 0;
@@ -243,21 +249,17 @@ fn ptx_60015091_explorer_explores_executions_twice() {
                                   | L0:                            ;
 exists (true)
 ",
-    )
-    .expect("parses");
-    let opts = Options { detect_duplicates: true, ..Options::default() };
-    let e = check(&p, ModelKind::Ptx, &opts).expect("explorer");
-    let o = check_oracle(&p, ModelKind::Ptx, &opts).expect("oracle");
-    assert_eq!(e.stats.duplicates, Some(0), "explorer duplicates\n{e}");
-    assert_eq!((e.stats.complete, &e.states), (o.stats.complete, &o.states), "explorer:\n{e}\noracle:\n{o}");
+        ModelKind::Ptx,
+    );
 }
 
-/// `selftest --family ptx` seed 60004622, minimized as above (12 → 10 instructions). Was:
-/// explorer 411 complete executions, 27 of them duplicates; oracle 456. The same fault as
-/// seed 60015091 above, with two `cas` of `x`. Now 384 executions, none twice: the 72 the oracle
-/// has more are ones the verdict's caveats name (a `cas` on a load-buffering cycle through the
-/// register it compares with; an rmw hole; a revisit the explorer cannot take), open classes.
+/// `selftest --family ptx` seed 60004622, minimized as above (12 → 10 instructions): explorer
+/// 411 complete executions, 27 of them duplicates; oracle 456. The verdict names the caveat of
+/// a `cas` on a load-buffering cycle (the register compare value), which covers the 72 missed
+/// executions, not the duplicates. Open: the same fault as seed 60015091 above (both rules
+/// tried there remove these duplicates too, leaving 384 executions).
 #[test]
+#[ignore = "open: 27 duplicate executions"]
 fn ptx_60004622_explorer_explores_executions_twice() {
     let p = tcfuzz_litmus::parse(
         r"PTX random-ptx-60004622
@@ -277,6 +279,4 @@ exists (true)
     .expect("parses");
     let e = check(&p, ModelKind::Ptx, &Options { detect_duplicates: true, ..Options::default() }).expect("explorer");
     assert_eq!(e.stats.duplicates, Some(0), "explorer duplicates\n{e}");
-    assert_eq!(e.stats.complete, 384, "{e}");
-    assert!(!e.caveats.is_empty(), "the missed executions are named by a caveat");
 }
