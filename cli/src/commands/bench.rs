@@ -204,21 +204,18 @@ pub fn run(args: &Args, quiet: bool) -> Result<ExitCode> {
         }
         out
     };
-    if args.print {
-        let (&[f], &[n]) = (families.as_slice(), args.sizes.as_slice()) else {
-            return Err(UsageError("--print needs exactly one --family and one --n".into()).into());
-        };
-        if n < f.min_n {
-            return Err(UsageError(format!("--n {n}: family {} needs n >= {}", f.name, f.min_n)).into());
-        }
-        print!("{}", f.text(n));
-        return Ok(ExitCode::SUCCESS);
-    }
     // Every size must fit every family before anything is printed.
     for f in &families {
         if let Some(n) = args.sizes.iter().find(|&&n| n < f.min_n) {
             return Err(UsageError(format!("--n {n}: family {} needs n >= {}", f.name, f.min_n)).into());
         }
+    }
+    if args.print {
+        let (&[f], &[n]) = (families.as_slice(), args.sizes.as_slice()) else {
+            return Err(UsageError("--print needs exactly one --family and one --n".into()).into());
+        };
+        print!("{}", f.text(n));
+        return Ok(ExitCode::SUCCESS);
     }
     let models = if args.models.is_empty() { vec![Model::Sc] } else { args.models.clone() };
     let reference = match &args.genmc_bin {
