@@ -29,6 +29,9 @@ pub struct ExploreSpec {
     pub model: String,
     pub loop_bound: u32,
     pub detect_duplicates: bool,
+    /// Final states each part keeps (0: every one); absent in records of older versions.
+    #[serde(default)]
+    pub max_states: u32,
     pub parts: u64,
     /// Why it failed, once it has.
     #[serde(default)]
@@ -141,6 +144,7 @@ impl Explorations {
             model: r.model,
             loop_bound: r.loop_bound,
             detect_duplicates: r.detect_duplicates,
+            max_states: r.max_states,
             parts: r.subtrees.len() as u64,
             error: None,
         };
@@ -183,6 +187,7 @@ impl Explorations {
                 loop_bound: s.loop_bound,
                 detect_duplicates: s.detect_duplicates,
                 subtree: subtree.clone(),
+                max_states: s.max_states,
             })),
             ..v1::Job::default()
         })
@@ -197,6 +202,13 @@ impl Explorations {
                 p.duplicates_counted,
                 run.spec.detect_duplicates
             ));
+        }
+        let max = run.spec.max_states;
+        if max > 0 && p.states.len() > max as usize {
+            return Err(invalid!("{at}.part.states: {} states, but the exploration keeps at most {max} per part", p.states.len()));
+        }
+        if max == 0 && p.omitted_states > 0 {
+            return Err(invalid!("{at}.part.omitted_states: {}, but the exploration keeps every state", p.omitted_states));
         }
         Ok(())
     }

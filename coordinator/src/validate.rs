@@ -350,8 +350,23 @@ fn part_verdict(p: &v1::PartVerdict, at: &str) -> Result<(), ServiceError> {
         }
         executions = executions.saturating_add(s.executions);
     }
-    if executions != p.complete {
-        return Err(invalid!("{at}: the states' executions add up to {executions}, not to complete {}", p.complete));
+    if executions.saturating_add(p.omitted_executions) != p.complete {
+        return Err(invalid!(
+            "{at}: the states' executions and omitted_executions add up to {}, not to complete {}",
+            executions.saturating_add(p.omitted_executions),
+            p.complete
+        ));
+    }
+    if (p.omitted_states == 0) != (p.omitted_executions == 0) {
+        return Err(invalid!("{at}: {} omitted_states with {} omitted_executions", p.omitted_states, p.omitted_executions));
+    }
+    let distinct = (p.states.len() as u64).saturating_add(p.omitted_states);
+    if p.positive.saturating_add(p.negative) != distinct {
+        return Err(invalid!(
+            "{at}: positive {} and negative {} states do not add up to the {distinct} states (kept and omitted)",
+            p.positive,
+            p.negative
+        ));
     }
     if !p.duplicates_counted && p.duplicates != 0 {
         return Err(invalid!("{at}.duplicates: {} duplicates, but duplicates_counted is false", p.duplicates));
@@ -395,6 +410,9 @@ pub fn explore_program(r: &v1::ExploreProgramRequest) -> Result<(), ServiceError
         return Err(invalid!("loop_bound: {} is not in 1..={MAX_LOOP_BOUND}", r.loop_bound));
     }
     text(&r.name, "name", 0, MAX_NAME)?;
+    if r.max_states as usize > MAX_PART_STATES {
+        return Err(invalid!("max_states: {} is more than {MAX_PART_STATES}", r.max_states));
+    }
     if r.subtrees.is_empty() {
         return Err(invalid!("subtrees: an exploration has at least one part"));
     }

@@ -308,15 +308,22 @@ pub fn check_parallel(
 /// cover its tree, each once) into the check's verdict: counts added, final states with their
 /// counts, races (the smallest [`crate::Options::max_races`]), hangs, loop-bound threads and
 /// misuse joined, the condition judged again over the merged states. Exact where the parts keep
-/// every final state (`max_states: None`); the parts' witnesses and explanations are kept first
-/// come. Duplicates are the parts' own: a verdict keeps no graphs to compare across parts.
-/// `None` for no verdicts.
+/// every final state (`max_states: None`). Where some part kept only its smallest states
+/// (`max_states`, with `count_omitted_states`), the merged states are those up to the smallest
+/// of such parts' largest kept states, with exact counts (a part leaves out only states past
+/// its largest kept one), at least as many as a part kept; the distinct states beyond them and
+/// the condition's positive / negative counts are then lower bounds
+/// ([`Verdict::states_counted`] false): a state left out by one part may be another's. The
+/// condition's observation and Ok / No stay exact. The parts' witnesses and explanations are
+/// kept first come. Duplicates are the parts' own: a verdict keeps no graphs to compare across
+/// parts. `None` for no verdicts.
 pub fn merge_verdicts(program: &tcfuzz_litmus::Program, options: &Options, verdicts: Vec<Verdict>) -> Result<Option<Verdict>, CheckError> {
     let prog = CompiledProgram::compile(program)?;
     let mut verdicts = verdicts.into_iter();
     let Some(mut all) = verdicts.next() else { return Ok(None) };
     let mut states: BTreeMap<Vec<i64>, u64> = BTreeMap::new();
     let mut names = Vec::new();
+    let mut cut = Cut::default();
     let mut add_states = |v: &Verdict, names: &mut Vec<std::sync::Arc<str>>| {
         for s in &v.states {
             if names.is_empty() {
@@ -324,6 +331,7 @@ pub fn merge_verdicts(program: &tcfuzz_litmus::Program, options: &Options, verdi
             }
             *states.entry(s.values.iter().map(|(_, x)| *x).collect()).or_insert(0) += s.executions;
         }
+        cut.add(v);
     };
     add_states(&all, &mut names);
     let mut races: BTreeSet<_> = std::mem::take(&mut all.races).into_iter().collect();
@@ -363,13 +371,49 @@ pub fn merge_verdicts(program: &tcfuzz_litmus::Program, options: &Options, verdi
     }
     all.races = races.into_iter().take(options.max_races).collect();
     all.witnesses.sort_by(|a, b| a.state.cmp(&b.state));
-    let (pos, neg) = states.keys().fold((0, 0), |(p, n), s| if prog.condition.eval(s) { (p + 1, n) } else { (p, n + 1) });
+    let (mut pos, mut neg) = states.keys().fold((0, 0), |(p, n), s| if prog.condition.eval(s) { (p + 1, n) } else { (p, n + 1) });
+    (all.omitted_states, all.states_counted) = (0, true);
+    if let Some(last) = &cut.exact_up_to {
+        // Lower bounds: each part's own counts are exact, and so is the union of the kept states.
+        let distinct = (states.len() as u64).max(cut.distinct);
+        (pos, neg) = (pos.max(cut.positive), neg.max(cut.negative));
+        states.retain(|s, _| last.as_ref().is_some_and(|last| s <= last));
+        (all.omitted_states, all.states_counted) = (distinct - states.len() as u64, false);
+    }
     all.condition = crate::verdict::judge(&prog, pos, neg);
     all.states = states
         .into_iter()
         .map(|(s, executions)| crate::verdict::StateCount { values: names.iter().cloned().zip(s).collect(), executions })
         .collect();
     Ok(Some(all))
+}
+
+/// What [`merge_verdicts`] learns from the parts that left final states out.
+#[derive(Default)]
+struct Cut {
+    /// `None` while no part left a state out; then the smallest of their largest kept states
+    /// (`Some(None)` for a part that kept none): merged states up to it have exact counts.
+    exact_up_to: Option<Option<Vec<i64>>>,
+    /// The most distinct states, positive and negative states of one part.
+    distinct: u64,
+    positive: u64,
+    negative: u64,
+}
+
+impl Cut {
+    fn add(&mut self, v: &Verdict) {
+        self.distinct = self.distinct.max(v.states.len() as u64 + v.omitted_states);
+        self.positive = self.positive.max(v.condition.positive);
+        self.negative = self.negative.max(v.condition.negative);
+        if v.omitted_states > 0 || !v.states_counted {
+            let last = v.states.last().map(|s| s.values.iter().map(|(_, x)| *x).collect::<Vec<i64>>());
+            // `None` (no state kept) orders first: nothing past it is exact.
+            self.exact_up_to = Some(match self.exact_up_to.take() {
+                Some(earlier) => earlier.min(last),
+                None => last,
+            });
+        }
+    }
 }
 
 #[cfg(test)]

@@ -191,8 +191,9 @@ pub struct Verdict {
     /// Whether `omitted_states` and the condition's `positive` / `negative` are exact counts:
     /// false only with [`crate::Options::max_states`] and without
     /// [`crate::Options::count_omitted_states`], where `omitted_states` is 0 and the condition
-    /// counts are lower bounds (the kept states, at least one for a side seen beyond them) while
-    /// its observation and `validated` stay exact.
+    /// counts are lower bounds (the kept states, at least one for a side seen beyond them), and
+    /// in a [`crate::merge_verdicts`] of parts that left states out, where all three are lower
+    /// bounds; the observation and `validated` stay exact.
     pub states_counted: bool,
     /// Names of the state entries the condition mentions (what herd7 prints).
     pub observed: Vec<String>,

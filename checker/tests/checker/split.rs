@@ -64,6 +64,13 @@ fn compare(program: &Program, model: ModelKind, options: &Options) -> Result<Opt
         let merged = merge_verdicts(program, options, verdicts).map_err(|e| format!("merge: {e}"))?.ok_or("no subtrees")?;
         fail(format!("split into {} (at least {at_least}) and merged", subtrees.len()), differences(&whole, &merged))?;
     }
+    // Parts that keep only their 3 smallest final states (as `tcfuzz explore` asks its workers).
+    let capped = Options { max_states: Some(3), count_omitted_states: true, ..options.clone() };
+    let subtrees = split(program, model, &capped, 7).map_err(|e| format!("split 7: {e}"))?;
+    let verdicts = subtrees.iter().map(|s| check_subtrees(program, model, &capped, std::slice::from_ref(s))).collect::<Result<Vec<_>, _>>();
+    let verdicts = verdicts.map_err(|e| format!("check_subtrees with 3 states kept: {e}"))?;
+    let merged = merge_verdicts(program, &capped, verdicts).map_err(|e| format!("merge: {e}"))?.ok_or("no subtrees")?;
+    fail(format!("split into {}, 3 states kept per part, merged", subtrees.len()), capped_differences(&whole, &merged))?;
     for threads in [2, 4] {
         let parallel = check_parallel(program, model, options, threads).map_err(|e| format!("{threads} threads: {e}"))?;
         fail(format!("on {threads} threads"), differences(&whole, &parallel))?;
@@ -74,6 +81,37 @@ fn compare(program: &Program, model: ModelKind, options: &Options) -> Result<Opt
     let races = |v: Result<Verdict, CheckError>| v.map(|v| v.races).map_err(|e| e.to_string());
     fail("one race kept, on 3 threads".into(), differences_in("races", races(whole), races(parallel)))?;
     Ok(Some(()))
+}
+
+/// What a merge of parts that kept only their smallest states must get right against the whole
+/// check's every state: its states the whole's first ones with their exact counts (at least as
+/// many as a part kept, or all), the condition's observation and Ok / No; its distinct states
+/// and condition counts never more than the whole's, and exact where it says so.
+fn capped_differences(whole: &Verdict, merged: &Verdict) -> Vec<String> {
+    let mut out = Vec::new();
+    let shown = merged.states.len();
+    if whole.states.get(..shown) != Some(merged.states.as_slice()) {
+        out.push(format!("states: whole {:?}, merged {:?}", whole.states, merged.states));
+    }
+    if shown < whole.states.len().min(3) {
+        out.push(format!("{shown} states merged of {}", whole.states.len()));
+    }
+    let (w, m) = (&whole.condition, &merged.condition);
+    if (w.observation, w.validated, w.quantifier) != (m.observation, m.validated, m.quantifier) {
+        out.push(format!("condition: whole {w:?}, merged {m:?}"));
+    }
+    let distinct = shown as u64 + merged.omitted_states;
+    let exact = merged.states_counted && distinct == whole.states.len() as u64 && (m.positive, m.negative) == (w.positive, w.negative);
+    let bounded = !merged.states_counted && distinct <= whole.states.len() as u64 && m.positive <= w.positive && m.negative <= w.negative;
+    if !exact && !bounded {
+        out.push(format!(
+            "counts: whole {} states {w:?}, merged {distinct} states {m:?} (counted: {})",
+            whole.states.len(),
+            merged.states_counted
+        ));
+    }
+    out.extend(differences_in("complete", whole.stats.complete, merged.stats.complete));
+    out
 }
 
 fn differences_in<T: std::fmt::Debug + PartialEq>(name: &str, whole: T, parts: T) -> Vec<String> {

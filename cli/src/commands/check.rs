@@ -531,19 +531,24 @@ pub(crate) fn text(file: &str, v: &Verdict, condition: &str, method: &str, elaps
     let _ = writeln!(s, "Test {}", v.program);
     let _ = writeln!(s, "File {file}");
     let _ = writeln!(s, "Model {} ({method})", v.model.name());
-    let _ = writeln!(s, "States {}", v.states.len() as u64 + v.omitted_states);
+    // Not counted: `tcfuzz explore`'s parts kept their smallest states, and a state one part
+    // left out may be another's; the counts are lower bounds.
+    let at_least = if v.states_counted { "" } else { "at least " };
+    let _ = writeln!(s, "States {at_least}{}", v.states.len() as u64 + v.omitted_states);
     for state in &v.states {
         let values: String = state.values.iter().map(|(k, x)| format!("{k}={}; ", v.show_value(k, *x))).collect();
         let plural = if state.executions == 1 { "" } else { "s" };
         let _ = writeln!(s, "{values}({} execution{plural})", state.executions);
     }
-    if v.omitted_states > 0 {
+    if !v.states_counted {
+        let _ = writeln!(s, "... {at_least}{} more states (--max-states: each part kept its smallest ones)", v.omitted_states);
+    } else if v.omitted_states > 0 {
         let _ = writeln!(s, "... {} more states (--max-states; --json prints all of them)", v.omitted_states);
     }
     let c = &v.condition;
     let _ = writeln!(s, "{}", if c.validated { "Ok" } else { "No" });
     let _ = writeln!(s, "Witnesses");
-    let _ = writeln!(s, "Positive: {} Negative: {}", c.positive, c.negative);
+    let _ = writeln!(s, "Positive: {at_least}{} Negative: {at_least}{}", c.positive, c.negative);
     let _ = writeln!(s, "Condition {condition}");
     let _ = writeln!(s, "Observation {} {} {} {}", v.program, observation_name(c.observation), c.positive, c.negative);
     let duplicates = v.stats.duplicates.map_or_else(|| "duplicates not checked".to_string(), |d| format!("duplicates {d}"));
@@ -609,6 +614,10 @@ pub(crate) struct JsonVerdict<'a> {
     name: &'a str,
     model: &'static str,
     states: Vec<JsonState<'a>>,
+    /// Distinct final states not listed in `states` (`tcfuzz explore --max-states`); absent
+    /// when every state is listed.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    omitted_states: Option<JsonOmitted>,
     condition: JsonCondition<'a>,
     executions: JsonExecutions,
     races: Vec<JsonRace<'a>>,
@@ -655,6 +664,14 @@ struct JsonCondition<'a> {
     text: &'a str,
     result: &'static str,
     holds: bool,
+}
+
+#[derive(Serialize)]
+struct JsonOmitted {
+    states: u64,
+    /// False where `states` is a lower bound (the parts of an exploration kept their smallest
+    /// states; one part's left-out state may be another's).
+    exact: bool,
 }
 
 #[derive(Serialize)]
@@ -712,6 +729,8 @@ impl<'a> JsonVerdict<'a> {
             name: &v.program,
             model: v.model.name(),
             states: v.states.iter().map(|s| JsonState { state: StateMap(&s.values), executions: s.executions }).collect(),
+            omitted_states: (v.omitted_states > 0 || !v.states_counted)
+                .then_some(JsonOmitted { states: v.omitted_states, exact: v.states_counted }),
             condition: JsonCondition { text: condition, result: observation_name(v.condition.observation), holds: v.condition.validated },
             executions: JsonExecutions {
                 complete: v.stats.complete,

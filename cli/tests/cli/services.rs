@@ -500,6 +500,8 @@ fn explore(c: &Coordinator, dir: &TempDir, file: &str) -> Proc {
         "--duplicates",
         "--parts",
         "24",
+        "--max-states",
+        "1000000",
         "--json",
     ];
     let out = std::fs::File::create(dir.path().join("explored.json")).unwrap();
@@ -564,6 +566,35 @@ fn explore_with_a_worker_killed_holding_parts_releases_them_and_equals_check() {
     let (recorded, _) = stop_worker(survivor);
     assert!(recorded <= parts && recorded > 0, "{recorded} of {parts}");
     c.stop();
+}
+
+/// Parts that keep 5 states each (`--max-states 5`, embedded workers): the program's 5
+/// smallest states with their exact counts, every execution, the condition judged as one
+/// machine judges it; the states beyond them counted as a lower bound, said so.
+#[test]
+fn explore_with_few_states_kept_lists_the_smallest_exactly_and_bounds_the_rest() {
+    let dir = TempDir::new("explore-capped");
+    let file = large_program(&dir);
+    let file = file.to_str().unwrap();
+    let args = ["explore", file, "--workers", "2", "--model", "sc", "--duplicates", "--parts", "24", "--max-states", "5"];
+    let out = tcfuzz(&[&args[..], &["--json"]].concat(), dir.path());
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    let explored: Value = serde_json::from_str(stdout(&out).trim()).unwrap();
+    let here = checked_here(&dir, file);
+    assert_eq!(explored["executions"], here["executions"]);
+    assert_eq!(explored["condition"], here["condition"]);
+    assert_eq!(explored["states"].as_array().unwrap()[..], here["states"].as_array().unwrap()[..5]);
+    let err = stderr(&out);
+    let parts: u64 = err.split(": explored in ").nth(1).and_then(|r| r.split(' ').next()).and_then(|n| n.parse().ok()).unwrap();
+    // Every state once: at least the largest part's states, which is at least the average.
+    let omitted = explored["omitted_states"]["states"].as_u64().unwrap();
+    assert!(omitted + 5 >= (1 << 17) / parts && omitted + 5 < 1 << 17, "{parts} parts: {}", explored["omitted_states"]);
+    assert_eq!(explored["omitted_states"]["exact"], Value::Bool(false));
+    let out = tcfuzz(&args, dir.path());
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    let text = stdout(&out);
+    assert!(text.contains(&format!("States at least {}\n", omitted + 5)), "{text}");
+    assert!(text.contains(&format!("... at least {omitted} more states (--max-states: each part kept its smallest ones)")), "{text}");
 }
 
 #[test]

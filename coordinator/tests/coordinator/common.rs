@@ -124,16 +124,18 @@ pub fn exploration() -> v1::ExploreProgramRequest {
         detect_duplicates: true,
         subtrees: vec!["subtree 00ff:0:0.0".into(), "subtree 00ff:0:0.1.2".into()],
         name: "mp".into(),
+        max_states: 2,
     }
 }
 
-/// A part verdict of `complete` executions in one final state.
+/// A part verdict of `complete` executions in one final state (where the condition holds).
 pub fn part(complete: u64) -> v1::PartVerdict {
     v1::PartVerdict {
         complete,
         duplicates_counted: true,
         state_names: vec!["P1:r0".into()],
         states: vec![v1::FinalState { values: vec![1], executions: complete }],
+        positive: 1,
         ..Default::default()
     }
 }

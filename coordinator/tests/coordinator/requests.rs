@@ -261,6 +261,7 @@ async fn bad_exploration_requests_and_part_reports_get_the_right_status_and_writ
             with(|r| r.subtrees[1] = r.subtrees[0].clone()),
         ),
         ("loop bound 0", Code::InvalidArgument, "loop_bound: 0 is not in 1..=1000000", with(|r| r.loop_bound = 0)),
+        ("too many states", Code::InvalidArgument, "max_states: 1000001 is more than 1000000", with(|r| r.max_states = 1_000_001)),
     ];
     for (name, code, message, r) in requests {
         let status = a.explore_program(r).await.expect_err(name);
@@ -285,6 +286,7 @@ async fn bad_exploration_requests_and_part_reports_get_the_right_status_and_writ
         })
         .collect();
     assert_eq!(subtrees, ["subtree 00ff:0:0.0", "subtree 00ff:0:0.1.2"]);
+    assert!(jobs.iter().all(|j| matches!(&j.work, Some(v1::job::Work::Explore(e)) if e.max_states == 2)), "{jobs:?}");
 
     let mut wrong_sum = part(3);
     wrong_sum.complete = 4;
@@ -294,11 +296,33 @@ async fn bad_exploration_requests_and_part_reports_get_the_right_status_and_writ
     uncounted.duplicates_counted = false;
     let mut twice = part(3);
     twice.states.push(twice.states[0].clone());
+    let mut three_states = part(3);
+    three_states.states = (0..3).map(|v| v1::FinalState { values: vec![v], executions: 1 }).collect();
+    three_states.positive = 3;
+    let mut miscounted = part(3);
+    miscounted.negative = 1;
+    let mut omitted_without_executions = part(3);
+    (omitted_without_executions.omitted_states, omitted_without_executions.positive) = (1, 2);
     let reports: Vec<(&str, &str, v1::JobResult)> = vec![
         (
             "states that do not add up",
-            "results[0].part: the states' executions add up to 3, not to complete 4",
+            "results[0].part: the states' executions and omitted_executions add up to 3, not to complete 4",
             part_result(&jobs[0], wrong_sum),
+        ),
+        (
+            "more states than the exploration keeps",
+            "results[0].part.states: 3 states, but the exploration keeps at most 2 per part",
+            part_result(&jobs[0], three_states),
+        ),
+        (
+            "condition counts that do not add up",
+            "results[0].part: positive 1 and negative 1 states do not add up to the 1 states (kept and omitted)",
+            part_result(&jobs[0], miscounted),
+        ),
+        (
+            "omitted states without executions",
+            "results[0].part: 1 omitted_states with 0 omitted_executions",
+            part_result(&jobs[0], omitted_without_executions),
         ),
         ("a state without its values", "results[0].part.states[0]: 0 values for 1 names", part_result(&jobs[0], short_state)),
         ("a state twice", "results[0].part.states[1]: the state [1] appears twice", part_result(&jobs[0], twice)),

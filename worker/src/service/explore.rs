@@ -13,10 +13,12 @@ pub fn model(name: &str) -> Option<ModelKind> {
 }
 
 /// The options a part is explored under: those its subtrees were cut under (the loop bound; the
-/// checker refuses a subtree of other options), every final state kept (merging needs them
-/// all), no witnesses (they do not travel).
-pub fn options(loop_bound: u32, detect_duplicates: bool) -> Options {
-    Options { loop_bound, detect_duplicates, witnesses: false, max_states: None, ..Options::default() }
+/// checker refuses a subtree of other options), the smallest `max_states` final states kept
+/// (0: every one) with the others counted exactly (the merge needs their condition counts), no
+/// witnesses (they do not travel).
+pub fn options(loop_bound: u32, detect_duplicates: bool, max_states: u32) -> Options {
+    let max_states = (max_states > 0).then_some(max_states as usize);
+    Options { loop_bound, detect_duplicates, witnesses: false, max_states, count_omitted_states: true, ..Options::default() }
 }
 
 /// Explores one part. A program, model or subtree the checker refuses is a job error: the same
@@ -27,13 +29,14 @@ pub fn run(work: &v1::ExploreWork) -> Result<v1::PartVerdict, JobError> {
     })?;
     let model = model(&work.model).ok_or_else(|| JobError(format!("`{}` is not a model this worker knows", work.model)))?;
     let subtree: Subtree = work.subtree.parse().map_err(JobError)?;
-    let options = options(work.loop_bound, work.detect_duplicates);
+    let options = options(work.loop_bound, work.detect_duplicates, work.max_states);
     let verdict = tcfuzz_checker::check_subtrees(&program, model, &options, &[subtree]).map_err(|e| JobError(e.to_string()))?;
     Ok(part_verdict(&verdict))
 }
 
 /// A verdict as plain data.
 pub fn part_verdict(v: &Verdict) -> v1::PartVerdict {
+    let kept: u64 = v.states.iter().map(|s| s.executions).sum();
     let state_names = v.states.first().map(|s| s.values.iter().map(|(n, _)| n.to_string()).collect()).unwrap_or_default();
     v1::PartVerdict {
         complete: v.stats.complete,
@@ -54,6 +57,10 @@ pub fn part_verdict(v: &Verdict) -> v1::PartVerdict {
         caveats: v.caveats.clone(),
         races: v.races.len() as u64,
         misuse: v.misuse.len() as u64,
+        omitted_states: v.omitted_states,
+        omitted_executions: v.stats.complete - kept,
+        positive: v.condition.positive,
+        negative: v.condition.negative,
     }
 }
 
@@ -65,13 +72,13 @@ mod tests {
     const SB: &str = "PTX SB3\n{\n  x = 0; y = 0; z = 0;\n}\n P0@cta 0,gpu 0 | P1@cta 1,gpu 0 | P2@cta 2,gpu 0 ;\n st.relaxed.gpu x, 1 | st.relaxed.gpu y, 1 | st.relaxed.gpu z, 1 ;\n ld.relaxed.gpu r0, y | ld.relaxed.gpu r0, z | ld.relaxed.gpu r0, x ;\nexists (P0:r0 == 0 /\\ P1:r0 == 0 /\\ P2:r0 == 0)\n";
 
     fn work(subtree: String) -> v1::ExploreWork {
-        v1::ExploreWork { program: SB.into(), model: "ptx".into(), loop_bound: 2, detect_duplicates: true, subtree }
+        v1::ExploreWork { program: SB.into(), model: "ptx".into(), loop_bound: 2, detect_duplicates: true, subtree, max_states: 0 }
     }
 
     #[test]
     fn the_parts_of_a_split_add_up_to_the_whole_check() {
         let program = tcfuzz_litmus::parse(SB).unwrap();
-        let options = options(2, true);
+        let options = options(2, true, 0);
         let whole = tcfuzz_checker::check(&program, ModelKind::Ptx, &options).unwrap();
         let subtrees = tcfuzz_checker::split(&program, ModelKind::Ptx, &options, 4).unwrap();
         assert!(subtrees.len() >= 4, "{subtrees:?}");
@@ -84,9 +91,25 @@ mod tests {
     }
 
     #[test]
+    fn a_part_keeps_its_smallest_states_and_counts_the_rest() {
+        let program = tcfuzz_litmus::parse(SB).unwrap();
+        let whole = tcfuzz_checker::check(&program, ModelKind::Ptx, &options(2, true, 0)).unwrap();
+        let subtree = tcfuzz_checker::split(&program, ModelKind::Ptx, &options(2, true, 0), 1).unwrap();
+        assert_eq!(subtree.len(), 1, "{subtree:?}");
+        let p = run(&v1::ExploreWork { max_states: 2, ..work(subtree[0].to_string()) }).unwrap();
+        let smallest: Vec<(Vec<i64>, u64)> =
+            whole.states.iter().take(2).map(|s| (s.values.iter().map(|(_, x)| *x).collect(), s.executions)).collect();
+        assert_eq!(p.states.iter().map(|s| (s.values.clone(), s.executions)).collect::<Vec<_>>(), smallest);
+        assert_eq!(p.omitted_states, whole.states.len() as u64 - 2);
+        assert_eq!(p.omitted_executions, whole.stats.complete - smallest.iter().map(|(_, n)| n).sum::<u64>());
+        assert_eq!((p.positive, p.negative), (whole.condition.positive, whole.condition.negative));
+        assert_eq!(p.complete, whole.stats.complete);
+    }
+
+    #[test]
     fn a_subtree_of_another_check_or_a_bad_model_is_a_job_error() {
         let program = tcfuzz_litmus::parse(SB).unwrap();
-        let s = &tcfuzz_checker::split(&program, ModelKind::Sc, &options(2, true), 2).unwrap()[0];
+        let s = &tcfuzz_checker::split(&program, ModelKind::Sc, &options(2, true, 0), 2).unwrap()[0];
         let e = run(&work(s.to_string())).unwrap_err();
         assert!(e.0.contains("made for another program, model or options"), "{e}");
         let e = run(&v1::ExploreWork { model: "x86".into(), ..work(s.to_string()) }).unwrap_err();

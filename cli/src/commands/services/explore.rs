@@ -21,8 +21,9 @@ use crate::inputs;
 /// here into subtrees (the checker's `split`, as `tcfuzz check -j N` does), the coordinator
 /// leases one job per subtree to its workers (a dead worker's parts are leased again after their
 /// lease expires; each part is recorded once), and the parts' verdicts are merged here into the
-/// verdict of `tcfuzz check FILE`: complete/blocked executions, every final state with its
-/// count, Ok/No, Never/Sometimes/Always, hangs, threads at the loop bound. Races and misuse
+/// verdict of `tcfuzz check FILE`: complete/blocked executions, the final states with their
+/// counts (the smallest --max-states; every one where no part had more), Ok/No,
+/// Never/Sometimes/Always, hangs, threads at the loop bound. Races and misuse
 /// travel as counts: a part that has any is explored again here to print them. Duplicates are
 /// counted inside each part (`--duplicates`); a part cannot see another part's graphs.
 ///
@@ -31,7 +32,7 @@ use crate::inputs;
 /// in-memory corpus, as `tcfuzz campaign` embeds one), which measures what splitting costs and
 /// gains on one machine.
 ///
-/// Prints a progress line on a terminal and a summary line on stderr (parts, seconds); --json prints the object of `tcfuzz check --json`.
+/// Prints a progress line on a terminal and a summary line on stderr (parts, seconds); --json prints the object of `tcfuzz check --json` (its states bounded by --max-states).
 /// Exit codes as `tcfuzz check`: 0 checked, 1 unreadable/invalid program or a failed
 /// exploration (the coordinator's error is printed), 2 usage, 3 an instruction the checker does
 /// not support.
@@ -60,9 +61,14 @@ pub struct Args {
     #[arg(long)]
     pub duplicates: bool,
 
-    /// Print at most this many final states (--json prints every state).
-    #[arg(long, value_name = "N", default_value_t = 200)]
-    pub max_states: usize,
+    /// Each part keeps at most this many final states, its smallest, and counts the rest; the
+    /// merged verdict lists the smallest N states of the program with their exact counts (--json
+    /// too). Where a part left states out, the program's distinct states and the condition's
+    /// positive/negative counts are printed as lower bounds ("at least"); Ok/No, the observation
+    /// and every execution count stay exact. A larger N costs message size: the coordinator
+    /// returns all parts' states in one message of at most 16 MiB.
+    #[arg(long, value_name = "N", default_value_t = 200, value_parser = clap::value_parser!(u32).range(1..=1_000_000))]
+    pub max_states: u32,
 
     /// JSON output: the object of `tcfuzz check --json`.
     #[arg(long)]
@@ -95,7 +101,7 @@ pub fn run(args: &Args, quiet: bool) -> anyhow::Result<ExitCode> {
         None if program.arch == tcfuzz_litmus::Arch::TileIr => ModelKind::TileIr,
         None => ModelKind::Ptx,
     };
-    let options = explore::options(Options::default().loop_bound, args.duplicates);
+    let options = explore::options(Options::default().loop_bound, args.duplicates, args.max_states);
     let start = Instant::now();
     let subtrees = match tcfuzz_checker::split(&program, model, &options, args.parts as usize) {
         Ok(s) => s,
@@ -114,6 +120,7 @@ pub fn run(args: &Args, quiet: bool) -> anyhow::Result<ExitCode> {
         // the others are done.
         subtrees: subtrees.iter().rev().map(Subtree::to_string).collect(),
         name: format!("explore {file}"),
+        max_states: args.max_states,
     };
     let progress = !quiet && std::io::stderr().is_terminal();
     let status = super::runtime()?.block_on(async {
@@ -138,7 +145,13 @@ pub fn run(args: &Args, quiet: bool) -> anyhow::Result<ExitCode> {
         Ok(v) => v,
         Err(e) => return Ok(outcome_code(check::report_error(&file, &e))),
     };
+    // As `tcfuzz check` keeps them: the smallest states, the others counted.
     let mut verdict = verdict;
+    let max = args.max_states as usize;
+    if verdict.states.len() > max {
+        verdict.omitted_states += (verdict.states.len() - max) as u64;
+        verdict.states.truncate(max);
+    }
     let elapsed = start.elapsed();
     if !quiet {
         eprintln!("{file}: explored in {} parts by the coordinator's workers in {:.3} s", status.parts_total, elapsed.as_secs_f64());
@@ -148,11 +161,6 @@ pub fn run(args: &Args, quiet: bool) -> anyhow::Result<ExitCode> {
     if args.json {
         writeln!(out, "{}", serde_json::to_string(&JsonVerdict::new(&file, &verdict, &condition, elapsed))?)?;
     } else {
-        // As `tcfuzz check` keeps them: the smallest states, the others counted.
-        if verdict.states.len() > args.max_states {
-            verdict.omitted_states += (verdict.states.len() - args.max_states) as u64;
-            verdict.states.truncate(args.max_states);
-        }
         write!(out, "{}", check::text(&file, &verdict, &condition, "explorer", elapsed))?;
     }
     Ok(ExitCode::SUCCESS)
@@ -238,6 +246,9 @@ fn merge(
             max_depth: p.max_depth as usize,
             duplicates: p.duplicates_counted.then_some(p.duplicates),
         };
+        // The part's own counts, exact (the worker counts the states it leaves out).
+        (v.omitted_states, v.states_counted) = (p.omitted_states, true);
+        (v.condition.positive, v.condition.negative) = (p.positive, p.negative);
         v.blocked_threads = p.blocked_threads;
         v.hung_threads = p.hung_threads;
         v.caveats = p.caveats;
