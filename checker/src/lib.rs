@@ -105,7 +105,7 @@ pub use error::{CheckError, Interruption};
 pub use explore::check::{
     check, check_compiled, check_exact, check_exact_compiled, check_oracle, check_oracle_compiled, on_explorer_stack, spawn_explorer_thread,
 };
-pub use explore::split::{Subtree, check_key, check_parallel, check_subtrees, merge_verdicts, split};
+pub use explore::split::{PreparedCheck, Slice, Sliced, Subtree, check_key, check_parallel, check_subtrees, merge_verdicts, split};
 pub use model::ModelKind;
 pub use options::Options;
 pub use program::CompiledProgram;

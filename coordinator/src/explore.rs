@@ -18,7 +18,7 @@ use tcfuzz_proto::v1;
 
 use crate::error::{ServiceError, invalid};
 use crate::ids::{self, Class};
-use crate::validate::JobResult;
+use crate::validate::{self, JobResult};
 
 /// What an exploration asks for; stored as JSON in its campaign record's `config`.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -32,6 +32,13 @@ pub struct ExploreSpec {
     /// Final states each part keeps (0: every one); absent in records of older versions.
     #[serde(default)]
     pub max_states: u32,
+    /// Each part's slice in milliseconds (0: not sliced); absent in records of older versions.
+    #[serde(default)]
+    pub slice_ms: u32,
+    /// The check the subtrees belong to (their HEX); empty in records of older versions.
+    #[serde(default)]
+    pub check: String,
+    /// Parts so far: the request's subtrees, then the rest each sliced part gave back.
     pub parts: u64,
     /// Why it failed, once it has.
     #[serde(default)]
@@ -39,6 +46,10 @@ pub struct ExploreSpec {
 }
 
 const SPEC_VERSION: u32 = 1;
+
+/// The most parts an exploration grows to with the rest its sliced parts give back; past it, the
+/// exploration fails (its slices are too short for the program).
+pub const MAX_GROWN_PARTS: u64 = 1_000_000;
 
 /// The exploration spec of a campaign record, if it is one.
 pub fn spec_of(c: &Campaign) -> Option<ExploreSpec> {
@@ -127,6 +138,11 @@ impl Explorations {
         self.runs.values().find_map(|r| r.queued.first().copied())
     }
 
+    /// Whether some exploration has a part leased (one a sliced part could give work from).
+    pub fn any_leased(&self) -> bool {
+        self.runs.values().any(|r| !r.leased.is_empty())
+    }
+
     pub fn contains(&self, id: u64) -> bool {
         self.runs.contains_key(&id)
     }
@@ -145,6 +161,8 @@ impl Explorations {
             loop_bound: r.loop_bound,
             detect_duplicates: r.detect_duplicates,
             max_states: r.max_states,
+            slice_ms: r.slice_ms,
+            check: r.subtrees.first().map(|s| validate::subtree(s, "subtrees[0]")).transpose()?.unwrap_or_default(),
             parts: r.subtrees.len() as u64,
             error: None,
         };
@@ -188,6 +206,7 @@ impl Explorations {
                 detect_duplicates: s.detect_duplicates,
                 subtree: subtree.clone(),
                 max_states: s.max_states,
+                slice_ms: s.slice_ms,
             })),
             ..v1::Job::default()
         })
@@ -210,6 +229,15 @@ impl Explorations {
         if max == 0 && p.omitted_states > 0 {
             return Err(invalid!("{at}.part.omitted_states: {}, but the exploration keeps every state", p.omitted_states));
         }
+        if run.spec.slice_ms == 0 && !p.rest.is_empty() {
+            return Err(invalid!("{at}.part.rest: {} subtrees, but the exploration's parts are not sliced", p.rest.len()));
+        }
+        for (i, rest) in p.rest.iter().enumerate() {
+            let check = validate::subtree(rest, &format!("{at}.part.rest[{i}]"))?;
+            if !run.spec.check.is_empty() && check != run.spec.check {
+                return Err(invalid!("{at}.part.rest[{i}]: a subtree of another check than the exploration's"));
+            }
+        }
         Ok(())
     }
 
@@ -228,6 +256,24 @@ impl Explorations {
         }
         if let Some(error) = &r.error {
             return self.fail(u, job.campaign, format!("part {} could not be explored: {error}", job.id & ids::MAX_NUMBER), now);
+        }
+        let rest = r.part.as_ref().map_or(&[][..], |p| &p.rest[..]);
+        if run.spec.error.is_none() && !rest.is_empty() {
+            if run.spec.parts + rest.len() as u64 > MAX_GROWN_PARTS {
+                let why =
+                    format!("its sliced parts gave back more than {MAX_GROWN_PARTS} parts in all (slices too short for the program?)");
+                return self.fail(u, job.campaign, why, now);
+            }
+            // The rest is queued in the write that records the part: a part is either not
+            // recorded (and explored again whole) or recorded with its rest queued.
+            for subtree in rest {
+                run.spec.parts += 1;
+                let part = ids::job_id(job.campaign, Class::Generate, run.spec.parts);
+                u.enqueue_job_as(part, job.campaign, Work::Explore { subtree: subtree.clone(), part: None })?;
+                run.queued.insert(part);
+            }
+            run.record.config = to_config(&run.spec)?;
+            u.put_campaign(&run.record)?;
         }
         if run.done == run.spec.parts && run.spec.error.is_none() {
             run.record.state = CampaignState::Finished;

@@ -47,6 +47,10 @@ pub const MAX_LOOP_BOUND: u32 = 1_000_000;
 /// Final states of one part at most, and values per state.
 pub const MAX_PART_STATES: usize = 1_000_000;
 pub const MAX_STATE_NAMES: usize = 1024;
+/// Subtrees one sliced part gives back at most (about one per level of its exploration tree).
+pub const MAX_PART_REST: usize = 10_000;
+/// A part's slice at most, in milliseconds (an hour).
+pub const MAX_SLICE_MS: u32 = 3_600_000;
 /// Thread names and caveats of one part at most (each [`MAX_ERROR`] bytes).
 pub const MAX_PART_TEXTS: usize = 1024;
 /// The models a worker's checker knows, by name.
@@ -360,6 +364,10 @@ fn part_verdict(p: &v1::PartVerdict, at: &str) -> Result<(), ServiceError> {
     if (p.omitted_states == 0) != (p.omitted_executions == 0) {
         return Err(invalid!("{at}: {} omitted_states with {} omitted_executions", p.omitted_states, p.omitted_executions));
     }
+    count(p.rest.len(), &format!("{at}.rest"), MAX_PART_REST)?;
+    if !p.rest.is_empty() && p.yielded_at == 0 {
+        return Err(invalid!("{at}.rest: {} subtrees given back, but yielded_at is 0", p.rest.len()));
+    }
     let distinct = (p.states.len() as u64).saturating_add(p.omitted_states);
     if p.positive.saturating_add(p.negative) != distinct {
         return Err(invalid!(
@@ -380,12 +388,13 @@ fn part_verdict(p: &v1::PartVerdict, at: &str) -> Result<(), ServiceError> {
     Ok(())
 }
 
-/// Checks a subtree's text form as the checker prints it, `subtree HEX:VARIANT:I.J.K`; returns
+/// Checks a subtree's text form as the checker prints it, `subtree HEX:VARIANT:I.J.K` (with a
+/// `+` after the path for a rest a sliced part gave back); returns
 /// its HEX (the check it belongs to). The coordinator does not link the checker: this is the
 /// syntax only.
 pub fn subtree(value: &str, field: &str) -> Result<String, ServiceError> {
     text(value, field, 1, MAX_SUBTREE)?;
-    let bad = || invalid!("{field}: `{}` is not a subtree (expected `subtree HEX:VARIANT:I.J.K`)", value.escape_debug());
+    let bad = || invalid!("{field}: `{}` is not a subtree (expected `subtree HEX:VARIANT:I.J.K` or `…I.J.K+`)", value.escape_debug());
     let rest = value.strip_prefix("subtree ").ok_or_else(bad)?;
     let mut fields = rest.split(':');
     let (Some(check), Some(variant), Some(path), None) = (fields.next(), fields.next(), fields.next(), fields.next()) else {
@@ -393,6 +402,7 @@ pub fn subtree(value: &str, field: &str) -> Result<String, ServiceError> {
     };
     let number = |t: &str| !t.is_empty() && t.len() <= 10 && t.bytes().all(|b| b.is_ascii_digit()) && t.parse::<u32>().is_ok();
     let hex = !check.is_empty() && check.len() <= 16 && check.bytes().all(|b| b.is_ascii_hexdigit());
+    let path = path.strip_suffix('+').unwrap_or(path);
     if !hex || !number(variant) || !path.split('.').all(number) {
         return Err(bad());
     }
@@ -412,6 +422,9 @@ pub fn explore_program(r: &v1::ExploreProgramRequest) -> Result<(), ServiceError
     text(&r.name, "name", 0, MAX_NAME)?;
     if r.max_states as usize > MAX_PART_STATES {
         return Err(invalid!("max_states: {} is more than {MAX_PART_STATES}", r.max_states));
+    }
+    if r.slice_ms > MAX_SLICE_MS {
+        return Err(invalid!("slice_ms: {} is more than {MAX_SLICE_MS}", r.slice_ms));
     }
     if r.subtrees.is_empty() {
         return Err(invalid!("subtrees: an exploration has at least one part"));

@@ -162,12 +162,17 @@ pub(super) fn too_many_executions(options: &Options, out: &verdict::Collector<'_
 pub(super) fn finish_explorer(
     revisits: &Revisits<'_>,
     model: ModelKind,
-    mut out: verdict::Collector<'_>,
+    out: verdict::Collector<'_>,
     max_depth: usize,
     lost_revisit: bool,
 ) -> Result<Verdict, CheckError> {
+    Ok(finish_with(model, out, max_depth, revisits.caveats(lost_revisit)))
+}
+
+/// The explorer's verdict of `out`, with the caveats the revisits gave ([`finish_explorer`]).
+pub(super) fn finish_with(model: ModelKind, mut out: verdict::Collector<'_>, max_depth: usize, caveats: Vec<String>) -> Verdict {
     out.set_max_depth(max_depth);
-    Ok(out.finish(model, Method::Explorer, revisits.caveats(lost_revisit)))
+    out.finish(model, Method::Explorer, caveats)
 }
 
 /// The explorer's verdict on `program`, or — where it carries a caveat (executions the explorer

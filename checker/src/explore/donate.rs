@@ -10,8 +10,9 @@
 //! donation is large and few are made (GenMC's `-nthreads` hands over a copied graph instead;
 //! a path is what the explorer already knows how to walk to, [`super::split`]).
 
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Condvar, Mutex, MutexGuard, PoisonError};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError};
+use std::time::Instant;
 
 /// A part of a parallel check: for the program variant `variant`, the subtree at `path` — or,
 /// with `rest`, the subtrees of the node at `path`'s parent from the child `path`'s last index
@@ -41,7 +42,25 @@ pub(crate) struct Share {
     ready: Condvar,
     /// Set while more threads wait than parts are queued: what a busy explorer polls.
     wanted: AtomicBool,
+    /// For a part that hands back the rest of its work ([`Share::yielding`]).
+    yielding: Option<Yielding>,
 }
+
+/// When a yielding part gives its work back: at a poll (one per node the explorer visits, so a
+/// position in the exploration that is the same on every run), fixed or chosen by the clock
+/// (and by a flag someone else sets when work is wanted).
+struct Yielding {
+    polls: AtomicU64,
+    /// The poll from which every one wants work (`u64::MAX`: not yet).
+    at_poll: AtomicU64,
+    deadline: Option<Instant>,
+    /// With a deadline: yield only once this is set after it, and clear it then (one part of
+    /// those that share the flag answers each time it is set).
+    wanted: Option<Arc<AtomicBool>>,
+}
+
+/// Polls between two looks at the clock of a yielding part.
+const POLLS_PER_CLOCK: u64 = 64;
 
 impl Share {
     /// A share for `threads` threads, starting with `parts` (taken in this order).
@@ -52,7 +71,26 @@ impl Share {
             queue: Mutex::new(Queue { parts, idle: 0, done: false, gifts: 0 }),
             ready: Condvar::new(),
             wanted: AtomicBool::new(false),
+            yielding: None,
         }
+    }
+
+    /// A share for one explorer that gives all of its part away but the path it is on, from
+    /// poll `at_poll` on, or from the first poll after `deadline` (checked every
+    /// [`POLLS_PER_CLOCK`] polls) where `wanted` (if given) is set: every gift is taken, and kept
+    /// for [`Share::into_gifts`].
+    pub(crate) fn yielding(at_poll: Option<u64>, deadline: Option<Instant>, wanted: Option<Arc<AtomicBool>>) -> Share {
+        let queue = Queue { parts: Vec::new(), idle: usize::MAX / 2, done: false, gifts: 0 };
+        let at_poll = AtomicU64::new(at_poll.unwrap_or(u64::MAX));
+        let yielding = Yielding { polls: AtomicU64::new(0), at_poll, deadline, wanted };
+        Share { threads: 1, queue: Mutex::new(queue), ready: Condvar::new(), wanted: AtomicBool::new(false), yielding: Some(yielding) }
+    }
+
+    /// A yielding share's gifts in the order given, and the poll it yielded at (`None` if the
+    /// part ended first).
+    pub(crate) fn into_gifts(self) -> (Vec<Donation>, Option<u64>) {
+        let at = self.yielding.map(|y| y.at_poll.into_inner()).filter(|&p| p != u64::MAX);
+        (self.queue.into_inner().unwrap_or_else(PoisonError::into_inner).parts, at)
     }
 
     fn lock(&self) -> MutexGuard<'_, Queue> {
@@ -92,9 +130,20 @@ impl Share {
         self.ready.notify_all();
     }
 
-    /// Whether a thread waits for work (a relaxed read: a late answer only delays the gift).
+    /// Whether a thread waits for work (a relaxed read: a late answer only delays the gift). An
+    /// explorer with a donor polls this once per node it visits; a yielding share counts them.
     pub(crate) fn wanted(&self) -> bool {
-        self.wanted.load(Ordering::Relaxed)
+        let Some(y) = &self.yielding else { return self.wanted.load(Ordering::Relaxed) };
+        let poll = y.polls.fetch_add(1, Ordering::Relaxed) + 1;
+        if poll >= y.at_poll.load(Ordering::Relaxed) {
+            return true;
+        }
+        let wanted = || y.wanted.as_ref().is_none_or(|w| w.swap(false, Ordering::Relaxed));
+        if y.deadline.is_some_and(|d| poll % POLLS_PER_CLOCK == 0 && Instant::now() >= d) && wanted() {
+            y.at_poll.store(poll, Ordering::Relaxed);
+            return true;
+        }
+        false
     }
 
     /// Gives `part` to a waiting thread; `false` (and the part kept) when none waits for it.
@@ -119,7 +168,7 @@ impl Share {
     pub(crate) fn with_waiting(waiting: usize, mut parts: Vec<Donation>) -> Share {
         parts.reverse();
         let queue = Queue { parts, idle: waiting, done: false, gifts: 0 };
-        Share { threads: waiting + 1, queue: Mutex::new(queue), ready: Condvar::new(), wanted: AtomicBool::new(false) }
+        Share { threads: waiting + 1, queue: Mutex::new(queue), ready: Condvar::new(), wanted: AtomicBool::new(false), yielding: None }
     }
 
     /// The next part, without waiting.

@@ -34,6 +34,17 @@ pub(crate) struct Revisits<'p> {
     porf: OnceLock<bool>,
 }
 
+/// `caveats`, and where a revisit was lost the caveat saying so ([`Revisits::caveats`]).
+pub(crate) fn with_lost_revisit(mut caveats: Vec<String>, lost_revisit: bool, model: ModelKind) -> Vec<String> {
+    if lost_revisit {
+        caveats.push(format!(
+            "the explorer met a load-buffering revisit it cannot take (a read whose only possible sources are writes the revisit removes, e.g. through a barrier or a spin loop's fences) and may miss executions the {} model allows; use the oracle for those",
+            model.name()
+        ));
+    }
+    caveats
+}
+
 impl<'p> Revisits<'p> {
     pub(crate) fn new(prog: &'p CompiledProgram, model: ModelKind, options: &Options) -> Self {
         let allows_porf_cycles = model::model_for(model, prog).allows_porf_cycles();
@@ -97,18 +108,11 @@ impl<'p> Revisits<'p> {
     /// later events of its thread — is reached like any other: nothing in the dependency prefix
     /// keeps the operation before them.)
     pub(crate) fn caveats(&self, lost_revisit: bool) -> Vec<String> {
-        let mut out = self.unexplored();
-        if lost_revisit {
-            out.push(format!(
-                "the explorer met a load-buffering revisit it cannot take (a read whose only possible sources are writes the revisit removes, e.g. through a barrier or a spin loop's fences) and may miss executions the {} model allows; use the oracle for those",
-                self.model.name()
-            ));
-        }
-        out
+        with_lost_revisit(self.unexplored(), lost_revisit, self.model)
     }
 
     /// The executions of [`Self::caveats`] that the revisits themselves may not reach.
-    fn unexplored(&self) -> Vec<String> {
+    pub(crate) fn unexplored(&self) -> Vec<String> {
         let mut out = Vec::new();
         let (prog, name) = (self.prog, self.model.name());
         if !self.allows_porf_cycles {

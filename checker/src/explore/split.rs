@@ -25,9 +25,11 @@ use std::str::FromStr;
 use std::sync::Mutex;
 
 use crate::error::CheckError;
-use crate::explore::check::{EXPLORER_STACK, check, explore_part, finish_explorer, new_collector, on_explorer_stack, too_many_executions};
+use crate::explore::check::{
+    EXPLORER_STACK, check, explore_part, finish_explorer, finish_with, new_collector, on_explorer_stack, too_many_executions,
+};
 use crate::explore::donate::{Donation, Share};
-use crate::explore::revisits::Revisits;
+use crate::explore::revisits::{Revisits, with_lost_revisit};
 use crate::explore::trust::{Donor, Part};
 use crate::model::ModelKind;
 use crate::options::Options;
@@ -35,7 +37,9 @@ use crate::program::CompiledProgram;
 use crate::verdict::{Collector, Verdict};
 
 /// A part of one check's exploration: the subtree below one graph of its exploration tree (module
-/// docs). Plain data: its text form (`Display` / `FromStr`: `subtree 1f2e…:0:0.2.1`) travels.
+/// docs), or with `rest` the subtrees of that graph and of its later siblings (what a sliced
+/// part gives back, [`PreparedCheck::explore`]). Plain data: its text form (`Display` /
+/// `FromStr`: `subtree 1f2e…:0:0.2.1`, with `rest` `subtree 1f2e…:0:0.2.1+`) travels.
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct Subtree {
     /// [`check_key`] of the program, model and options it belongs to.
@@ -45,19 +49,22 @@ pub struct Subtree {
     /// The graph's index among its parent's children at each level, from the root (whose own
     /// index is 0).
     pub path: Vec<u32>,
+    /// Also every later sibling's subtree: the children of the path's parent from the path's
+    /// last index on (there may be none).
+    pub rest: bool,
 }
 
 impl fmt::Display for Subtree {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let path: Vec<String> = self.path.iter().map(u32::to_string).collect();
-        write!(f, "subtree {:016x}:{}:{}", self.check, self.variant, path.join("."))
+        write!(f, "subtree {:016x}:{}:{}{}", self.check, self.variant, path.join("."), if self.rest { "+" } else { "" })
     }
 }
 
 impl FromStr for Subtree {
     type Err = String;
     fn from_str(text: &str) -> Result<Self, String> {
-        let bad = || format!("`{text}` is not a subtree (expected `subtree HEX:VARIANT:I.J.K`)");
+        let bad = || format!("`{text}` is not a subtree (expected `subtree HEX:VARIANT:I.J.K`, or `I.J.K+` for a rest)");
         let rest = text.trim().strip_prefix("subtree ").ok_or_else(bad)?;
         let mut fields = rest.split(':');
         let (Some(check), Some(variant), Some(path), None) = (fields.next(), fields.next(), fields.next(), fields.next()) else {
@@ -65,8 +72,12 @@ impl FromStr for Subtree {
         };
         let check = u64::from_str_radix(check, 16).map_err(|_| bad())?;
         let variant = variant.parse().map_err(|_| bad())?;
+        let (path, rest) = match path.strip_suffix('+') {
+            Some(path) => (path, true),
+            None => (path, false),
+        };
         let path = path.split('.').map(|i| i.parse().map_err(|_| bad())).collect::<Result<Vec<u32>, _>>()?;
-        Ok(Subtree { check, variant, path })
+        Ok(Subtree { check, variant, path, rest })
     }
 }
 
@@ -116,7 +127,7 @@ fn split_compiled(
             out.set_program(p);
             let (part, _, _) = explore_part(p, model, options, dependency, &mut out, Part::Split { depth, out: Vec::new() }, None)?;
             let Part::Split { out: paths, .. } = part else { unreachable!("[tcfuzz internal bug] a split that is not one") };
-            parts.extend(paths.into_iter().map(|path| Subtree { check, variant: variant as u32, path }));
+            parts.extend(paths.into_iter().map(|path| Subtree { check, variant: variant as u32, path, rest: false }));
         }
         // Enough, or the tree is no deeper: every part a leaf above `depth` (a node at `depth`
         // has a path of `depth + 1`). The count alone does not say so: a chain of graphs with one
@@ -166,24 +177,125 @@ fn explore_subtrees<'p>(
 ) -> Result<(usize, bool), CheckError> {
     let (mut max_depth, mut lost) = (0, false);
     for s in subtrees {
-        let foreign = |why: &str| CheckError::ForeignSubtree(format!("{s}: {why}"));
-        if s.check != check {
-            return Err(foreign("made for another program, model or options"));
-        }
-        let p = variants.get(s.variant as usize).ok_or_else(|| foreign("no such program variant"))?;
-        if s.path.is_empty() {
-            return Err(foreign("an empty path"));
-        }
-        out.set_program(p);
-        let (part, depth, lost_here) =
-            explore_part(p, model, options, dependency, out, Part::Subtree { path: s.path.clone(), rest: false, reached: false }, None)?;
-        if !matches!(part, Part::Subtree { reached: true, .. }) {
-            return Err(foreign("the exploration has no graph at this path"));
-        }
+        let (depth, lost_here) = explore_subtree(variants, check, (model, options, dependency), out, s, None)?;
         max_depth = max_depth.max(depth);
         lost |= lost_here;
     }
     Ok((max_depth, lost))
+}
+
+/// Explores subtree `s` into `out`, giving work to `share` as it asks ([`super::donate`]); the
+/// deepest recursion and whether a revisit was lost. A subtree of another check, or of no graph
+/// of this one, is refused; a rest may have no graph (its giver did not know).
+fn explore_subtree<'p>(
+    variants: &'p [CompiledProgram],
+    check: u64,
+    (model, options, dependency): (ModelKind, &Options, bool),
+    out: &mut Collector<'p>,
+    s: &Subtree,
+    share: Option<&Share>,
+) -> Result<(usize, bool), CheckError> {
+    let foreign = |why: &str| CheckError::ForeignSubtree(format!("{s}: {why}"));
+    if s.check != check {
+        return Err(foreign("made for another program, model or options"));
+    }
+    let p = variants.get(s.variant as usize).ok_or_else(|| foreign("no such program variant"))?;
+    if s.path.is_empty() {
+        return Err(foreign("an empty path"));
+    }
+    out.set_program(p);
+    let donor = share.map(|share| Donor { share, variant: s.variant });
+    let part = Part::Subtree { path: s.path.clone(), rest: s.rest, reached: false };
+    let (part, depth, lost) = explore_part(p, model, options, dependency, out, part, donor)?;
+    if !s.rest && !matches!(part, Part::Subtree { reached: true, .. }) {
+        return Err(foreign("the exploration has no graph at this path"));
+    }
+    Ok((depth, lost))
+}
+
+/// Where a sliced part ([`PreparedCheck::explore`]) gives the rest of its work back.
+#[derive(Clone, Debug)]
+pub enum Slice {
+    /// Never: the whole part.
+    Whole,
+    /// At the first node visited after this instant (the clock is read every few dozen nodes).
+    Until(std::time::Instant),
+    /// At the first node visited after `after` where `wanted` is set (by a worker told that
+    /// others are idle), which it clears: of the parts that share the flag, one answers.
+    WhenWanted { after: std::time::Instant, wanted: std::sync::Arc<std::sync::atomic::AtomicBool> },
+    /// At this node: the one a slice ended by the clock yielded at ([`Sliced::yielded_at`]), so
+    /// that the same part is explored again (the client does, to print a part's races).
+    AtNode(u64),
+}
+
+/// What [`PreparedCheck::explore`] explored, and what it gave back.
+#[derive(Clone, Debug)]
+pub struct Sliced {
+    /// The executions it explored.
+    pub verdict: Verdict,
+    /// The rest of the part, in the order of exploration: subtrees of the same check. Empty
+    /// when the part was explored before its slice ended.
+    pub rest: Vec<Subtree>,
+    /// The node the part yielded at (`None` when it did not): with [`Slice::AtNode`], the same
+    /// cut again.
+    pub yielded_at: Option<u64>,
+}
+
+/// One check prepared for exploring its parts one after another ([`PreparedCheck::explore`]),
+/// as a worker does the parts of one exploration: the program lowered and the revisit analysis
+/// made once (milliseconds on a program of many threads, where many a part takes less).
+pub struct PreparedCheck {
+    variants: Vec<CompiledProgram>,
+    prog: CompiledProgram,
+    check: u64,
+    model: ModelKind,
+    options: Options,
+    dependency: bool,
+    /// [`Revisits::unexplored`] of the program.
+    unexplored: Vec<String>,
+}
+
+impl PreparedCheck {
+    pub fn new(program: &tcfuzz_litmus::Program, model: ModelKind, options: &Options) -> Result<PreparedCheck, CheckError> {
+        let prog = CompiledProgram::compile(program)?;
+        let (dependency, unexplored) = {
+            let revisits = Revisits::new(&prog, model, options);
+            (revisits.dependency(), revisits.unexplored())
+        };
+        Ok(PreparedCheck {
+            variants: variants(&prog)?,
+            check: check_key(program, model, options),
+            prog,
+            model,
+            options: options.clone(),
+            dependency,
+            unexplored,
+        })
+    }
+
+    /// Explores `subtree` ([`check_subtrees`]), stopping at the end of `slice` to give back the
+    /// rest of its work as subtrees: once the slice ends, the children still to come of every
+    /// node on its current path (the explorer then finishes that path, giving away the later
+    /// children of each node it reaches). The verdict and the rest together are the subtree:
+    /// merged with the rest's verdicts, the subtree's. A slice that ends lets a coordinator hand
+    /// a lopsided part's work to idle workers ([`super::donate`] does it between threads).
+    pub fn explore(&self, subtree: &Subtree, slice: Slice) -> Result<Sliced, CheckError> {
+        let share = match slice {
+            Slice::Whole => None,
+            Slice::Until(deadline) => Some(Share::yielding(None, Some(deadline), None)),
+            Slice::WhenWanted { after, wanted } => Some(Share::yielding(None, Some(after), Some(wanted))),
+            Slice::AtNode(node) => Some(Share::yielding(Some(node), None, None)),
+        };
+        let how = (self.model, &self.options, self.dependency);
+        let verdict = on_explorer_stack(|| {
+            let mut out = new_collector(&self.prog, &self.options);
+            let (max_depth, lost) = explore_subtree(&self.variants, self.check, how, &mut out, subtree, share.as_ref())?;
+            Ok::<_, CheckError>(finish_with(self.model, out, max_depth, with_lost_revisit(self.unexplored.clone(), lost, self.model)))
+        })?;
+        let (gifts, yielded_at) = share.map(Share::into_gifts).unwrap_or_default();
+        let rest = gifts.into_iter().map(|d| Subtree { check: self.check, variant: d.variant, path: d.path, rest: d.rest }).collect();
+        Ok(Sliced { verdict, rest, yielded_at })
+    }
 }
 
 /// Explores one part of a parallel check into `out`, giving work to idle threads as it goes

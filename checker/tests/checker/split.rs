@@ -11,7 +11,9 @@
 
 use std::path::PathBuf;
 
-use tcfuzz_checker::{CheckError, ModelKind, Options, Subtree, Verdict, check, check_parallel, check_subtrees, merge_verdicts, split};
+use tcfuzz_checker::{
+    CheckError, ModelKind, Options, PreparedCheck, Slice, Subtree, Verdict, check, check_parallel, check_subtrees, merge_verdicts, split,
+};
 use tcfuzz_litmus::Program;
 
 use crate::fenced::random_fenced_program;
@@ -64,6 +66,23 @@ fn compare(program: &Program, model: ModelKind, options: &Options) -> Result<Opt
         let merged = merge_verdicts(program, options, verdicts).map_err(|e| format!("merge: {e}"))?.ok_or("no subtrees")?;
         fail(format!("split into {} (at least {at_least}) and merged", subtrees.len()), differences(&whole, &merged))?;
     }
+    // Every part sliced: it gives back the rest of its work after a quarter of the program's
+    // executions' worth of nodes, and so does every rest given back, to the end.
+    let slice = Slice::AtNode(whole.stats.complete / 4 + 8);
+    let (mut queue, mut verdicts) = (split(program, model, options, 2).map_err(|e| format!("split 2: {e}"))?, Vec::new());
+    let prepared = PreparedCheck::new(program, model, options).map_err(|e| format!("prepare: {e}"))?;
+    while let Some(s) = queue.pop() {
+        let sliced = prepared.explore(&s, slice.clone()).map_err(|e| format!("sliced {s}: {e}"))?;
+        // (A part may yield where it has nothing left to give: at its last path.)
+        if !sliced.rest.is_empty() && sliced.yielded_at.is_none() {
+            return Err(format!("{s}: yielded at {:?} with {} rest parts", sliced.yielded_at, sliced.rest.len()));
+        }
+        verdicts.push(sliced.verdict);
+        queue.extend(sliced.rest);
+    }
+    let parts = verdicts.len();
+    let merged = merge_verdicts(program, options, verdicts).map_err(|e| format!("merge: {e}"))?.ok_or("no subtrees")?;
+    fail(format!("sliced into {parts} parts and merged"), differences(&whole, &merged))?;
     // Parts that keep only their 3 smallest final states (as `tcfuzz explore` asks its workers).
     let capped = Options { max_states: Some(3), count_omitted_states: true, ..options.clone() };
     let subtrees = split(program, model, &capped, 7).map_err(|e| format!("split 7: {e}"))?;
@@ -239,9 +258,69 @@ fn a_subtree_round_trips_through_its_text() {
         assert!(text.starts_with("subtree "), "{text}");
         assert_eq!(text.parse::<Subtree>(), Ok(s));
     }
-    let s = Subtree { check: 0xfe, variant: 3, path: vec![0, 12, 4_000_000_000] };
+    let s = Subtree { check: 0xfe, variant: 3, path: vec![0, 12, 4_000_000_000], rest: false };
     assert_eq!(s.to_string(), "subtree 00000000000000fe:3:0.12.4000000000");
-    assert_eq!(s.to_string().parse::<Subtree>(), Ok(s));
+    assert_eq!(s.to_string().parse::<Subtree>(), Ok(s.clone()));
+    let rest = Subtree { rest: true, ..s };
+    assert_eq!(rest.to_string(), "subtree 00000000000000fe:3:0.12.4000000000+");
+    assert_eq!(rest.to_string().parse::<Subtree>(), Ok(rest));
+}
+
+/// Three threads writing and reading two locations: 1,000s of executions, a deep tree.
+const WRWR: &str = r#"PTX WRWR
+{ x = 0; y = 0; }
+ P0@cta 0,gpu 0       | P1@cta 1,gpu 0       | P2@cta 2,gpu 0       ;
+ st.relaxed.gpu x, 1  | st.relaxed.gpu y, 2  | st.relaxed.gpu x, 3  ;
+ ld.relaxed.gpu r0, y | ld.relaxed.gpu r0, x | ld.relaxed.gpu r0, y ;
+ st.relaxed.gpu y, 1  | st.relaxed.gpu x, 2  | st.relaxed.gpu y, 3  ;
+ ld.relaxed.gpu r1, x | ld.relaxed.gpu r1, y | ld.relaxed.gpu r1, x ;
+exists (P0:r0 == 0 /\ P1:r0 == 0 /\ P2:r0 == 0)
+"#;
+
+/// A slice ended by the clock yields at a node that, asked for by number, cuts the part the
+/// same way: the same verdict, the same rest (so a client can explore a worker's part again).
+/// A slice that never ends is the whole subtree.
+#[test]
+fn a_slice_ended_by_the_clock_is_cut_again_at_its_node() {
+    let p = parse(WRWR);
+    let opts = Options { detect_duplicates: true, ..Options::default() };
+    let whole = check(&p, ModelKind::Ptx, &opts).expect("check");
+    assert!(whole.stats.complete > 1000, "{}", whole.stats.complete);
+    let root = split(&p, ModelKind::Ptx, &opts, 1).expect("split").remove(0);
+    let prepared = PreparedCheck::new(&p, ModelKind::Ptx, &opts).expect("prepared");
+    let full = prepared.explore(&root, Slice::Whole).expect("whole");
+    assert_eq!((full.verdict.stats.complete, full.rest.len(), full.yielded_at), (whole.stats.complete, 0, None));
+    // Past already: the first look at the clock ends it.
+    let timed = prepared.explore(&root, Slice::Until(std::time::Instant::now())).expect("timed");
+    let at = timed.yielded_at.expect("yielded");
+    assert!(timed.verdict.stats.complete < whole.stats.complete / 2 && !timed.rest.is_empty(), "{:?}", timed.verdict.stats);
+    assert!(timed.rest.iter().all(|s| s.rest && s.check == root.check), "{:?}", timed.rest);
+    let again = prepared.explore(&root, Slice::AtNode(at)).expect("again");
+    assert_eq!((again.yielded_at, &again.rest), (Some(at), &timed.rest));
+    assert_eq!(differences(&timed.verdict, &again.verdict), Vec::<String>::new());
+}
+
+/// A part sliced on demand yields only when its flag is set (past its slice), and clears it.
+#[test]
+fn a_slice_on_demand_yields_only_when_work_is_wanted() {
+    use std::sync::Arc;
+    use std::sync::atomic::{AtomicBool, Ordering};
+    let p = parse(WRWR);
+    let opts = Options::default();
+    let prepared = PreparedCheck::new(&p, ModelKind::Ptx, &opts).expect("prepared");
+    let root = split(&p, ModelKind::Ptx, &opts, 1).expect("split").remove(0);
+    let now = std::time::Instant::now();
+    let unwanted = Arc::new(AtomicBool::new(false));
+    let whole = prepared.explore(&root, Slice::WhenWanted { after: now, wanted: unwanted.clone() }).expect("unwanted");
+    assert_eq!((whole.yielded_at, whole.rest.len()), (None, 0));
+    let wanted = Arc::new(AtomicBool::new(true));
+    let later = now + std::time::Duration::from_secs(3600);
+    let early = prepared.explore(&root, Slice::WhenWanted { after: later, wanted: wanted.clone() }).expect("too early");
+    assert_eq!((early.yielded_at, early.rest.len(), wanted.load(Ordering::Relaxed)), (None, 0, true), "before its slice ends");
+    let sliced = prepared.explore(&root, Slice::WhenWanted { after: now, wanted: wanted.clone() }).expect("wanted");
+    assert!(sliced.yielded_at.is_some() && !sliced.rest.is_empty(), "{:?}", sliced.yielded_at);
+    assert!(!wanted.load(Ordering::Relaxed), "the flag is cleared by the part that answers it");
+    assert!(sliced.verdict.stats.complete < whole.verdict.stats.complete);
 }
 
 #[test]
@@ -255,9 +334,13 @@ fn a_malformed_subtree_is_refused_with_what_was_expected() {
         "subtree fe:x:0",
         "subtree fe:0:0..1",
         "subtree fe:0:0:1",
+        "subtree fe:0:0++",
+        "subtree fe:0:+",
+        "subtree fe:0:0+.1",
         "tree fe:0:0",
     ] {
-        assert_eq!(text.parse::<Subtree>(), Err(format!("`{text}` is not a subtree (expected `subtree HEX:VARIANT:I.J.K`)")), "{text:?}");
+        let expected = format!("`{text}` is not a subtree (expected `subtree HEX:VARIANT:I.J.K`, or `I.J.K+` for a rest)");
+        assert_eq!(text.parse::<Subtree>(), Err(expected), "{text:?}");
     }
 }
 

@@ -597,6 +597,36 @@ fn explore_with_few_states_kept_lists_the_smallest_exactly_and_bounds_the_rest()
     assert!(text.contains(&format!("... at least {omitted} more states (--max-states: each part kept its smallest ones)")), "{text}");
 }
 
+/// Three threads of plain (weak) and relaxed stores and loads of two locations and a fourth that
+/// stores once: 33,330 executions (seconds in a debug build), data races in many of them.
+const RACY: &str = "PTX racy\n{ x = 0; y = 0; }\n P0@cta 0,gpu 0 | P1@cta 1,gpu 0 | P2@cta 2,gpu 0 | P3@cta 3,gpu 0 ;\n st.weak x, 1 | st.relaxed.gpu y, 2 | st.relaxed.gpu x, 3 | st.relaxed.gpu y, 4 ;\n ld.relaxed.gpu r0, y | ld.weak r0, x | ld.relaxed.gpu r0, y | ;\n st.relaxed.gpu y, 1 | st.relaxed.gpu x, 2 | st.weak y, 3 | ;\n ld.relaxed.gpu r1, x | ld.relaxed.gpu r1, y | ld.relaxed.gpu r1, x | ;\nexists (P0:r0 == 0 /\\ P1:r0 == 0 /\\ P2:r0 == 0)\n";
+
+/// One part, explored by one of two workers: the idle one makes it give its rest back (after
+/// at least a millisecond), which spreads over new parts, and the merged verdict is the
+/// one-machine verdict to the last state and race (a part with races is explored again by the
+/// client, cut where the worker's slice ended).
+#[test]
+fn explore_with_sliced_parts_equals_check_races_included() {
+    let dir = TempDir::new("explore-sliced");
+    let file = dir.write("racy.litmus", RACY);
+    let file = file.to_str().unwrap();
+    let args = ["explore", file, "--workers", "2", "--parts", "1", "--slice-ms", "1", "--max-states", "1000000", "--duplicates", "--json"];
+    let out = tcfuzz(&args, dir.path());
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    let mut explored: Value = serde_json::from_str(stdout(&out).trim()).unwrap();
+    explored.as_object_mut().unwrap().remove("time_ms");
+    let err = stderr(&out);
+    let parts: u64 = err.split(": explored in ").nth(1).and_then(|r| r.split(' ').next()).and_then(|n| n.parse().ok()).unwrap();
+    assert!(parts > 1, "not sliced: {err}");
+    let out = tcfuzz(&["check", file, "--duplicates", "--json"], dir.path());
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    let mut here: Value = serde_json::from_str(stdout(&out).trim()).unwrap();
+    here.as_object_mut().unwrap().remove("time_ms");
+    assert!(here["executions"]["complete"].as_u64() == Some(33_330) && !here["races"].as_array().unwrap().is_empty(), "{here}");
+    assert_eq!(explored["executions"]["duplicates"].as_u64(), Some(0));
+    assert_eq!(explored, here);
+}
+
 #[test]
 fn explore_reports_bad_input_like_check() {
     let dir = TempDir::new("explore-bad");

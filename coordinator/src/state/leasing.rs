@@ -47,7 +47,7 @@ impl State {
         r: v1::LeaseJobsRequest,
         now: u64,
     ) -> Result<v1::LeaseJobsResponse, ServiceError> {
-        let max_leases = self.worker(&r.worker_id, now)?.max_leases;
+        let (max_leases, cores) = self.worker(&r.worker_id, now).map(|w| (w.max_leases, w.cores))?;
         let held = self.leases.get(&r.worker_id).map_or(0, BTreeSet::len) as u32;
         let room = max_leases.saturating_sub(held).min(r.max_jobs);
         let deadline = now + self.settings.lease_ms;
@@ -80,6 +80,10 @@ impl State {
             self.lease_of.insert(job.id, r.worker_id.clone());
             self.leases.entry(r.worker_id.clone()).or_default().insert(job.id);
             jobs.push(to_proto_job(&job, &run.spec, run.record.seed, corpus)?);
+        }
+        // A core of this worker is idle (not just room for a job ahead) and none was found.
+        if jobs.is_empty() && held < cores && self.explorations.any_leased() {
+            self.parts_wanted_ms = now;
         }
         let retry_after_ms = if jobs.is_empty() { self.settings.idle_retry_ms } else { 0 };
         Ok(v1::LeaseJobsResponse { jobs, deadline_unix_ms: deadline, retry_after_ms })
@@ -133,7 +137,10 @@ impl State {
         if let Some(c) = r.checking {
             u.set_checking(c.job_id, &r.worker_id, Checking { index: c.index, program: c.program })?;
         }
-        Ok(v1::HeartbeatResponse { dropped_job_ids: dropped, deadline_unix_ms: deadline })
+        // Wanted while the idle worker keeps asking (every `idle_retry_ms`), and a little after.
+        let wanted_for = 2 * self.settings.idle_retry_ms + 100;
+        let parts_wanted = self.parts_wanted_ms > 0 && now.saturating_sub(self.parts_wanted_ms) <= wanted_for;
+        Ok(v1::HeartbeatResponse { dropped_job_ids: dropped, deadline_unix_ms: deadline, parts_wanted })
     }
 
     /// The seeds a leased job of `r.epoch` is generated with.

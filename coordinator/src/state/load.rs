@@ -40,6 +40,7 @@ impl State {
             seeds: SeedMirror::load(corpus)?,
             next_worker: 1,
             last_leased_campaign: 0,
+            parts_wanted_ms: 0,
         };
         let mut leased = Vec::new();
         let mut too_large = Vec::new();

@@ -34,6 +34,9 @@ pub struct State {
     /// The campaign the last campaign job was leased from: the next lease starts after it, so
     /// that campaigns take turns (round robin) and a newer one is not starved by an older one.
     pub(super) last_leased_campaign: u64,
+    /// When a worker last found no job to lease while parts of an exploration were leased (0:
+    /// never): heartbeats say parts are wanted for a while after (`HeartbeatResponse`).
+    pub(super) parts_wanted_ms: u64,
 }
 
 impl State {

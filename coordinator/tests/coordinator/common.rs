@@ -125,6 +125,7 @@ pub fn exploration() -> v1::ExploreProgramRequest {
         subtrees: vec!["subtree 00ff:0:0.0".into(), "subtree 00ff:0:0.1.2".into()],
         name: "mp".into(),
         max_states: 2,
+        slice_ms: 0,
     }
 }
 

@@ -409,3 +409,107 @@ async fn a_restarted_coordinator_keeps_an_exploration_its_recorded_parts_and_lea
     assert_eq!((s.state, s.complete_executions, s.parts.len()), (v1::ExplorationState::Finished as i32, 8, 2));
     server.stop().await;
 }
+
+/// A sliced part's rest becomes new parts of its exploration, queued in the write that records
+/// the part, kept across a restart, leased like the others; the exploration ends once they are
+/// in. A rest where the parts are not sliced, or of another check, or without the node it was
+/// given back at, is refused and writes nothing.
+#[tokio::test]
+async fn a_sliced_part_queues_its_rest_as_new_parts_that_survive_a_restart() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = Server::start(dir.path(), 60_000).await;
+    let (mut w, mut a) = (server.worker(), server.admin());
+    let unsliced = a.explore_program(exploration()).await.unwrap().into_inner().exploration;
+    let sliced = a.explore_program(v1::ExploreProgramRequest { slice_ms: 500, ..exploration() }).await.unwrap().into_inner().exploration;
+    let me = register(&mut w, 2).await.worker_id;
+    let jobs = lease(&mut w, &me, 4).await;
+    assert_eq!(jobs.iter().map(|j| j.campaign).collect::<Vec<_>>(), [unsliced, unsliced, sliced, sliced]);
+    let with_rest =
+        |rest: &[&str], yielded_at| v1::PartVerdict { rest: rest.iter().map(|r| r.to_string()).collect(), yielded_at, ..part(3) };
+    let refused: Vec<(&str, v1::JobResult)> = vec![
+        (
+            "results[0].part.rest: 1 subtrees, but the exploration's parts are not sliced",
+            part_result(&jobs[0], with_rest(&["subtree 00ff:0:0.0.1+"], 7)),
+        ),
+        (
+            "results[0].part.rest[1]: a subtree of another check than the exploration's",
+            part_result(&jobs[2], with_rest(&["subtree 00ff:0:0.0.1+", "subtree 00fe:0:0.0.2+"], 7)),
+        ),
+        (
+            "results[0].part.rest: 1 subtrees given back, but yielded_at is 0",
+            part_result(&jobs[2], with_rest(&["subtree 00ff:0:0.0.1+"], 0)),
+        ),
+        (
+            "results[0].part.rest[0]: `subtree 00ff:0:0.0.1++` is not a subtree",
+            part_result(&jobs[2], with_rest(&["subtree 00ff:0:0.0.1++"], 7)),
+        ),
+    ];
+    for (message, r) in refused {
+        let request = v1::ReportResultsRequest { worker_id: me.clone(), results: vec![r], returned_job_ids: vec![] };
+        let status = w.report_results(request).await.expect_err(message);
+        assert_eq!(status.code(), Code::InvalidArgument, "{message}: {status:?}");
+        assert!(status.message().contains(message), "`{}` does not say `{message}`", status.message());
+    }
+    let s = exploration_status(&mut a, sliced).await;
+    assert_eq!((s.parts_total, s.parts_done), (2, 0));
+
+    let rest = ["subtree 00ff:0:0.0.1+", "subtree 00ff:0:0.0.0.3+"];
+    assert_eq!(report(&mut w, &me, vec![part_result(&jobs[2], with_rest(&rest, 7))]).await, vec![v1::Recording::Recorded]);
+    // Reported again (a lost acknowledgement): dropped, no second rest.
+    assert_eq!(report(&mut w, &me, vec![part_result(&jobs[2], with_rest(&rest, 7))]).await, vec![v1::Recording::AlreadyRecorded]);
+    let s = exploration_status(&mut a, sliced).await;
+    assert_eq!((s.state, s.parts_total, s.parts_done), (v1::ExplorationState::Running as i32, 4, 1));
+    server.stop().await;
+
+    let server = Server::start(dir.path(), 60_000).await;
+    let (mut w, mut a) = (server.worker(), server.admin());
+    let s = exploration_status(&mut a, sliced).await;
+    assert_eq!((s.parts_total, s.parts_done, s.parts_leased), (4, 1, 1));
+    let me = register(&mut w, 2).await.worker_id;
+    let more = lease(&mut w, &me, 4).await;
+    let subtrees: Vec<&str> = more
+        .iter()
+        .filter_map(|j| match &j.work {
+            Some(v1::job::Work::Explore(e)) if j.campaign == sliced => Some(e.subtree.as_str()),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(subtrees, rest, "the rest, in order, as new parts");
+    let mut results: Vec<v1::JobResult> = more.iter().filter(|j| j.campaign == sliced).map(|j| part_result(j, part(5))).collect();
+    results.push(part_result(&jobs[3], part(1)));
+    assert_eq!(report(&mut w, &me, results).await, vec![v1::Recording::Recorded; 3]);
+    let s = exploration_status(&mut a, sliced).await;
+    assert_eq!((s.state, s.parts_total, s.complete_executions), (v1::ExplorationState::Finished as i32, 4, 14));
+    let parts: Vec<&str> = s.parts.iter().map(|p| p.subtree.as_str()).collect();
+    assert_eq!(parts, ["subtree 00ff:0:0.0", "subtree 00ff:0:0.1.2", rest[0], rest[1]]);
+    assert_eq!(s.parts[0].verdict.as_ref().unwrap().rest, rest);
+    server.stop().await;
+    let corpus = Corpus::open_existing(dir.path()).unwrap();
+    assert!(corpus.check().unwrap().problems.is_empty());
+}
+
+/// A worker with an idle core that finds no job while an exploration's parts are leased makes
+/// the next heartbeats say parts are wanted (so that a sliced part gives its rest back); a
+/// worker asking for a job ahead, with every core busy, does not.
+#[tokio::test]
+async fn an_idle_worker_makes_heartbeats_say_parts_are_wanted() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = Server::start(dir.path(), 60_000).await;
+    let (mut w, mut a) = (server.worker(), server.admin());
+    a.explore_program(v1::ExploreProgramRequest { slice_ms: 100, ..exploration() }).await.unwrap();
+    let busy = register(&mut w, 1).await.worker_id;
+    let parts = lease(&mut w, &busy, 2).await;
+    assert_eq!(parts.len(), 2);
+    let heartbeat = |w: &mut tcfuzz_proto::connect::Coordinator| {
+        let request = v1::HeartbeatRequest { worker_id: busy.clone(), job_ids: parts.iter().map(|j| j.id).collect(), checking: None };
+        let mut w = w.clone();
+        async move { w.heartbeat(request).await.unwrap().into_inner().parts_wanted }
+    };
+    assert!(!heartbeat(&mut w).await, "nobody asked yet");
+    assert!(lease(&mut w, &busy, 1).await.is_empty());
+    assert!(!heartbeat(&mut w).await, "a worker whose cores are busy asking ahead is not idle");
+    let idle = register(&mut w, 1).await.worker_id;
+    assert!(lease(&mut w, &idle, 1).await.is_empty());
+    assert!(heartbeat(&mut w).await, "an idle worker asked");
+    server.stop().await;
+}

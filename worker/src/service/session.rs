@@ -6,6 +6,7 @@
 use std::collections::{BTreeSet, HashMap};
 use std::future::Future;
 use std::panic::{AssertUnwindSafe, catch_unwind};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
@@ -112,7 +113,12 @@ enum PoolFor {
 }
 
 /// Runs one job on a pool thread.
-fn run_job(runner: &dyn JobRunner, leased: Leased, to_loop: &mpsc::UnboundedSender<FromPool>) -> Option<v1::JobResult> {
+fn run_job(
+    runner: &dyn JobRunner,
+    leased: Leased,
+    parts_wanted: &Arc<AtomicBool>,
+    to_loop: &mpsc::UnboundedSender<FromPool>,
+) -> Option<v1::JobResult> {
     let Leased { job, seeds } = leased;
     let seeds = seeds.as_ref();
     let id = job.id;
@@ -146,7 +152,7 @@ fn run_job(runner: &dyn JobRunner, leased: Leased, to_loop: &mpsc::UnboundedSend
                 Ok(Some(v1::JobResult { job_id: id, minimized: minimized.unwrap_or_default(), ..Default::default() }))
             }
             Some(Work::Explore(e)) => {
-                let part = super::explore::run(&e)?;
+                let part = super::explore::run(&e, parts_wanted)?;
                 Ok(Some(v1::JobResult { job_id: id, part: Some(part), ..Default::default() }))
             }
             None => Err(JobError("a job without work (a newer coordinator?)".into())),
@@ -251,7 +257,16 @@ struct Session {
     pools: HashMap<u64, Seeds>,
     backoff: Backoff,
     summary: Summary,
+    /// Held parts of explorations that give their rest back when asked (`ExploreWork.slice_ms`).
+    sliced: BTreeSet<u64>,
+    /// What the last heartbeat said of idle workers (`HeartbeatResponse.parts_wanted`): read by
+    /// the sliced parts running on the pool ([`super::explore::run`]).
+    parts_wanted: Arc<AtomicBool>,
 }
+
+/// How often a worker holding sliced exploration parts heartbeats: how soon it hears that
+/// another worker is idle.
+const SLICED_HEARTBEAT: Duration = Duration::from_millis(250);
 
 impl Session {
     async fn pause(&mut self, why: &Status) {
@@ -413,7 +428,9 @@ impl Session {
         match self.client.heartbeat(request).await {
             Ok(r) => {
                 self.went_through();
-                Ok(Some(r.into_inner().dropped_job_ids))
+                let r = r.into_inner();
+                self.parts_wanted.store(r.parts_wanted, Ordering::Relaxed);
+                Ok(Some(r.dropped_job_ids))
             }
             Err(s) if s.code() == Code::InvalidArgument => {
                 tracing::error!("the coordinator rejected a heartbeat: {}", s.message());
@@ -468,10 +485,11 @@ pub async fn run(config: Config, runner: Arc<dyn JobRunner>, shutdown: impl Futu
     let client = config.target.coordinator()?;
     let (to_loop, mut from_pool) = mpsc::unbounded_channel();
     let (done_tx, mut done) = mpsc::unbounded_channel::<Box<v1::JobResult>>();
+    let parts_wanted = Arc::new(AtomicBool::new(false));
     let pool = {
-        let to_loop = to_loop.clone();
+        let (to_loop, parts_wanted) = (to_loop.clone(), parts_wanted.clone());
         Pool::start(config.cores, "tcfuzz-check", move |leased: Leased| {
-            if let Some(result) = run_job(&*runner, leased, &to_loop) {
+            if let Some(result) = run_job(&*runner, leased, &parts_wanted, &to_loop) {
                 let _ = done_tx.send(Box::new(result));
             }
         })
@@ -493,6 +511,8 @@ pub async fn run(config: Config, runner: Arc<dyn JobRunner>, shutdown: impl Futu
         pools: HashMap::new(),
         backoff: Backoff { next: Backoff::FIRST, failing: false },
         summary: Summary::default(),
+        sliced: BTreeSet::new(),
+        parts_wanted,
     };
     let mut shutdown = std::pin::pin!(shutdown);
     let mut draining = false;
@@ -500,6 +520,7 @@ pub async fn run(config: Config, runner: Arc<dyn JobRunner>, shutdown: impl Futu
     let far = || Instant::now() + Duration::from_secs(86_400);
     let mut next_lease = Instant::now();
     let mut next_heartbeat = Instant::now();
+    let mut last_heartbeat = Instant::now();
     loop {
         let Some(worker_id) = s.worker_id.clone() else {
             tokio::select! {
@@ -522,6 +543,8 @@ pub async fn run(config: Config, runner: Arc<dyn JobRunner>, shutdown: impl Futu
         }
         if !s.finished.is_empty() || !s.returned.is_empty() {
             s.report(worker_id).await?;
+            // A core is free: ask at once, not when the last empty answer said to ask again.
+            next_lease = Instant::now();
             continue;
         }
         if draining && s.held.is_empty() {
@@ -529,7 +552,12 @@ pub async fn run(config: Config, runner: Arc<dyn JobRunner>, shutdown: impl Futu
         }
         let room = s.max_leases.saturating_sub(s.held.len());
         let lease_at = if !draining && room > 0 { next_lease } else { far() };
-        let heartbeat_at = if s.held.is_empty() { far() } else { next_heartbeat };
+        s.sliced.retain(|id| s.held.contains(id));
+        let heartbeat_at = match (s.held.is_empty(), s.sliced.is_empty()) {
+            (true, _) => far(),
+            (false, true) => next_heartbeat,
+            (false, false) => next_heartbeat.min(last_heartbeat + SLICED_HEARTBEAT),
+        };
         tokio::select! {
             biased;
             Some(result) = done.recv() => s.finished.push(*result),
@@ -571,7 +599,7 @@ pub async fn run(config: Config, runner: Arc<dyn JobRunner>, shutdown: impl Futu
                 grace_ends = Some(far());
             }
             () = sleep_until(heartbeat_at) => {
-                next_heartbeat = Instant::now() + s.heartbeat;
+                (last_heartbeat, next_heartbeat) = (Instant::now(), Instant::now() + s.heartbeat);
                 if let Some(dropped) = s.heartbeat(worker_id, None).await? {
                     let dropped: BTreeSet<u64> = dropped.into_iter().collect();
                     let taken = pool.take_if(|j| dropped.contains(&j.job.id));
@@ -588,6 +616,9 @@ pub async fn run(config: Config, runner: Arc<dyn JobRunner>, shutdown: impl Futu
                     next_lease = Instant::now() + ms(r.retry_after_ms);
                     for job in r.jobs {
                         s.held.insert(job.id);
+                        if matches!(&job.work, Some(Work::Explore(e)) if e.slice_ms > 0) {
+                            s.sliced.insert(job.id);
+                        }
                         match s.pool_for(&worker_id, &job).await? {
                             PoolFor::Ready(seeds) => pool.push(Leased { job, seeds }),
                             PoolFor::Unavailable => s.returned.push(job.id),

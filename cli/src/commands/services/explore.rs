@@ -7,7 +7,7 @@ use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
 use anyhow::Context;
-use tcfuzz_checker::{ModelKind, Options, StateCount, Stats, Subtree, Verdict};
+use tcfuzz_checker::{ModelKind, Options, Slice, StateCount, Stats, Subtree, Verdict};
 use tcfuzz_proto::connect::Target;
 use tcfuzz_proto::v1;
 use tcfuzz_worker::service::explore;
@@ -56,6 +56,12 @@ pub struct Args {
     /// Split into at least this many parts (fewer when the exploration tree is smaller).
     #[arg(long, value_name = "N", default_value_t = 64, value_parser = clap::value_parser!(u32).range(1..=100_000))]
     pub parts: u32,
+
+    /// A part explored for at least this long gives the rest of its work back as new parts when
+    /// a worker is idle (the coordinator says so in heartbeats), so a lopsided split spreads
+    /// out over the workers; 0 explores each part whole.
+    #[arg(long, value_name = "MS", default_value_t = 100, value_parser = clap::value_parser!(u32).range(0..=3_600_000))]
+    pub slice_ms: u32,
 
     /// Count duplicate executions inside each part (the explorer must report 0).
     #[arg(long)]
@@ -121,6 +127,7 @@ pub fn run(args: &Args, quiet: bool) -> anyhow::Result<ExitCode> {
         subtrees: subtrees.iter().rev().map(Subtree::to_string).collect(),
         name: format!("explore {file}"),
         max_states: args.max_states,
+        slice_ms: args.slice_ms,
     };
     let progress = !quiet && std::io::stderr().is_terminal();
     let status = super::runtime()?.block_on(async {
@@ -224,11 +231,18 @@ fn merge(
     // The verdict of no executions: what a verdict says of the program itself.
     let empty = tcfuzz_checker::check_subtrees(program, model, options, &[])?;
     let mut verdicts = Vec::with_capacity(parts.len());
+    let mut prepared = None;
     for part in parts {
         let p = part.verdict.clone().unwrap_or_default();
         if p.races > 0 || p.misuse > 0 {
+            // Cut where the worker's slice ended: the same executions, and their findings.
             let subtree: Subtree = part.subtree.parse().map_err(tcfuzz_checker::CheckError::ForeignSubtree)?;
-            verdicts.push(tcfuzz_checker::check_subtrees(program, model, options, &[subtree])?);
+            let slice = if p.yielded_at > 0 { Slice::AtNode(p.yielded_at) } else { Slice::Whole };
+            let prepared = match &mut prepared {
+                Some(p) => p,
+                None => prepared.insert(tcfuzz_checker::PreparedCheck::new(program, model, options)?),
+            };
+            verdicts.push(prepared.explore(&subtree, slice)?.verdict);
             continue;
         }
         let names: Vec<std::sync::Arc<str>> = p.state_names.iter().map(|n| std::sync::Arc::from(n.as_str())).collect();
