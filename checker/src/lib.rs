@@ -109,6 +109,7 @@ pub use explore::split::{PreparedCheck, Slice, Sliced, Subtree, check_key, check
 pub use model::ModelKind;
 pub use options::Options;
 pub use program::CompiledProgram;
+pub use program::tmem::MisuseRule;
 pub use stats::Stats;
 pub use verdict::{
     ConditionResult, Explanation, Method, Misuse, Observation, ObservedWitness, Race, RaceEvent, RaceKind, StateCount, SyncObject, Verdict,

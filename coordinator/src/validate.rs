@@ -53,6 +53,10 @@ pub const MAX_PART_REST: usize = 10_000;
 pub const MAX_SLICE_MS: u32 = 3_600_000;
 /// Thread names and caveats of one part at most (each [`MAX_ERROR`] bytes).
 pub const MAX_PART_TEXTS: usize = 1024;
+/// The kinds of race and the Tensor Memory allocator rules a part may report (the checker's
+/// names; the coordinator does not link it).
+pub const RACE_KINDS: [&str; 3] = ["data", "tmem", "proxy"];
+pub const MISUSE_RULES: [&str; 4] = ["alloc-after-relinquish", "dealloc-not-allocated", "exit-with-live-columns", "peer-cta-exited"];
 /// The models a worker's checker knows, by name.
 pub const MODELS: [&str; 3] = ["ptx", "sc", "tileir"];
 
@@ -363,6 +367,39 @@ fn part_verdict(p: &v1::PartVerdict, at: &str) -> Result<(), ServiceError> {
     }
     if (p.omitted_states == 0) != (p.omitted_executions == 0) {
         return Err(invalid!("{at}: {} omitted_states with {} omitted_executions", p.omitted_states, p.omitted_executions));
+    }
+    count(p.race_list.len(), &format!("{at}.race_list"), MAX_PART_TEXTS)?;
+    count(p.misuse_list.len(), &format!("{at}.misuse_list"), MAX_PART_TEXTS)?;
+    if (p.races, p.misuse) != (p.race_list.len() as u64, p.misuse_list.len() as u64) {
+        return Err(invalid!(
+            "{at}: races {} and misuse {} are not the {} races and {} misuses listed",
+            p.races,
+            p.misuse,
+            p.race_list.len(),
+            p.misuse_list.len()
+        ));
+    }
+    for (i, r) in p.race_list.iter().enumerate() {
+        let at = format!("{at}.race_list[{i}]");
+        if !RACE_KINDS.contains(&r.kind.as_str()) {
+            return Err(invalid!("{at}.kind: `{}` is not one of {}", r.kind.escape_debug(), RACE_KINDS.join(", ")));
+        }
+        text(&r.rule, &format!("{at}.rule"), 1, MAX_ERROR)?;
+        for (side, e) in [("first", &r.first), ("second", &r.second)] {
+            let e = e.as_ref().ok_or_else(|| invalid!("{at}.{side}: required"))?;
+            text(&e.thread, &format!("{at}.{side}.thread"), 1, MAX_NAME)?;
+            text(&e.location, &format!("{at}.{side}.location"), 1, MAX_NAME)?;
+            if e.access != "read" && e.access != "write" {
+                return Err(invalid!("{at}.{side}.access: `{}` is not read or write", e.access.escape_debug()));
+            }
+        }
+    }
+    for (i, m) in p.misuse_list.iter().enumerate() {
+        let at = format!("{at}.misuse_list[{i}]");
+        if !MISUSE_RULES.contains(&m.rule.as_str()) {
+            return Err(invalid!("{at}.rule: `{}` is not one of {}", m.rule.escape_debug(), MISUSE_RULES.join(", ")));
+        }
+        text(&m.thread, &format!("{at}.thread"), 1, MAX_NAME)?;
     }
     count(p.rest.len(), &format!("{at}.rest"), MAX_PART_REST)?;
     if !p.rest.is_empty() && p.yielded_at == 0 {

@@ -45,6 +45,12 @@ impl MisuseRule {
         }
     }
 
+    /// The rule [`MisuseRule::name`] names.
+    pub fn from_name(name: &str) -> Option<MisuseRule> {
+        use MisuseRule::*;
+        [AllocAfterRelinquish, DeallocNotAllocated, ExitWithLiveColumns, PeerCtaExited].into_iter().find(|r| r.name() == name)
+    }
+
     /// What was violated, for reports.
     pub fn describe(self) -> &'static str {
         match self {

@@ -127,6 +127,11 @@ impl RaceKind {
         }
     }
 
+    /// The kind [`RaceKind::name`] names.
+    pub fn from_name(name: &str) -> Option<RaceKind> {
+        [RaceKind::Data, RaceKind::Tmem, RaceKind::Proxy].into_iter().find(|k| k.name() == name)
+    }
+
     /// The rule that would order the two accesses.
     pub fn rule(self) -> &'static str {
         match self {

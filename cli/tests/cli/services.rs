@@ -603,8 +603,7 @@ const RACY: &str = "PTX racy\n{ x = 0; y = 0; }\n P0@cta 0,gpu 0 | P1@cta 1,gpu 
 
 /// One part, explored by one of two workers: the idle one makes it give its rest back (after
 /// at least a millisecond), which spreads over new parts, and the merged verdict is the
-/// one-machine verdict to the last state and race (a part with races is explored again by the
-/// client, cut where the worker's slice ended).
+/// one-machine verdict to the last state and race (races travel from the workers as data).
 #[test]
 fn explore_with_sliced_parts_equals_check_races_included() {
     let dir = TempDir::new("explore-sliced");

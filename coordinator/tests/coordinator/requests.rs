@@ -303,6 +303,20 @@ async fn bad_exploration_requests_and_part_reports_get_the_right_status_and_writ
     miscounted.negative = 1;
     let mut omitted_without_executions = part(3);
     (omitted_without_executions.omitted_states, omitted_without_executions.positive) = (1, 2);
+    let access =
+        |access: &str| v1::RaceAccess { thread: "P0".into(), index: 0, line: 4, col: 2, access: access.into(), location: "x".into() };
+    let race = |kind: &str, second: &str| v1::PartRace {
+        kind: kind.into(),
+        first: Some(access("write")),
+        second: Some(access(second)),
+        rule: "causality order (PTX ISA §8.10)".into(),
+    };
+    let with_races = |races: u64, list: Vec<v1::PartRace>| v1::PartVerdict { races, race_list: list, ..part(3) };
+    let misused = v1::PartVerdict {
+        misuse: 1,
+        misuse_list: vec![v1::PartMisuse { rule: "free-twice".into(), thread: "P0".into(), line: 3, col: 1 }],
+        ..part(3)
+    };
     let reports: Vec<(&str, &str, v1::JobResult)> = vec![
         (
             "states that do not add up",
@@ -323,6 +337,26 @@ async fn bad_exploration_requests_and_part_reports_get_the_right_status_and_writ
             "omitted states without executions",
             "results[0].part: 1 omitted_states with 0 omitted_executions",
             part_result(&jobs[0], omitted_without_executions),
+        ),
+        (
+            "races counted but not listed",
+            "results[0].part: races 2 and misuse 0 are not the 1 races and 0 misuses listed",
+            part_result(&jobs[0], with_races(2, vec![race("data", "read")])),
+        ),
+        (
+            "a race of no kind the checker has",
+            "results[0].part.race_list[0].kind: `plain` is not one of data, tmem, proxy",
+            part_result(&jobs[0], with_races(1, vec![race("plain", "read")])),
+        ),
+        (
+            "an access neither read nor write",
+            "results[0].part.race_list[0].second.access: `rmw` is not read or write",
+            part_result(&jobs[0], with_races(1, vec![race("data", "rmw")])),
+        ),
+        (
+            "a misuse of no rule the checker has",
+            "results[0].part.misuse_list[0].rule: `free-twice` is not one of alloc-after-relinquish",
+            part_result(&jobs[0], misused),
         ),
         ("a state without its values", "results[0].part.states[0]: 0 values for 1 names", part_result(&jobs[0], short_state)),
         ("a state twice", "results[0].part.states[1]: the state [1] appears twice", part_result(&jobs[0], twice)),

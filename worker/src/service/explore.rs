@@ -8,7 +8,7 @@ use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
 use std::time::{Duration, Instant};
 
-use tcfuzz_checker::{ModelKind, Options, PreparedCheck, Slice, Subtree, Verdict};
+use tcfuzz_checker::{ModelKind, Options, PreparedCheck, RaceEvent, Slice, Subtree, Verdict};
 use tcfuzz_proto::v1;
 
 use super::work::JobError;
@@ -97,12 +97,38 @@ pub fn part_verdict(v: &Verdict) -> v1::PartVerdict {
         caveats: v.caveats.clone(),
         races: v.races.len() as u64,
         misuse: v.misuse.len() as u64,
+        race_list: v
+            .races
+            .iter()
+            .map(|r| v1::PartRace {
+                kind: r.kind.name().into(),
+                first: Some(access(&r.first)),
+                second: Some(access(&r.second)),
+                rule: r.rule.clone(),
+            })
+            .collect(),
+        misuse_list: v
+            .misuse
+            .iter()
+            .map(|m| v1::PartMisuse { rule: m.rule.name().into(), thread: m.thread.clone(), line: m.span.line, col: m.span.col })
+            .collect(),
         omitted_states: v.omitted_states,
         omitted_executions: v.stats.complete - kept,
         positive: v.condition.positive,
         negative: v.condition.negative,
         rest: Vec::new(),
         yielded_at: 0,
+    }
+}
+
+fn access(e: &RaceEvent) -> v1::RaceAccess {
+    v1::RaceAccess {
+        thread: e.thread.clone(),
+        index: e.index,
+        line: e.span.line,
+        col: e.span.col,
+        access: e.access.into(),
+        location: e.location.clone(),
     }
 }
 

@@ -7,7 +7,8 @@ use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
 use anyhow::Context;
-use tcfuzz_checker::{ModelKind, Options, Slice, StateCount, Stats, Subtree, Verdict};
+use tcfuzz_checker::{Misuse, MisuseRule, ModelKind, Options, Race, RaceEvent, RaceKind, StateCount, Stats, Subtree, Verdict};
+use tcfuzz_litmus::Span;
 use tcfuzz_proto::connect::Target;
 use tcfuzz_proto::v1;
 use tcfuzz_worker::service::explore;
@@ -23,8 +24,7 @@ use crate::inputs;
 /// lease expires; each part is recorded once), and the parts' verdicts are merged here into the
 /// verdict of `tcfuzz check FILE`: complete/blocked executions, the final states with their
 /// counts (the smallest --max-states; every one where no part had more), Ok/No,
-/// Never/Sometimes/Always, hangs, threads at the loop bound. Races and misuse
-/// travel as counts: a part that has any is explored again here to print them. Duplicates are
+/// Never/Sometimes/Always, races, misuse, hangs, threads at the loop bound. Duplicates are
 /// counted inside each part (`--duplicates`); a part cannot see another part's graphs.
 ///
 /// With --coordinator URL (and --token-file) the parts go to that coordinator's workers;
@@ -115,7 +115,9 @@ pub fn run(args: &Args, quiet: bool) -> anyhow::Result<ExitCode> {
     };
     tracing::info!(file, parts = subtrees.len(), "split");
     let request = v1::ExploreProgramRequest {
-        program: tcfuzz_litmus::print(&program),
+        // The file's own text (it parses to this program, so its subtrees are the workers'):
+        // the races and misuses the workers report point into it.
+        program: src.clone(),
         model: model.name().to_string(),
         loop_bound: options.loop_bound,
         detect_duplicates: options.detect_duplicates,
@@ -150,7 +152,11 @@ pub fn run(args: &Args, quiet: bool) -> anyhow::Result<ExitCode> {
     }
     let verdict = match merge(&program, model, &options, &status.parts) {
         Ok(v) => v,
-        Err(e) => return Ok(outcome_code(check::report_error(&file, &e))),
+        Err(MergeError::Check(e)) => return Ok(outcome_code(check::report_error(&file, &e))),
+        Err(MergeError::Part(why)) => {
+            eprintln!("{file}: error: the exploration failed: a part's verdict names {why} (a worker of another version?)");
+            return Ok(ExitCode::from(exit::INPUT_ERRORS));
+        }
     };
     // As `tcfuzz check` keeps them: the smallest states, the others counted.
     let mut verdict = verdict;
@@ -220,31 +226,14 @@ fn outcome_code(o: check::Outcome) -> ExitCode {
     }
 }
 
-/// The parts' verdicts merged by the checker. A part's counts and states come as data; a part
-/// with races or misuse is explored again here, whose structured findings do not travel.
-fn merge(
-    program: &tcfuzz_litmus::Program,
-    model: ModelKind,
-    options: &Options,
-    parts: &[v1::ExploredPart],
-) -> Result<Verdict, tcfuzz_checker::CheckError> {
+/// The parts' verdicts merged by the checker: a part's counts, states, races and misuses come
+/// as data.
+fn merge(program: &tcfuzz_litmus::Program, model: ModelKind, options: &Options, parts: &[v1::ExploredPart]) -> Result<Verdict, MergeError> {
     // The verdict of no executions: what a verdict says of the program itself.
     let empty = tcfuzz_checker::check_subtrees(program, model, options, &[])?;
     let mut verdicts = Vec::with_capacity(parts.len());
-    let mut prepared = None;
     for part in parts {
         let p = part.verdict.clone().unwrap_or_default();
-        if p.races > 0 || p.misuse > 0 {
-            // Cut where the worker's slice ended: the same executions, and their findings.
-            let subtree: Subtree = part.subtree.parse().map_err(tcfuzz_checker::CheckError::ForeignSubtree)?;
-            let slice = if p.yielded_at > 0 { Slice::AtNode(p.yielded_at) } else { Slice::Whole };
-            let prepared = match &mut prepared {
-                Some(p) => p,
-                None => prepared.insert(tcfuzz_checker::PreparedCheck::new(program, model, options)?),
-            };
-            verdicts.push(prepared.explore(&subtree, slice)?.verdict);
-            continue;
-        }
         let names: Vec<std::sync::Arc<str>> = p.state_names.iter().map(|n| std::sync::Arc::from(n.as_str())).collect();
         let mut v = empty.clone();
         v.states = p
@@ -263,6 +252,8 @@ fn merge(
         // The part's own counts, exact (the worker counts the states it leaves out).
         (v.omitted_states, v.states_counted) = (p.omitted_states, true);
         (v.condition.positive, v.condition.negative) = (p.positive, p.negative);
+        v.races = p.race_list.iter().map(race).collect::<Result<_, _>>().map_err(MergeError::Part)?;
+        v.misuse = p.misuse_list.iter().map(misuse).collect::<Result<_, _>>().map_err(MergeError::Part)?;
         v.blocked_threads = p.blocked_threads;
         v.hung_threads = p.hung_threads;
         v.caveats = p.caveats;
@@ -270,4 +261,38 @@ fn merge(
     }
     let merged = tcfuzz_checker::merge_verdicts(program, options, verdicts)?;
     Ok(merged.unwrap_or(empty))
+}
+
+/// Why the parts could not be merged: the checker refused, or a part names what this checker
+/// does not know.
+enum MergeError {
+    Check(tcfuzz_checker::CheckError),
+    Part(String),
+}
+
+impl From<tcfuzz_checker::CheckError> for MergeError {
+    fn from(e: tcfuzz_checker::CheckError) -> Self {
+        MergeError::Check(e)
+    }
+}
+
+/// A part's race as the checker's.
+fn race(r: &v1::PartRace) -> Result<Race, String> {
+    let kind = RaceKind::from_name(&r.kind).ok_or_else(|| format!("the race kind `{}`", r.kind))?;
+    let event = |e: &Option<v1::RaceAccess>| {
+        let e = e.clone().unwrap_or_default();
+        let access = match e.access.as_str() {
+            "read" => "read",
+            "write" => "write",
+            other => return Err(format!("the access `{other}`")),
+        };
+        Ok(RaceEvent { thread: e.thread, index: e.index, span: Span { line: e.line, col: e.col }, access, location: e.location })
+    };
+    Ok(Race { kind, first: event(&r.first)?, second: event(&r.second)?, rule: r.rule.clone() })
+}
+
+/// A part's misuse as the checker's.
+fn misuse(m: &v1::PartMisuse) -> Result<Misuse, String> {
+    let rule = MisuseRule::from_name(&m.rule).ok_or_else(|| format!("the misuse rule `{}`", m.rule))?;
+    Ok(Misuse { rule, thread: m.thread.clone(), span: Span { line: m.line, col: m.col } })
 }
