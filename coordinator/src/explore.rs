@@ -331,22 +331,33 @@ impl Explorations {
             complete_executions: run.complete,
             error: run.spec.error.clone().unwrap_or_default(),
             parts: Vec::new(),
+            next_part: 0,
         })
     }
 }
 
-/// The verdicts of a finished exploration's parts, in order, read from the corpus (a part once
-/// done never changes, so this needs no lock on the ledger).
-pub fn parts(corpus: &Corpus, id: u64, total: u64) -> Result<Vec<v1::ExploredPart>, ServiceError> {
-    (1..=total)
-        .map(|n| {
-            let job_id = ids::job_id(id, Class::Generate, n);
-            let job =
-                corpus.job(job_id)?.ok_or_else(|| ServiceError::Unavailable(format!("[tcfuzz internal bug] part job {job_id} is gone")))?;
-            let Work::Explore { subtree, part: Some(part) } = job.work else {
-                return Err(ServiceError::Unavailable(format!("[tcfuzz internal bug] part job {job_id} has no verdict")));
-            };
-            Ok(v1::ExploredPart { subtree, verdict: Some(decode_part(&part, job_id)?) })
-        })
-        .collect()
+/// About how many bytes of parts one `ExplorationStatus` answer holds (half the 16 MiB limit: a
+/// part is at most a worker's report, so one past the budget still fits alone).
+pub const PARTS_PAGE_BYTES: usize = 8 << 20;
+
+/// The verdicts of a finished exploration's parts `range` (from 0), in order, as many as fit in
+/// `budget` bytes (at least one), read from the corpus (a part once done never changes, so this
+/// needs no lock on the ledger).
+pub fn parts(corpus: &Corpus, id: u64, range: std::ops::Range<u64>, budget: usize) -> Result<Vec<v1::ExploredPart>, ServiceError> {
+    let (mut out, mut bytes) = (Vec::new(), 0);
+    for n in range {
+        let job_id = ids::job_id(id, Class::Generate, n + 1);
+        let job =
+            corpus.job(job_id)?.ok_or_else(|| ServiceError::Unavailable(format!("[tcfuzz internal bug] part job {job_id} is gone")))?;
+        let Work::Explore { subtree, part: Some(part) } = job.work else {
+            return Err(ServiceError::Unavailable(format!("[tcfuzz internal bug] part job {job_id} has no verdict")));
+        };
+        let part = v1::ExploredPart { subtree, verdict: Some(decode_part(&part, job_id)?) };
+        bytes += part.encoded_len();
+        if bytes > budget && !out.is_empty() {
+            break;
+        }
+        out.push(part);
+    }
+    Ok(out)
 }

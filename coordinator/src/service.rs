@@ -195,11 +195,17 @@ impl Admin for AdminService {
     }
 
     async fn exploration_status(&self, request: Request<v1::ExplorationStatusRequest>) -> Answer<v1::ExplorationStatusResponse> {
-        let id = request.into_inner().exploration;
+        let r = request.into_inner();
+        let id = r.exploration;
         let mut status = self.ledger.call(|reply| Op::ExplorationStatus(id, reply)).await?;
         if status.state == v1::ExplorationState::Finished as i32 {
             let (corpus, total) = (self.corpus.clone(), status.parts_total);
-            status.parts = blocking(move || crate::explore::parts(&corpus, id, total)).await?;
+            if r.first_part > total {
+                return Err(invalid!("first_part: {} is past the exploration's {total} parts", r.first_part).into());
+            }
+            let first = r.first_part;
+            status.parts = blocking(move || crate::explore::parts(&corpus, id, first..total, crate::explore::PARTS_PAGE_BYTES)).await?;
+            status.next_part = first + status.parts.len() as u64;
         }
         Ok(Response::new(status))
     }

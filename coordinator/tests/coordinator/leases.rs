@@ -224,7 +224,7 @@ async fn an_exploration_is_leased_before_the_jobs_of_an_endless_campaign_running
     assert_eq!(parts.iter().map(|j| j.campaign).collect::<Vec<_>>(), [exploration, exploration], "{parts:?}");
     let results = parts.iter().map(|j| part_result(j, part(3))).collect();
     assert_eq!(report(&mut w, &me, results).await, vec![v1::Recording::Recorded; 2]);
-    let s = a.exploration_status(v1::ExplorationStatusRequest { exploration }).await.unwrap().into_inner();
+    let s = a.exploration_status(v1::ExplorationStatusRequest { exploration, first_part: 0 }).await.unwrap().into_inner();
     assert_eq!((s.state, s.complete_executions), (v1::ExplorationState::Finished as i32, 6));
     // Then the campaign goes on, with its queued job first.
     let next = lease(&mut w, &me, 2).await;

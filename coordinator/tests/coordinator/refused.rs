@@ -86,7 +86,7 @@ async fn a_refused_part_fails_its_exploration_with_why() {
     let me = register(&mut w, 1).await.worker_id;
     let parts = lease(&mut w, &me, 2).await;
     assert_eq!(report(&mut w, &me, vec![refused(&parts[0], "too big")]).await, vec![v1::Recording::Recorded]);
-    let status = a.exploration_status(v1::ExplorationStatusRequest { exploration }).await.unwrap().into_inner();
+    let status = a.exploration_status(v1::ExplorationStatusRequest { exploration, first_part: 0 }).await.unwrap().into_inner();
     assert_eq!(status.state, v1::ExplorationState::Failed as i32);
     assert_eq!(status.error, "part 1's verdict was refused: too big");
     server.stop().await;

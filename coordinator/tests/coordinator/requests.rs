@@ -179,7 +179,7 @@ async fn bad_requests_get_the_right_status_and_write_nothing() {
         }),
         ("no such exploration", Code::NotFound, "no exploration 999", {
             let mut c = a.clone();
-            Box::pin(async move { c.exploration_status(v1::ExplorationStatusRequest { exploration: 999 }).await.map(drop) })
+            Box::pin(async move { c.exploration_status(v1::ExplorationStatusRequest { exploration: 999, first_part: 0 }).await.map(drop) })
         }),
     ];
     let n = cases.len();
@@ -212,7 +212,7 @@ async fn report_results(c: &mut tcfuzz_proto::connect::Coordinator, worker: &str
 }
 
 async fn exploration_status(a: &mut tcfuzz_proto::connect::Admin, id: u64) -> v1::ExplorationStatusResponse {
-    a.exploration_status(v1::ExplorationStatusRequest { exploration: id }).await.unwrap().into_inner()
+    a.exploration_status(v1::ExplorationStatusRequest { exploration: id, first_part: 0 }).await.unwrap().into_inner()
 }
 
 #[tokio::test]
@@ -270,7 +270,8 @@ async fn bad_exploration_requests_and_part_reports_get_the_right_status_and_writ
     }
     let status = no_token.clone().explore_program(exploration()).await.expect_err("no token");
     assert_eq!(status.code(), Code::Unauthenticated);
-    let status = no_token.clone().exploration_status(v1::ExplorationStatusRequest { exploration: 1 }).await.expect_err("no token");
+    let status =
+        no_token.clone().exploration_status(v1::ExplorationStatusRequest { exploration: 1, first_part: 0 }).await.expect_err("no token");
     assert_eq!(status.code(), Code::Unauthenticated);
 
     // None of those was recorded: the first exploration gets the first id.
@@ -545,5 +546,50 @@ async fn an_idle_worker_makes_heartbeats_say_parts_are_wanted() {
     let idle = register(&mut w, 1).await.worker_id;
     assert!(lease(&mut w, &idle, 1).await.is_empty());
     assert!(heartbeat(&mut w).await, "an idle worker asked");
+    server.stop().await;
+}
+
+/// A finished exploration's parts come a page of about 8 MiB at a time, in order, from the part
+/// asked for; a first part past the end is refused.
+#[tokio::test]
+async fn a_finished_explorations_parts_come_in_pages() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = Server::start(dir.path(), 60_000).await;
+    let (mut w, mut a) = (server.worker(), server.admin());
+    let subtrees: Vec<String> = (0..4).map(|i| format!("subtree 00ff:0:0.{i}")).collect();
+    let request = v1::ExploreProgramRequest { max_states: 0, subtrees: subtrees.clone(), ..exploration() };
+    let id = a.explore_program(request).await.unwrap().into_inner().exploration;
+    let me = register(&mut w, 2).await.worker_id;
+    let jobs = lease(&mut w, &me, 4).await;
+    // About 3 MB each: 300,000 states of one execution.
+    let big = v1::PartVerdict {
+        complete: 300_000,
+        positive: 300_000,
+        states: (0..300_000).map(|v| v1::FinalState { values: vec![v], executions: 1 }).collect(),
+        ..part(0)
+    };
+    for job in &jobs {
+        assert_eq!(report(&mut w, &me, vec![part_result(job, big.clone())]).await, vec![v1::Recording::Recorded]);
+    }
+    let page = |first_part| {
+        let mut a = a.clone();
+        async move { a.exploration_status(v1::ExplorationStatusRequest { exploration: id, first_part }).await }
+    };
+    let first = page(0).await.unwrap().into_inner();
+    assert_eq!(first.state, v1::ExplorationState::Finished as i32);
+    assert!((1..4).contains(&first.parts.len()), "{} parts in one page", first.parts.len());
+    assert_eq!(first.next_part, first.parts.len() as u64);
+    let mut got: Vec<String> = first.parts.iter().map(|p| p.subtree.clone()).collect();
+    while (got.len() as u64) < first.parts_total {
+        let next = page(got.len() as u64).await.unwrap().into_inner();
+        assert!(!next.parts.is_empty());
+        assert_eq!(next.next_part, (got.len() + next.parts.len()) as u64);
+        assert!(next.parts.iter().all(|p| p.verdict.as_ref().unwrap().states.len() == 300_000));
+        got.extend(next.parts.into_iter().map(|p| p.subtree));
+    }
+    assert_eq!(got, subtrees);
+    let past = page(5).await.unwrap_err();
+    assert_eq!(past.code(), Code::InvalidArgument);
+    assert!(past.message().contains("first_part: 5 is past the exploration's 4 parts"), "{}", past.message());
     server.stop().await;
 }

@@ -191,7 +191,7 @@ async fn follow(
     let id = admin.explore_program(request).await.map_err(coordinator).context("explore")?.into_inner().exploration;
     let mut unreachable_since: Option<Instant> = None;
     loop {
-        let s = match admin.exploration_status(v1::ExplorationStatusRequest { exploration: id }).await {
+        let s = match admin.exploration_status(v1::ExplorationStatusRequest { exploration: id, first_part: 0 }).await {
             Ok(r) => {
                 unreachable_since = None;
                 r.into_inner()
@@ -213,10 +213,27 @@ async fn follow(
             if progress {
                 eprintln!();
             }
-            return Ok(s);
+            return fetch_parts(&mut admin, id, s).await.map_err(coordinator);
         }
         tokio::time::sleep(POLL).await;
     }
+}
+
+/// The rest of a finished exploration's parts, a page at a time after the first (`status`).
+async fn fetch_parts(
+    admin: &mut tcfuzz_proto::connect::Admin,
+    id: u64,
+    mut status: v1::ExplorationStatusResponse,
+) -> Result<v1::ExplorationStatusResponse, tonic::Status> {
+    while status.state == v1::ExplorationState::Finished as i32 && (status.parts.len() as u64) < status.parts_total {
+        let first_part = status.parts.len() as u64;
+        let page = admin.exploration_status(v1::ExplorationStatusRequest { exploration: id, first_part }).await?.into_inner();
+        if page.parts.is_empty() || page.next_part <= first_part {
+            return Err(tonic::Status::internal(format!("no parts from part {first_part} of {}", status.parts_total)));
+        }
+        status.parts.extend(page.parts);
+    }
+    Ok(status)
 }
 
 fn outcome_code(o: check::Outcome) -> ExitCode {
