@@ -71,8 +71,8 @@ pub struct Args {
     /// merged verdict lists the smallest N states of the program with their exact counts (--json
     /// too). Where a part left states out, the program's distinct states and the condition's
     /// positive/negative counts are printed as lower bounds ("at least"); Ok/No, the observation
-    /// and every execution count stay exact. A larger N costs message size: the coordinator
-    /// returns all parts' states in one message of at most 16 MiB.
+    /// and every execution count stay exact. A larger N costs memory and transfer: each part's
+    /// states travel in one message of at most 16 MiB (a part past it fails the exploration).
     #[arg(long, value_name = "N", default_value_t = 200, value_parser = clap::value_parser!(u32).range(1..=1_000_000))]
     pub max_states: u32,
 
