@@ -25,7 +25,9 @@ use crate::inputs;
 /// verdict of `tcfuzz check FILE`: complete/blocked executions, the final states with their
 /// counts (the smallest --max-states; every one where no part had more), Ok/No,
 /// Never/Sometimes/Always, races, misuse, hangs, threads at the loop bound. Duplicates are
-/// counted inside each part (`--duplicates`); a part cannot see another part's graphs.
+/// counted inside each part (`--duplicates`); a part cannot see another part's graphs. A part
+/// that has run --slice-ms while a worker is idle gives the rest of its work back as new parts,
+/// so that a lopsided split spreads over the workers.
 ///
 /// With --coordinator URL (and --token-file) the parts go to that coordinator's workers;
 /// without, to --workers workers in this process (a coordinator on a loopback port with an
