@@ -11,7 +11,8 @@
 //! - from an instruction that may write a location to one of another thread that may read it (a
 //!   possible `rf`);
 //! - within a thread, from a write to an earlier read of the same location where the model lets
-//!   the read see it: through another virtual address (an alias), or when either is the perform
+//!   the read see it: through another virtual address (an alias) or another proxy (a surface,
+//!   texture or constant alias of one address: not morally strong, §8.7), or when either is the perform
 //!   of an asynchronous `tcgen05` operation, which program order does not order (PTX ISA
 //!   §9.7.16.6.1), or when the read is a bulk copy's (asynchronous: program order does not put
 //!   the thread's later events after it). Otherwise a read cannot see a later write of its own
@@ -101,9 +102,11 @@ pub(crate) fn accesses(op: &Op) -> Accesses {
     a
 }
 
-/// Whether a read labelled `r` may see a write labelled `w` that comes later in its own thread.
+/// Whether a read labelled `r` may see a write labelled `w` that comes later in its own thread:
+/// where the two are not morally strong (§8.7: one thread's accesses are, when they go through
+/// the same proxy and overlap completely — one virtual address), or either is asynchronous.
 fn reads_later_own_write(r: &Label, w: &Label) -> bool {
-    r.loc == w.loc && (r.vloc != w.vloc || r.is_async() || w.is_async())
+    r.loc == w.loc && (r.vloc != w.vloc || r.proxy != w.proxy || r.is_async() || w.is_async())
 }
 
 /// See the module docs. Tile IR programs, whose program order orders nothing, are not judged
@@ -576,6 +579,16 @@ mod tests {
     fn bulk_copies_completing_on_one_mbarrier_may_form_a_cycle() {
         let g = graph(include_str!("../../../examples/mbarrier/two-bulk-copies-one-mbarrier.litmus"));
         assert!(g.porf_cycle_possible());
+    }
+
+    /// A read may see a later write of its own thread through another proxy of the same address
+    /// (not morally strong, §8.7): the fuzzer's find, minimized (explorer 2 states, oracle 3).
+    #[test]
+    fn a_read_may_see_a_later_write_of_its_thread_through_another_proxy() {
+        let p = "PTX proxy-lb\n{ x = 0; x_sur @ surface aliases x; }\n P0@cta 0,gpu 0 ;\n atom.relaxed.cta.max m0, x, 0 ;\n sust.weak x_sur, 1 ;\nexists (true)\n";
+        assert!(graph(p).porf_cycle_possible());
+        let same_proxy = "PTX same\n{ x = 0; }\n P0@cta 0,gpu 0 ;\n atom.relaxed.cta.max m0, x, 0 ;\n st.weak x, 1 ;\nexists (true)\n";
+        assert!(!graph(same_proxy).porf_cycle_possible());
     }
 
     /// Atomics of one location reading each other's writes are a cycle SC per location forbids
