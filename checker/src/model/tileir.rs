@@ -134,10 +134,16 @@ impl TileIr {
         for (t, evs) in g.threads.iter().enumerate() {
             for i in 0..evs.len() {
                 let e = idx.node(EventId::new(t, i));
-                for j in 0..i {
-                    if self.waits(t, j, i) {
-                        to.add(idx.node(EventId::new(t, j)), e);
+                match self.waits_for.get(t).and_then(|w| w.get(i)) {
+                    // Only the events in the mask: most of a tile block's events wait for few.
+                    Some(&mask) => {
+                        let mut m = if i < 64 { mask & ((1u64 << i) - 1) } else { mask };
+                        while m != 0 {
+                            to.add(idx.node(EventId::new(t, m.trailing_zeros() as usize)), e);
+                            m &= m - 1;
+                        }
                     }
+                    None => (0..i).for_each(|j| to.add(idx.node(EventId::new(t, j)), e)),
                 }
             }
         }
