@@ -376,10 +376,26 @@ impl Executor {
         // The spec's guarantees about patterns are exact: where the explorer's verdict carries a
         // caveat, the oracle judges them.
         let exact = matches!(made.origin, Origin::Pattern { .. } | Origin::Mutant { .. });
+        let oracles = &self.config.oracles;
+        let evo = sample(EXPLORER_ORACLE, oracles.explorer_vs_oracle).then(|| Settings {
+            base: Options { max_races: 10_000, ..options.clone() },
+            planted_oracle_without_porf_cycles: self.planted(PlantedFault::OracleWithoutLoadBuffering),
+        });
+        // A program the explorer-vs-oracle comparison samples is explored once, under the
+        // comparison's options, for its verdict and for the comparison (an exact check is not
+        // the explorer's own verdict, so it is explored again for the comparison).
+        let check_options = match &evo {
+            Some(settings) if !exact => explorer_oracle::explorer_options(settings),
+            _ => options.clone(),
+        };
         let mut executions = 0;
         let mut verdicts = Vec::new();
         for model in self.models_for(made) {
-            let r = if exact { check_exact_compiled(&compiled, model, &options) } else { check_compiled(&compiled, model, &options) };
+            let r = if exact {
+                check_exact_compiled(&compiled, model, &check_options)
+            } else {
+                check_compiled(&compiled, model, &check_options)
+            };
             match r {
                 Ok(v) => {
                     executions += v.stats.complete + v.stats.blocked + v.stats.assume_failed;
@@ -400,19 +416,24 @@ impl Executor {
         if let Some((model, v)) = verdicts.first() {
             found.extend(pattern::judge(&made.origin, *model, v));
         }
-        let oracles = &self.config.oracles;
-        if sample(EXPLORER_ORACLE, oracles.explorer_vs_oracle) {
-            let settings = Settings {
-                base: Options { max_races: 10_000, ..options.clone() },
-                planted_oracle_without_porf_cycles: self.planted(PlantedFault::OracleWithoutLoadBuffering),
-            };
-            for (model, _) in &verdicts {
+        if let Some(settings) = &evo {
+            for (model, verdict) in &verdicts {
                 runs += 1;
-                match explorer_oracle::compare_with(&compiled, *model, &settings) {
-                    Comparison::Disagree(d) => found.push(explorer_oracle_found(p, &compiled, *model, &d, &settings)),
+                let comparison = if exact {
+                    explorer_oracle::compare_with(&compiled, *model, settings)
+                } else {
+                    explorer_oracle::compare_verdict(&compiled, *model, settings, verdict)
+                };
+                match comparison {
+                    Comparison::Disagree(d) => found.push(explorer_oracle_found(p, &compiled, *model, &d, settings)),
                     Comparison::Skipped(_) => skipped += 1,
                     _ => {}
                 }
+            }
+            // The races a check under `options` keeps (the smallest ones, in order), so that a
+            // program's coverage does not depend on whether it was sampled.
+            for (_, v) in &mut verdicts {
+                v.races.truncate(options.max_races);
             }
         }
         if hooks.cancel.is_some_and(|c| c.load(Ordering::Relaxed)) {

@@ -143,13 +143,24 @@ pub fn compare(prog: &CompiledProgram, model: ModelKind) -> Comparison {
 /// allowed, but nothing more ([`Comparison::WithinCaveat`]). A deadline or cancellation in
 /// `settings.base` on either side makes the program [`Comparison::Skipped`].
 pub fn compare_with(prog: &CompiledProgram, model: ModelKind, settings: &Settings) -> Comparison {
-    let base = &settings.base;
-    let explorer = match guarded(|| check_compiled(prog, model, &Options { detect_duplicates: true, ..base.clone() })) {
-        Ok(Ok(v)) => v,
-        Ok(Err(e @ CheckError::Interrupted { .. })) => return Comparison::Skipped(one_line(&format!("the explorer: {e}"))),
-        Ok(Err(e)) => return explorer_failed(prog, model, settings, format!("the explorer fails ({e})")),
-        Err(panic) => return explorer_failed(prog, model, settings, format!("the explorer panics ({panic})")),
-    };
+    match guarded(|| check_compiled(prog, model, &explorer_options(settings))) {
+        Ok(Ok(v)) => compare_verdict(prog, model, settings, &v),
+        Ok(Err(e @ CheckError::Interrupted { .. })) => Comparison::Skipped(one_line(&format!("the explorer: {e}"))),
+        Ok(Err(e)) => explorer_failed(prog, model, settings, format!("the explorer fails ({e})")),
+        Err(panic) => explorer_failed(prog, model, settings, format!("the explorer panics ({panic})")),
+    }
+}
+
+/// The options the explorer's side of a comparison runs under: `settings.base`, counting
+/// duplicate executions.
+pub fn explorer_options(settings: &Settings) -> Options {
+    Options { detect_duplicates: true, ..settings.base.clone() }
+}
+
+/// [`compare_with`] for an explorer verdict already at hand: `explorer` must be what
+/// `check_compiled(prog, model, &explorer_options(settings))` returns (the fuzzer checks a
+/// sampled program under those options once, for its own verdict and for this comparison).
+pub fn compare_verdict(prog: &CompiledProgram, model: ModelKind, settings: &Settings, explorer: &Verdict) -> Comparison {
     let coverage = if explorer.caveats.is_empty() { Coverage::All } else { Coverage::of_explorer(model) };
     let oracle = match run_oracle(prog, model, settings, coverage) {
         Ok(Ok(v)) => v,
@@ -170,17 +181,17 @@ pub fn compare_with(prog: &CompiledProgram, model: ModelKind, settings: &Setting
         }
         Err(panic) => return Comparison::disagree(coverage, format!("the oracle panics: {panic}"), "oracle panics"),
     };
-    let mut diffs = differences(&explorer, &oracle);
+    let mut diffs = differences(explorer, &oracle);
     if diffs.is_empty() {
         return Comparison::Agree;
     }
-    if coverage == Coverage::All && !explorer.caveats.is_empty() && within(&explorer, &oracle) {
+    if coverage == Coverage::All && !explorer.caveats.is_empty() && within(explorer, &oracle) {
         return Comparison::WithinCaveat;
     }
     if coverage != Coverage::All
         && let Ok(Ok(all)) = run_oracle(prog, model, settings, Coverage::All)
     {
-        if differences(&explorer, &all).is_empty() {
+        if differences(explorer, &all).is_empty() {
             return Comparison::AgreeUnrestricted;
         }
         diffs.push(format!(
@@ -191,8 +202,8 @@ pub fn compare_with(prog: &CompiledProgram, model: ModelKind, settings: &Setting
     Comparison::Disagree(Disagreement {
         differences: diffs.iter().map(|d| one_line(d)).collect(),
         oracle: coverage.describe(),
-        classes: classes(&explorer, &oracle),
-        entries: differing_entries(&explorer, &oracle),
+        classes: classes(explorer, &oracle),
+        entries: differing_entries(explorer, &oracle),
     })
 }
 
