@@ -68,7 +68,7 @@ and last the summary, exactly these keys:
 ///                  "interesting_conditions": true, "spread_placements": 25,
 ///                  "coverage": {"edits": 3, "max_threads": 4, "max_instructions": 12}},
 ///    "models": ["sc", "ptx", "tileir"],
-///    "budget": {"max_executions": 20000, "coverage_max_executions": 5000, "millis": 10000,
+///    "budget": {"max_executions": 5000, "coverage_max_executions": 1000, "millis": 10000,
 ///               "loop_bound": 1},
 ///    "oracles": {"explorer_vs_oracle": 8, "oracle_limit": 20000, "tileir_weaker_than_ptx": 4,
 ///                "compiler_lowering": 200,
