@@ -61,13 +61,14 @@ fn seeds_name_pinned_programs() {
     fn fnv1a(h: u64, bytes: &[u8]) -> u64 {
         bytes.iter().fold(h, |h, &b| (h ^ u64::from(b)).wrapping_mul(0x0000_0100_0000_01B3))
     }
-    let pinned: [(Family, u64); 6] = [
+    let pinned: [(Family, u64); 7] = [
         (Family::Ptx, PINNED_PTX),
         (Family::Sync, PINNED_SYNC),
         (Family::TileIr, PINNED_TILEIR),
         (Family::Tcgen05, PINNED_TCGEN05),
         (Family::Assume, PINNED_ASSUME),
         (Family::Fenced, PINNED_FENCED),
+        (Family::Proxy, PINNED_PROXY),
     ];
     let changed: Vec<String> = pinned
         .into_iter()
@@ -85,6 +86,7 @@ const PINNED_TILEIR: u64 = 0x9499_A3E9_E507_FDC8;
 const PINNED_TCGEN05: u64 = 0x0B18_2D07_230F_98DF;
 const PINNED_ASSUME: u64 = 0x801F_7B3F_2B02_B331;
 const PINNED_FENCED: u64 = 0x0463_FF0F_7767_12E7;
+const PINNED_PROXY: u64 = 0xB544_BEEA_BDFA_C08C;
 
 #[test]
 fn every_program_is_checkable() {
@@ -131,7 +133,7 @@ fn mnemonics(p: &Program) -> BTreeSet<String> {
 /// Over a few hundred seeds each family makes every kind of instruction it documents.
 #[test]
 fn families_make_what_they_document() {
-    let expected: [(Family, &[&str]); 6] = [
+    let expected: [(Family, &[&str]); 7] = [
         (Family::Assume, &["ld", "assume.eq", "assume.ne", "assume.lt", "assume.le", "assume.gt", "assume.ge", "atom.cas"]),
         (
             Family::Ptx,
@@ -192,6 +194,21 @@ fn families_make_what_they_document() {
             ],
         ),
         (
+            Family::Proxy,
+            &[
+                "tld.weak",
+                "suld.weak",
+                "sust.weak",
+                "cold.weak",
+                "fence.proxy.texture",
+                "fence.proxy.surface",
+                "fence.proxy.constant",
+                "fence.proxy.alias",
+                "ld",
+                "st",
+            ],
+        ),
+        (
             Family::Fenced,
             &["ld.relaxed.gpu", "st.relaxed.gpu", "fence.sc.gpu", "fence.sc.cta", "ld", "st", "st.release.gpu", "ld.acquire.gpu"],
         ),
@@ -214,6 +231,7 @@ fn families_make_what_they_document() {
             Family::Tcgen05 => [2].into_iter().collect(),
             Family::Ptx | Family::Assume => (2..=4).collect(),
             Family::Fenced => (2..=3).collect(),
+            Family::Proxy => (2..=4).collect(),
         };
         assert_eq!(threads, expected_threads, "{family}: thread counts");
     }

@@ -85,6 +85,9 @@ fn default_random_weight(f: Family) -> u32 {
     match f {
         Family::Ptx => 3,
         Family::TileIr => 1,
+        // A variant of `ptx` (the mixed-proxy edit of the coverage-guided family reaches the
+        // same programs): a share of the random programs, not a family's worth.
+        Family::Proxy => 1,
         _ => 2,
     }
 }

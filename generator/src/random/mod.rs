@@ -20,7 +20,9 @@
 //! - [`Family::Assume`] ([`assume`]): programs of the `ptx` family with an `assume` on the value
 //!   of some loads (what the explorer's pruning of failed assumes must get right);
 //! - [`Family::Fenced`] ([`fenced`]): relaxed flags with `fence.sc` between them, the shape of
-//!   mutual-exclusion protocols (what the explorer's Fence-SC floors must get right).
+//!   mutual-exclusion protocols (what the explorer's Fence-SC floors must get right);
+//! - [`Family::Proxy`] ([`proxy`]): programs of the `ptx` family with some accesses routed
+//!   through texture, surface, constant or generic aliases, with or without proxy fences.
 //!
 //! The programs are small on purpose: small enough for the exhaustive oracle, so that the
 //! explorer can be compared with it (`tcfuzz selftest`). Every program they produce is valid and
@@ -32,6 +34,7 @@
 pub mod assume;
 mod build;
 pub mod fenced;
+pub mod proxy;
 pub mod ptx;
 pub mod sync;
 pub mod tcgen05;
@@ -63,14 +66,17 @@ pub enum Family {
     Assume,
     /// Relaxed flags with `fence.sc` between them ([`fenced`]).
     Fenced,
+    /// `ptx` programs with accesses through proxy aliases ([`proxy`]).
+    Proxy,
 }
 
 impl Family {
     /// Every family, in the order `tcfuzz selftest` takes them round-robin.
-    pub const ALL: [Family; 6] = [Family::Ptx, Family::Sync, Family::TileIr, Family::Tcgen05, Family::Assume, Family::Fenced];
+    pub const ALL: [Family; 7] =
+        [Family::Ptx, Family::Sync, Family::TileIr, Family::Tcgen05, Family::Assume, Family::Fenced, Family::Proxy];
 
     /// The family's name on the command line: `ptx`, `sync`, `tileir`, `tcgen05`, `assume`,
-    /// `fenced`.
+    /// `fenced`, `proxy`.
     pub fn name(self) -> &'static str {
         match self {
             Family::Ptx => "ptx",
@@ -79,13 +85,14 @@ impl Family {
             Family::Tcgen05 => "tcgen05",
             Family::Assume => "assume",
             Family::Fenced => "fenced",
+            Family::Proxy => "proxy",
         }
     }
 
     /// The memory models the family's programs are made to be checked under.
     pub fn models(self) -> &'static [ModelKind] {
         match self {
-            Family::Ptx | Family::Sync | Family::Assume | Family::Fenced => &[ModelKind::Sc, ModelKind::Ptx],
+            Family::Ptx | Family::Sync | Family::Assume | Family::Fenced | Family::Proxy => &[ModelKind::Sc, ModelKind::Ptx],
             Family::TileIr => &[ModelKind::TileIr],
             Family::Tcgen05 => &[ModelKind::Ptx],
         }
@@ -100,7 +107,7 @@ impl fmt::Display for Family {
 
 /// A family name that is not one of [`Family::ALL`].
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-#[error("unknown program family `{0}`; known: ptx, sync, tileir, tcgen05, assume, fenced")]
+#[error("unknown program family `{0}`; known: ptx, sync, tileir, tcgen05, assume, fenced, proxy")]
 pub struct UnknownFamily(pub String);
 
 impl FromStr for Family {
@@ -128,6 +135,7 @@ pub fn from_unstructured(family: Family, u: &mut Unstructured<'_>) -> arbitrary:
         Family::Tcgen05 => tcgen05::program(u),
         Family::Assume => assume::program(u),
         Family::Fenced => fenced::program(u),
+        Family::Proxy => proxy::program(u),
     }
 }
 

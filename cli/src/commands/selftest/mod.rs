@@ -29,7 +29,7 @@ JSON output (--json): one object per line; first one per disagreement (a program
 in the order of the programs:
   kind         \"disagreement\"
   seed         the program's seed (regenerate it with --programs 1 --seed SEED --family FAMILY)
-  family       \"ptx\", \"sync\", \"tileir\", \"tcgen05\", \"assume\" or \"fenced\"
+  family       \"ptx\", \"sync\", \"tileir\", \"tcgen05\", \"assume\", \"fenced\" or \"proxy\"
   model        \"sc\", \"ptx\" or \"tileir\"
   program      the program's name
   difference   the first difference, as in text mode
@@ -50,9 +50,9 @@ then one summary object:
 /// Cross-check the DPOR explorer against the exhaustive oracle on generated programs.
 ///
 /// Generates N random programs (program i from seed S+i; with --family all the families take
-/// turns: ptx, sync, tileir, tcgen05, assume, fenced), checks each under its family's models (ptx,
-/// sync, assume and fenced programs under sc and ptx, tcgen05 programs under ptx, tileir programs
-/// under tileir; --model keeps only the models named) with the explorer
+/// turns: ptx, sync, tileir, tcgen05, assume, fenced, proxy), checks each under its family's
+/// models (ptx, sync, assume, fenced and proxy programs under sc and ptx, tcgen05 programs under
+/// ptx, tileir programs under tileir; --model keeps only the models named) with the explorer
 /// and with the oracle, and compares the two verdicts: the final states with their execution
 /// counts, the numbers of complete, blocked and hanging executions, the races, the misuse, the
 /// hung threads and the threads that hit the loop bound; the explorer must also report 0
@@ -130,6 +130,9 @@ pub enum FamilyArg {
     /// Relaxed flags with `fence.sc` between them, as in mutual-exclusion protocols (checks the
     /// Fence-SC floors).
     Fenced,
+    /// `ptx` programs with accesses through texture, surface, constant or generic aliases, with
+    /// or without their proxy fences (checks mixed-proxy programs).
+    Proxy,
     /// Every family, in turn.
     All,
 }
@@ -187,6 +190,7 @@ fn plans(args: &Args) -> Result<Vec<Plan>> {
         FamilyArg::Tcgen05 => vec![Family::Tcgen05],
         FamilyArg::Assume => vec![Family::Assume],
         FamilyArg::Fenced => vec![Family::Fenced],
+        FamilyArg::Proxy => vec![Family::Proxy],
         FamilyArg::All => Family::ALL.to_vec(),
     };
     let plans: Vec<Plan> = families
@@ -200,7 +204,7 @@ fn plans(args: &Args) -> Result<Vec<Plan>> {
     if plans.is_empty() {
         let names: Vec<&str> = wanted.iter().map(|m| m.name()).collect();
         return Err(UsageError(format!(
-            "the {} family is not checked under {} (ptx, sync and assume programs are checked under sc and ptx, tcgen05 programs under ptx, tileir programs under tileir)",
+            "the {} family is not checked under {} (ptx, sync, assume, fenced and proxy programs are checked under sc and ptx, tcgen05 programs under ptx, tileir programs under tileir)",
             args.family.name(),
             names.join(" or ")
         ))
@@ -218,6 +222,7 @@ impl FamilyArg {
             FamilyArg::Tcgen05 => "tcgen05",
             FamilyArg::Assume => "assume",
             FamilyArg::Fenced => "fenced",
+            FamilyArg::Proxy => "proxy",
             FamilyArg::All => "all",
         }
     }
