@@ -394,7 +394,9 @@ exists (P0:r0 == 1 /\\ P0:r1 == 1)
 /// depends on it) and deletes its write, which P1's exch reads. The graph to revisit from is
 /// canonical only if the maximality test fills that write's hole before the store, which stays
 /// (`explore::maximal`, the revisiting write holds its place). It used to be missed: 17 of 18
-/// executions; the one with `P0:r1 == 0` read from `st z` while P1's exch reads P2's.
+/// executions; the one with `P0:r1 == 0` read from `st z` while P1's exch reads P2's. No
+/// caveat: P2's `st z` is on no cycle with the load its exch's operand comes from
+/// ([`rmw_write_held_back_by_its_operand_is_a_known_gap_named_by_a_caveat`]).
 #[test]
 fn exch_of_a_register_read_by_another_exch() {
     let text = "PTX exch-register
@@ -757,6 +759,34 @@ fn exch_hole_refilled_before_its_source_returns_is_a_known_gap_named_by_a_caveat
 exists (true)
 ";
     assert_named_rmw_hole_gap(text, 29, 30);
+}
+
+/// An rmw whose write needs a register loaded earlier (`atom.add r1, z, r0`) besides its read,
+/// followed by a store of the value it read: a revisit of the load keeps the add's read (the
+/// store needs it) and deletes its write, and the execution where another thread's rmw reads
+/// that write while the load reads the end of the cycle is missed (7 of 8; found by the `proxy`
+/// selftest family, seed 101343, as one thread's load buffering through a surface alias, 3 of
+/// 4). The caveat names both shapes; [`check_exact`] asks the oracle.
+#[test]
+fn rmw_write_held_back_by_its_operand_is_a_known_gap_named_by_a_caveat() {
+    let across = "PTX rmw-operand-hole
+{ y = 0; z = 0; w = 0; }
+ P0@cta 0,gpu 0                 | P1@cta 0,gpu 0                 | P2@cta 0,gpu 0 ;
+ atom.relaxed.cta.exch r1, z, 1 | ld r0, y                       | ld r0, w       ;
+                                | atom.relaxed.cta.add r1, z, r0 | st y, r0       ;
+                                | st w, r1                       |                ;
+exists (true)
+";
+    assert_named_rmw_hole_gap(across, 7, 8);
+    let one_thread = "PTX rmw-operand-hole-proxy
+{ y = 0; z = 0; y_sur @ surface aliases y; }
+ P0@cta 0,gpu 0                 | P1@cta 0,gpu 0                 ;
+ atom.relaxed.cta.exch r1, z, 0 | ld r0, y                       ;
+                                | atom.relaxed.cta.add r1, z, r0 ;
+                                | sust.weak y_sur, r1            ;
+exists (true)
+";
+    assert_named_rmw_hole_gap(one_thread, 3, 4);
 }
 
 /// The caveat for an rmw other than a `cas` asks for a later instruction of its thread that
