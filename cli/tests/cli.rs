@@ -986,19 +986,24 @@ mod selftest {
         assert!(last["seconds"].as_f64().is_some_and(|s| s >= 0.0), "{last}");
     }
 
+    /// 20 programs of `family` at seed 3 agree under sc and ptx (at least 15 judged under each).
+    fn family_agrees_under_sc_and_ptx(family: &str) {
+        let dir = TempDir::new(&format!("selftest-{family}"));
+        let out = tcfuzz(&["selftest", "--programs", "20", "--seed", "3", "--family", family, "--json"], dir.path());
+        assert_eq!(code(&out), 0, "stdout: {}\nstderr: {}", stdout(&out), stderr(&out));
+        let text = stdout(&out);
+        let last: Value = serde_json::from_str(text.lines().last().unwrap_or_default()).unwrap_or_else(|e| panic!("{e}: {text}"));
+        assert_eq!((&last["families"], &last["disagree"]), (&serde_json::json!([family]), &0.into()), "{last}");
+        for model in ["sc", "ptx"] {
+            assert!(last["models"][model]["agree"].as_u64().is_some_and(|n| n >= 15), "{model} in {last}");
+        }
+    }
+
     /// Issue 26 item 8: the `fenced` family (relaxed flags with `fence.sc` between them) is a
     /// selftest family of its own, checked under sc and ptx.
     #[test]
     fn the_fenced_family_runs_under_sc_and_ptx() {
-        let dir = TempDir::new("selftest-fenced");
-        let out = tcfuzz(&["selftest", "--programs", "20", "--seed", "3", "--family", "fenced", "--json"], dir.path());
-        assert_eq!(code(&out), 0, "stdout: {}\nstderr: {}", stdout(&out), stderr(&out));
-        let text = stdout(&out);
-        let last: Value = serde_json::from_str(text.lines().last().unwrap_or_default()).unwrap_or_else(|e| panic!("{e}: {text}"));
-        assert_eq!((&last["families"], &last["disagree"]), (&serde_json::json!(["fenced"]), &0.into()), "{last}");
-        for model in ["sc", "ptx"] {
-            assert!(last["models"][model]["agree"].as_u64().is_some_and(|n| n >= 15), "{model} in {last}");
-        }
+        family_agrees_under_sc_and_ptx("fenced");
     }
 
     /// The `proxy` family (ptx programs with accesses through texture, surface, constant and
@@ -1006,15 +1011,7 @@ mod selftest {
     /// executions through a surface alias (166 disagreements in 3,000 programs before the fix).
     #[test]
     fn the_proxy_family_runs_under_sc_and_ptx() {
-        let dir = TempDir::new("selftest-proxy");
-        let out = tcfuzz(&["selftest", "--programs", "20", "--seed", "3", "--family", "proxy", "--json"], dir.path());
-        assert_eq!(code(&out), 0, "stdout: {}\nstderr: {}", stdout(&out), stderr(&out));
-        let text = stdout(&out);
-        let last: Value = serde_json::from_str(text.lines().last().unwrap_or_default()).unwrap_or_else(|e| panic!("{e}: {text}"));
-        assert_eq!((&last["families"], &last["disagree"]), (&serde_json::json!(["proxy"]), &0.into()), "{last}");
-        for model in ["sc", "ptx"] {
-            assert!(last["models"][model]["agree"].as_u64().is_some_and(|n| n >= 15), "{model} in {last}");
-        }
+        family_agrees_under_sc_and_ptx("proxy");
     }
 
     #[test]
