@@ -12,8 +12,8 @@
 //!   possible `rf`);
 //! - within a thread, from a write to an earlier read of the same location where the model lets
 //!   the read see it: through another virtual address (an alias) or another proxy (a surface,
-//!   texture or constant alias of one address: not morally strong, §8.7), or when either is the perform
-//!   of an asynchronous `tcgen05` operation, which program order does not order (PTX ISA
+//!   texture or constant alias of one address: not morally strong, §8.7), or when either is the
+//!   perform of an asynchronous `tcgen05` operation, which program order does not order (PTX ISA
 //!   §9.7.16.6.1), or when the read is a bulk copy's (asynchronous: program order does not put
 //!   the thread's later events after it). Otherwise a read cannot see a later write of its own
 //!   thread: the two are morally strong, and SC per location (§8.10.5) forbids it;

@@ -8,10 +8,11 @@
 //! `tld`, `suld`, `sust` or `cold` (always `.weak`), or, for a generic alias, any `ld`/`st`.
 //!
 //! Besides the conformance corpus's `proxy/` tests, only this edit and the `proxy` random family
-//! ([`crate::random::proxy`], which applies it to `ptx` programs) write them. The edit takes one generic load or store of a global location, routes it through an
-//! alias of that location (declared if missing), and, most of the time, puts the proxy fence that
-//! orders it with the thread's generic accesses beside it (before a load, after a store) — so
-//! both the fenced and the unfenced form of each mixed-proxy pattern come up.
+//! ([`crate::random::proxy`], which applies it to `ptx` programs) write them. The edit takes one
+//! generic load or store of a global location, routes it through an alias of that location
+//! (declared if missing), and, most of the time, puts the proxy fence that orders it with the
+//! thread's generic accesses beside it (before a load, after a store) — so both the fenced and
+//! the unfenced form of each mixed-proxy pattern come up.
 
 use arbitrary::Unstructured;
 use tcfuzz_litmus::{
