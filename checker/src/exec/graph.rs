@@ -35,6 +35,11 @@ pub struct ExecutionGraph {
     /// Whether an event was ever put in a hole: until then every thread's events were added in
     /// program order (stamps rising along each thread).
     refilled: bool,
+    /// The *pending reads*: holes, each its thread's last position, of reads a revisit kept
+    /// while deleting the write they read, which comes back into its own hole (`explore::maximal`,
+    /// "Pending reads"). Each is refilled reading that write again, with its old stamp, once the
+    /// write is back: `(read, write, stamp)`. Empty in almost every graph.
+    pub pending: Vec<(EventId, EventId, u32)>,
 }
 
 /// Dense numbering of a graph's events: node `l` is the initial write of location `l`, then the
@@ -68,6 +73,7 @@ impl ExecutionGraph {
             barrier_dyn_members: Vec::new(),
             next_stamp: 1,
             refilled: false,
+            pending: Vec::new(),
         }
     }
 
@@ -205,6 +211,37 @@ impl ExecutionGraph {
             evs[id.index as usize] = event;
             self.refilled = true;
         }
+    }
+
+    /// Turns event `x`, a read its thread's last, into a pending read of `w` (a hole now, see
+    /// [`ExecutionGraph::pending`]), keeping its stamp for when it comes back.
+    pub fn make_pending(&mut self, x: EventId, w: EventId) {
+        let ev = self.event_mut(x);
+        let stamp = ev.stamp;
+        debug_assert!(ev.label.is_read() && stamp != HOLE, "[tcfuzz internal bug] a pending read that is no read");
+        ev.stamp = HOLE;
+        ev.rf = None;
+        ev.value = 0;
+        self.pending.push((x, w, stamp));
+    }
+
+    /// Where `x` is a pending read: the write it waits for.
+    pub fn pending_source(&self, x: EventId) -> Option<EventId> {
+        self.pending.iter().find(|p| p.0 == x).map(|p| p.1)
+    }
+
+    /// Puts pending read `x` (its thread's next event `ev`) back, reading the write it waits for,
+    /// with the stamp it had.
+    pub fn fill_pending(&mut self, x: EventId, ev: &NewEvent) {
+        let Some(at) = self.pending.iter().position(|p| p.0 == x) else {
+            debug_assert!(false, "[tcfuzz internal bug] fill_pending of a read that is not pending");
+            return;
+        };
+        let (_, w, stamp) = self.pending.swap_remove(at);
+        let value = self.write_value(w);
+        self.refilled = true;
+        self.threads[x.thread as usize][x.index as usize] =
+            Event { label: ev.label, value, rf: Some(w), stamp, deps: ev.deps, cas_expected: ev.cas_expected, span: ev.span };
     }
 
     /// Whether an event was ever put in a hole of this graph or of one it was made from: if not,

@@ -185,6 +185,9 @@ pub(crate) fn cut(g: &mut ExecutionGraph, keep: &dyn Fn(EventId) -> bool) {
     };
     let co: Vec<Vec<EventId>> = g.co.iter().map(|ws| ws.iter().copied().filter(|&w| present(g, w)).collect()).collect();
     g.co = co;
+    // A pending read is its thread's last position, a hole: gone with the holes after the last
+    // kept event, it comes back as the thread's next event (`super::maximal`, "Pending reads").
+    g.pending.clear();
     debug_assert!(
         g.event_ids().all(|e| g.event(e).rf.is_none_or(|w| w.is_init() || present(g, w))),
         "[tcfuzz internal bug] a cut leaves a dangling rf"
@@ -334,6 +337,9 @@ fn renumber(g: &mut ExecutionGraph, t: usize, from: usize, delta: i32) {
         for w in ws.iter_mut() {
             *w = shift(*w);
         }
+    }
+    for (x, w, _) in &mut g.pending {
+        (*x, *w) = (shift(*x), shift(*w));
     }
     let low = if from >= 64 { u64::MAX } else { (1u64 << from) - 1 };
     for ev in &mut g.threads[t] {

@@ -127,6 +127,33 @@
 //! `ptx::shared_rmws_of_one_cta_are_explored_once`. Requiring program order of every deleted
 //! event, holes included, loses executions: `selftest` seeds 175, 271, 2395.)
 //!
+//! *Pending reads.* A revisit can keep a read `x` (added before `r`) whose source `w` it deletes:
+//! `w` was added after `x` and revisited it, and the revisit keeps `x` by its stamp but not `w`,
+//! which is outside `a`'s dependency prefix while a later event of its thread is in it — the write
+//! of an rmw whose operand register comes from a read the revisit changes, the rmw's read kept
+//! because a later store needs it. `atom.exch r1, z, 1 | ld r0, y; atom.add r1, z, r0; st w, r1 |
+//! ld r0, w; st y, r0` (`proxy` selftest seed 101343, minimized): for P2's `st y` to revisit P1's
+//! `ld y`, the add's write goes (it needs `r0`) and its read stays (`st w` needs it); P0's exch,
+//! added first and never deleted, read that write in every graph the revisit could start from, so
+//! TruSt's rule that no read of `Previous(w)` reads a deleted `w` rejected them all and the
+//! execution where the exch reads the add was lost (7 of 8). Deleting `x` with `w` and adding it
+//! again later does not work: it comes back after events that came after it before, and later
+//! revisits of it keep them (the `proxy` selftest program of seed 129789, minimized: all 148
+//! executions found, 14 of them twice). So `x` stays where it was, *pending*: when nothing after it
+//! in its thread is kept and nothing before it is deleted, and `w` is refilled in its own hole (a
+//! kept event follows it; an rmw's write whose read stays, so that it comes back as a write), the
+//! revisit turns `x` into a hole that remembers `w` and its stamp ([`ExecutionGraph::pending`]),
+//! `next` leaves the thread alone until `w` is back, and `x` then reads it again with its old
+//! stamp, as `w` revisiting it had left it. (A revisit before that removes it, like every hole
+//! after a thread's last kept event, and it comes back as a new event: kept pending while its write
+//! stays, the full 129789 program lost 4 of 792 executions.) In the order of addition `x` stands
+//! right after `w`, like a chained read, and is canonical on the same terms: only where it could
+//! read no write of `Previous(x)` (any other choice is a graph from which the same revisit keeps
+//! `x` with that source, and refilled `w` revisits it in turn). Without that condition the 129789
+//! program explored 24 executions twice; with it, the explorer equals the oracle there (148, where
+//! the explorer found 120 before) and on both shapes of
+//! `ptx::rmw_write_held_back_by_its_operand_is_read_by_a_pending_read`.
+//!
 //! *Dead ends.* A revisit can delete a later write `w` of the revisiting write `a`'s own thread
 //! that `r` reads, leaving a hole: `w` comes back after `a`, which program order puts before
 //! it in `co`. Where the kept events force `r` to see `w` (a fence and a release after `w` that
@@ -170,6 +197,7 @@ impl Explorer<'_, '_> {
         (a, r): (EventId, EventId),
         (prefix, co_after): (&BitSet, &CoAfter),
         deleted: &BitSet,
+        pending: &[(EventId, EventId)],
     ) -> Result<bool, CheckError> {
         // (Until a hole is refilled — never without dependency revisits — every thread's events
         // were added in program order.)
@@ -191,9 +219,10 @@ impl Explorer<'_, '_> {
         // a forced source, right after its source, where its value was chosen, so that every
         // Previous(e) stays closed under `rf` (module docs).
         let forced = orphan && self.dependency_revisits && forced_source(g, idx, r, deleted);
+        let is_pending = |x: EventId| pending.iter().any(|p| p.0 == x);
         let at = |x: EventId| -> u64 {
             match g.event(x).rf {
-                Some(w) if chained(x) || (forced && x == r) => 2 * u64::from(g.stamp(w)) + 1,
+                Some(w) if chained(x) || (forced && x == r) || is_pending(x) => 2 * u64::from(g.stamp(w)) + 1,
                 _ => 2 * u64::from(g.stamp(x)),
             }
         };
@@ -221,7 +250,7 @@ impl Explorer<'_, '_> {
             }
             return Ok(false);
         }
-        let checked = deleted.iter().map(|n| idx.id(n)).chain(std::iter::once(r).filter(|_| !forced));
+        let checked = deleted.iter().map(|n| idx.id(n)).chain(pending.iter().map(|p| p.0)).chain(std::iter::once(r).filter(|_| !forced));
         for e in checked {
             let se = 2 * u64::from(g.stamp(e));
             let previous = |x: EventId| x.is_init() || (!g.is_hole(x) && (at(x) <= se || prefix.contains(idx.node(x))));
@@ -230,9 +259,9 @@ impl Explorer<'_, '_> {
                 EventKind::Fence | EventKind::Barrier => continue,
                 // (Its readers in Previous(e) were ruled out above.)
                 EventKind::Write => e,
-                EventKind::Read if chained(e) => {
+                EventKind::Read if chained(e) || is_pending(e) => {
                     // Canonical only where it could read nothing of Previous(e), an rmw's write
-                    // half in place (module docs, "chained reads").
+                    // half in place (module docs, "chained reads", "pending reads").
                     let keep = |x: EventId| (previous(x) || x == e) && x != a;
                     let placed = |x: EventId| keep(x) || x == a;
                     let holes: Vec<EventId> = holes_left(g, &placed).filter(|&h| h != a && !may_wait(g, a, h)).collect();
@@ -815,6 +844,33 @@ fn first_added_leaving_hole(g: &ExecutionGraph, idx: &NodeIndex, x: EventId, w: 
 fn leaves_hole(g: &ExecutionGraph, idx: &NodeIndex, w: EventId, deleted: &BitSet) -> bool {
     let (t, evs) = (w.thread as usize, &g.threads[w.thread as usize]);
     (w.index as usize + 1..evs.len()).map(|i| EventId::new(t, i)).any(|x| !g.is_hole(x) && !deleted.contains(idx.node(x)))
+}
+
+/// The reads that the revisit of `r` deleting `deleted` keeps *pending* (module docs, "Pending
+/// reads"), each with the write it reads: a read kept (added before `r`, in no prefix) after
+/// every other kept event of its thread and with no hole before it there (the events before it
+/// decide what it is), whose source the revisit deletes and refills in its own hole — a write
+/// followed by a kept event of its thread and, for an rmw's write, whose read half stays (so
+/// that it comes back as a write).
+pub(super) fn pending_reads(g: &ExecutionGraph, idx: &NodeIndex, r: EventId, deleted: &BitSet) -> Vec<(EventId, EventId)> {
+    let kept = |x: EventId| !g.is_hole(x) && !deleted.contains(idx.node(x));
+    let mut out = Vec::new();
+    for (t, evs) in g.threads.iter().enumerate() {
+        let Some(last) = (0..evs.len()).rev().find(|&i| kept(EventId::new(t, i))) else { continue };
+        if !(0..last).all(|i| kept(EventId::new(t, i))) {
+            continue;
+        }
+        let x = EventId::new(t, last);
+        let Some(w) = evs[last].rf.filter(|w| !w.is_init() && deleted.contains(idx.node(*w))) else { continue };
+        if x == r || !evs[last].label.is_read() {
+            continue;
+        }
+        let half_kept = !g.label(w).rmw_write || w.index > 0 && kept(EventId { thread: w.thread, index: w.index - 1 });
+        if half_kept && leaves_hole(g, idx, w, deleted) {
+            out.push((x, w));
+        }
+    }
+    out
 }
 
 /// Whether `x` is the read of an rmw: of a `cas` (which writes or not), or of another rmw with

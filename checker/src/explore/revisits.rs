@@ -19,7 +19,7 @@ use std::sync::OnceLock;
 use crate::model::{self, ModelKind};
 use crate::options::Options;
 use crate::program::porf_cycles::{StaticGraph, accesses};
-use crate::program::{CompiledProgram, Op, Opnd};
+use crate::program::{CompiledProgram, Op};
 
 /// The revisits of one check (module docs), and the static facts their caveats need.
 pub(crate) struct Revisits<'p> {
@@ -138,7 +138,7 @@ impl<'p> Revisits<'p> {
                 "the explorer does not explore load-buffering executions in which a cas fails only because it reads a write that comes later on the cycle while a later access of its location (or a release, fence or barrier after it) needs that failure, nor those whose cycle goes through the register a cas compares with, which the {name} model allows; use the oracle for those"
             ));
         }
-        if rmw_hole_possible(prog, self.graph()) {
+        if rmw_hole_possible(prog) {
             out.push(format!(
                 "the explorer may miss executions in which a cas or another atomic rmw that a revisit removed while keeping later events of its thread reads a write the same revisit removed (a known gap of the dependency revisits, with or without load buffering), which the {name} model allows; use the oracle for those"
             ));
@@ -164,15 +164,9 @@ pub(crate) fn explores_porf_cycles(kind: ModelKind) -> bool {
 /// the executions where the rmw reads one of them may be missed (module docs of [`super`]):
 /// `ptx::cas_hole_refilled_before_its_source_returns_is_a_known_gap_named_by_a_caveat` for a
 /// `cas`, `ptx::exch_hole_refilled_before_its_source_returns_is_a_known_gap_named_by_a_caveat`
-/// for an `exch`.
-///
-/// An rmw whose write needs a register besides its read is named where a later instruction of
-/// its thread that reaches any thread (its own too, through an alias or another proxy) is on a
-/// cycle of the PTX instruction graph with an earlier read of the thread ([`StaticGraph`]): a
-/// revisit of that read keeps the rmw's read (the later event needs it) and deletes its write
-/// (`ptx::rmw_write_held_back_by_its_operand_is_a_known_gap_named_by_a_caveat`, found by the
-/// `proxy` selftest family with no caveat; 2 disagreements in 30,000 programs of that family
-/// at seed 100000 before, this one of them).
+/// for an `exch`. (An rmw whose write alone a revisit removes, because the write needs a
+/// register loaded earlier while a kept store needs its read, is no hole of this kind: a read of
+/// that write added before the revisited read waits for it, pending — `super::maximal`.)
 ///
 /// For an rmw other than a `cas` the test also asks for what makes the hole: the revisit keeps
 /// a later event of its thread only through the revisiting write's dependency prefix, so some
@@ -187,7 +181,7 @@ pub(crate) fn explores_porf_cycles(kind: ModelKind) -> bool {
 /// way. Loads are not named although the class holds them too: asking the same of every load
 /// names over a third of all programs, and no missed execution through a load hole has been
 /// seen (module docs of [`super`]).
-fn rmw_hole_possible(prog: &CompiledProgram, graph: Option<&StaticGraph>) -> bool {
+fn rmw_hole_possible(prog: &CompiledProgram) -> bool {
     let writes = |op: &Op, loc| match op {
         Op::Store { label, .. } => label.loc == loc,
         Op::Rmw { write, .. } => write.loc == loc,
@@ -207,31 +201,13 @@ fn rmw_hole_possible(prog: &CompiledProgram, graph: Option<&StaticGraph>) -> boo
                 .iter()
                 .enumerate()
                 .any(|(tj, u)| u.code.iter().enumerate().any(|(j, m)| (tj, j) != (ti, i) && writes(&m.op, read.loc)));
-            // A write that needs a register besides its read (`atom.add z, r0` with `r0`
-            // loaded earlier) can go while its read stays: kept by a later event that needs
-            // only the read (`st w, r1` of the value read) when a revisit of that load keeps the
-            // event — so the load and the event are on one cycle of the PTX instruction graph
-            // (`ptx::rmw_write_held_back_by_its_operand_is_a_known_gap_named_by_a_caveat`).
-            // (Tile IR programs have no such graph; none of this shape has been seen missed.)
-            let operand_register = matches!(l.op, Op::Rmw { a: Opnd::Reg(_), .. } | Op::Rmw { b: Some(Opnd::Reg(_)), .. });
-            let held_back = |j: usize| {
-                operand_register
-                    && graph.is_some_and(|g| {
-                        t.code
-                            .iter()
-                            .enumerate()
-                            .any(|(k, m)| (k < i || looping) && !accesses(&m.op).reads.is_empty() && g.on_one_cycle(ti, k, j))
-                    })
-            };
             let kept_later = *op == tcfuzz_litmus::AtomOp::Cas || {
                 // In a loop, the instructions before `i` (and `i` itself) run again after it,
                 // and depend on its read only past a branch on it that every path takes.
                 let (needs, every_later) = needs_result(t, i);
                 t.code.iter().enumerate().any(|(j, m)| {
                     let later = j > i || (looping && !every_later);
-                    // (A held-back write's later event may be read by an earlier one of its own
-                    // thread, through an alias or another proxy: any reader counts.)
-                    later && ((!needs[j] && communicates(reads(), Some(ti), &m.op)) || (held_back(j) && communicates(reads(), None, &m.op)))
+                    later && !needs[j] && communicates(reads(), ti, &m.op)
                 })
             };
             followed && source_elsewhere && kept_later
@@ -317,12 +293,11 @@ fn locations_read(prog: &CompiledProgram) -> Vec<Vec<u32>> {
 
 /// Whether an event of `op`, an instruction of thread `t`, can be in the dependency prefix of
 /// another thread's event ([`super::holes::dep_prefix`]): it arrives at a barrier, or writes a
-/// location an instruction of another thread reads (`reads`: [`locations_read`]); with `t`
-/// `None`, of any thread, its own included.
-fn communicates(reads: &[Vec<u32>], t: Option<usize>, op: &Op) -> bool {
+/// location an instruction of another thread reads (`reads`: [`locations_read`]).
+fn communicates(reads: &[Vec<u32>], t: usize, op: &Op) -> bool {
     let mine = accesses(op);
     !mine.barriers.is_empty()
-        || mine.writes.iter().any(|w| reads.iter().enumerate().any(|(u, locs)| Some(u) != t && locs.binary_search(&w.loc).is_ok()))
+        || mine.writes.iter().any(|w| reads.iter().enumerate().any(|(u, locs)| u != t && locs.binary_search(&w.loc).is_ok()))
 }
 
 /// Whether some thread of `prog` may arrive at a barrier after a branch (whose condition may

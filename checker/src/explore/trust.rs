@@ -21,6 +21,8 @@
 //!                      if every e ∈ Deleted ∪ {r} was added maximally, and the revisited
 //!                      graph is no dead end (maximal.rs, "Dead ends"):
 //!                        VisitCOs(Cut(G + a, Deleted), rf(r) = a)
+//!                          -- a kept read whose deleted source comes back into its hole
+//!                          --   waits for it there (maximal.rs, "Pending reads")
 //!                    VisitCOs(G + a, a)                                  -- forward
 //! VisitCOs(G, a): for each position p of co(loc(a)): Visit(G with a at p)
 //! ```
@@ -68,7 +70,7 @@
 use std::rc::Rc;
 
 use super::holes::{cut, dep_prefix, fix_cas_layout, frontier, present};
-use super::maximal::CoAfter;
+use super::maximal::{CoAfter, pending_reads};
 use crate::error::CheckError;
 use crate::exec::bitset::BitSet;
 use crate::exec::event::EventId;
@@ -245,6 +247,10 @@ impl Explorer<'_, '_> {
         for t in order {
             let f = frontier(g, t);
             let holes = f < g.threads[t].len();
+            if holes && g.pending_source(EventId::new(t, f)).is_some_and(|w| g.is_hole(w)) {
+                // A pending read waits for its write to come back (`maximal`, "Pending reads").
+                continue;
+            }
             if !holes && g.waiting_at_barrier(t) {
                 // Stuck unless the rest of its CTA arrives later; a hang if nobody can move.
                 blocked.push(t);
@@ -483,6 +489,13 @@ impl Explorer<'_, '_> {
                     if self.admits_sink(&g, a) { self.visit_consistent(g) } else { Ok(()) }
                 }
                 EventKind::Read => {
+                    if g.pending_source(a).is_some() {
+                        // It reads the write it read before the revisit, back now.
+                        let mut g = g;
+                        g.fill_pending(a, &ev);
+                        fix_cas_layout(&mut g, a);
+                        return self.visit(g);
+                    }
                     let writes: Vec<EventId> = g.writes_to(ev.label.loc).skip(self.model.co_floor(&g, a, &ev.label)).collect();
                     if (a.index as usize) < g.threads[a.thread as usize].len() {
                         // `a` fills a hole: the value it reads may move the events after it
@@ -615,13 +628,21 @@ impl Explorer<'_, '_> {
                 continue;
             }
             let co_after = co_after.get_or_insert_with(|| CoAfter::new(g, &idx, &prefix));
-            if !self.maximally_added(g, &idx, (a, r), (&prefix, co_after), &deleted)? {
+            let pending = if self.dependency_revisits { pending_reads(g, &idx, r, &deleted) } else { Vec::new() };
+            if !self.maximally_added(g, &idx, (a, r), (&prefix, co_after), &deleted, &pending)? {
                 continue;
             }
             let mut g2 = g.clone();
             // `r`'s new source first: its old one may be deleted (a forced source, `maximal`).
             g2.set_rf(r, a);
+            // A pending read stays through the cut (its source goes), then waits for it.
+            for &(x, _) in &pending {
+                g2.event_mut(x).rf = None;
+            }
             cut(&mut g2, &|e: EventId| !deleted.contains(idx.node(e)));
+            for &(x, w) in &pending {
+                g2.make_pending(x, w);
+            }
             fix_cas_layout(&mut g2, r);
             // `a` may have moved one position if it follows `r` in `r`'s thread.
             let a2 = g2.event(r).rf.expect("[tcfuzz internal bug] revisited read without rf");

@@ -147,8 +147,6 @@ pub(crate) struct StaticGraph {
     /// Per node: one event per location read or written in any run (no loop, no two reads or
     /// two writes of one location).
     single: Vec<bool>,
-    /// The node of each thread's first instruction.
-    starts: Vec<usize>,
 }
 
 /// How many steps [`StaticGraph::porf_cycle_possible`] spends on simple cycles before it falls
@@ -203,9 +201,7 @@ impl StaticGraph {
         let mut po: Vec<Vec<usize>> = vec![Vec::new(); n];
         let mut global_fence = vec![false; n];
         let mut start = 0;
-        let mut starts = Vec::with_capacity(prog.threads.len());
         for (t, code) in prog.threads.iter().enumerate() {
-            starts.push(start);
             let len = code.code.len();
             for (i, l) in code.code.iter().enumerate() {
                 let next: &[usize] = match l.op {
@@ -303,14 +299,7 @@ impl StaticGraph {
                 single[a] = false;
             }
         }
-        StaticGraph { po, partners, rf, rf_out, global_fence, barrier, coherent, scc, single, starts }
-    }
-
-    /// Whether instructions `i` and `j` of thread `t` may be on one cycle of the graph (in one
-    /// strongly connected component).
-    pub(crate) fn on_one_cycle(&self, t: usize, i: usize, j: usize) -> bool {
-        let node = |k: usize| self.starts.get(t).map(|s| s + k).filter(|&x| x < self.scc.len());
-        node(i).zip(node(j)).is_some_and(|(a, b)| self.scc[a] == self.scc[b])
+        StaticGraph { po, partners, rf, rf_out, global_fence, barrier, coherent, scc, single }
     }
 
     /// Whether some `po ∪ rf` cycle may be in a consistent execution: a closed walk through some
