@@ -18,6 +18,7 @@ use std::sync::OnceLock;
 
 use crate::model::{self, ModelKind};
 use crate::options::Options;
+use crate::program::label::Label;
 use crate::program::porf_cycles::{StaticGraph, accesses};
 use crate::program::{CompiledProgram, Op};
 
@@ -301,7 +302,10 @@ fn communicates(reads: &[Vec<u32>], t: usize, op: &Op) -> bool {
 }
 
 /// Whether some thread of `prog` may arrive at a barrier after a branch (whose condition may
-/// depend on a read) while some thread reads before it writes. A barrier arrival is in the prefix
+/// depend on a read) while some thread reads before it writes, or writes after a barrier what a
+/// read may see through another address or proxy ([`unordered_write_after_barrier`]: the cycle
+/// `ld z; branch; bar.sync | bar.sync; st z_gen` needs no thread that reads, then writes). A
+/// barrier arrival is in the prefix
 /// of every later event of its thread and of its partners ([`super::holes::dep_prefix`]), and
 /// needs the reads it control-depends on, so a load-buffering cycle
 /// `ld x; branch; bar.sync | bar.sync; st y | ld y; st x` (the last thread outside the barrier) is
@@ -316,12 +320,11 @@ fn barrier_after_branch(prog: &CompiledProgram) -> bool {
         let write = t.code.iter().rposition(|l| matches!(l.op, Op::Store { .. } | Op::Rmw { .. }));
         read.zip(write).is_some_and(|(r, w)| r <= w || looping(&t.code))
     });
-    reads_then_writes
+    (reads_then_writes || unordered_write_after_barrier(prog))
         && prog.threads.iter().any(|t| {
-            let barrier = |op: &Op| matches!(op, Op::Barrier { .. } | Op::DynBarrier { .. } | Op::TmemAlloc { rendezvous: Some(_), .. });
             // (Which barrier a `DynBarrier` is depends on a register: a branch of its own.)
             let branch = t.code.iter().position(|l| matches!(l.op, Op::Branch { .. } | Op::DynBarrier { .. } | Op::Assume { .. }));
-            let last_barrier = t.code.iter().rposition(|l| barrier(&l.op));
+            let last_barrier = t.code.iter().rposition(|l| is_barrier(&l.op));
             branch.zip(last_barrier).is_some_and(|(b, i)| b <= i || looping(&t.code))
         })
 }
@@ -338,9 +341,13 @@ fn barrier_after_branch(prog: &CompiledProgram) -> bool {
 /// order (barriers synchronize their members, PTX ISA §9.7.13.1) and cannot read it
 /// (Causality, §8.10.6). So some write depends on a read of its thread (an rmw, an operation on
 /// a synchronization object or Tensor Memory, a store of a register, or a write after a branch,
-/// an `assume`, a blocking wait or a `tcgen05.alloc`, with a read before it).
+/// an `assume`, a blocking wait or a `tcgen05.alloc`, with a read before it) — or `R` reads `W`
+/// through another virtual address or proxy: Causality looks at proxy-preserved base causality
+/// (§8.9.5), which relates memory operations only through the same virtual address, so the
+/// barrier leaves `R` free to see `W` (`ld.volatile r0, z; beq r0, 0, L; bar.sync 0; L: | bar.sync
+/// 0; st z_gen, 1` with `z_gen` an alias of `z`, or `tld` of a texture alias: `proxy` selftest
+/// seeds 306052 and 308141, where the explorer missed every complete execution with no caveat).
 fn barrier_cycle_possible(prog: &CompiledProgram) -> bool {
-    let barrier = |op: &Op| matches!(op, Op::Barrier { .. } | Op::DynBarrier { .. } | Op::TmemAlloc { rendezvous: Some(_), .. });
     let own_read_write = |op: &Op| {
         matches!(
             op,
@@ -360,7 +367,7 @@ fn barrier_cycle_possible(prog: &CompiledProgram) -> bool {
     };
     let write_after_barrier = prog.threads.iter().any(|t| {
         let code = &t.code;
-        (0..code.len()).any(|b| barrier(&code[b].op) && (0..code.len()).any(|w| writes(&code[w].op) && may_precede(code, b, w)))
+        (0..code.len()).any(|b| is_barrier(&code[b].op) && (0..code.len()).any(|w| writes(&code[w].op) && may_precede(code, b, w)))
     });
     let dependent_write = prog.threads.iter().any(|t| {
         let code = &t.code;
@@ -370,7 +377,32 @@ fn barrier_cycle_possible(prog: &CompiledProgram) -> bool {
             own_read_write(&code[w].op) || (writes(&code[w].op) && before(&reads) && (register || before(&controls)))
         })
     });
-    write_after_barrier && dependent_write
+    (write_after_barrier && dependent_write) || unordered_write_after_barrier(prog)
+}
+
+/// Whether some thread of `prog` may write after a barrier arrival a location that some read
+/// sees through another virtual address or proxy (or either is asynchronous): a read that the
+/// barrier puts before the write in base causality may still read it, since Causality looks at
+/// proxy-preserved base causality (§8.9.5), which relates memory operations only through one
+/// virtual address and proxy ([`barrier_cycle_possible`]).
+fn unordered_write_after_barrier(prog: &CompiledProgram) -> bool {
+    let reads: Vec<Label> = prog.threads.iter().flat_map(|t| t.code.iter().flat_map(|l| accesses(&l.op).reads)).collect();
+    let unordered = |lw: &Label| {
+        reads.iter().any(|lr| lr.loc == lw.loc && (lr.vloc != lw.vloc || lr.proxy != lw.proxy || lr.is_async() || lw.is_async()))
+    };
+    prog.threads.iter().any(|t| {
+        let code = &t.code;
+        (0..code.len()).any(|b| {
+            is_barrier(&code[b].op)
+                && (0..code.len()).any(|w| may_precede(code, b, w) && accesses(&code[w].op).writes.iter().any(unordered))
+        })
+    })
+}
+
+/// A barrier arrival: `bar.sync` with a fixed or a register id, or the rendezvous of a
+/// `tcgen05.alloc` of a CTA pair.
+fn is_barrier(op: &Op) -> bool {
+    matches!(op, Op::Barrier { .. } | Op::DynBarrier { .. } | Op::TmemAlloc { rendezvous: Some(_), .. })
 }
 
 /// Whether instruction `a` of `code` may run before instruction `b` in one run of the thread:
