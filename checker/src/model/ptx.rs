@@ -427,6 +427,16 @@ impl Ptx {
     }
 }
 
+/// Whether a tcgen05 rule may order an event of another thread before `a` through `a`'s
+/// thread (module docs of [`crate::model::tcgen05`]): some event of the thread up to `a` is a
+/// tcgen05 event (a fence, wait or operation the rules order after others) or reads one (a
+/// commit's arrive, whose tracked operations perform before the read: rule 7).
+fn tcgen05_reaches(g: &ExecutionGraph, a: EventId) -> bool {
+    g.threads[a.thread as usize][..=a.index as usize]
+        .iter()
+        .any(|e| e.label.tc.is_some() || (e.label.is_read() && e.rf.is_some_and(|w| !w.is_init() && g.label(w).tc.is_some())))
+}
+
 impl Ptx {
     /// [`MemoryModel::races`] read off `g` (consistent, complete).
     fn races_judged(&self, g: &ExecutionGraph) -> Vec<(EventId, EventId)> {
@@ -608,17 +618,29 @@ impl MemoryModel for Ptx {
 
     /// Every relation of the model leaves an event through a later event of its thread, a read of
     /// it, a later write in `co`, or `fr` (`model::plain_sink`), except Fence-SC order (§8.9.3,
-    /// which relates a `fence.sc` to the other `fence.sc` either way), barriers (§9.7.13.1) and
-    /// the tcgen05 rules (left to the full check); a sink rmw write still answers to Atomicity
-    /// (§8.10.3). With a sink added, the Fence-SC order that made `g` without it consistent
-    /// still works; a sink `fence.sc` goes last in it, where it orders nothing before anything
-    /// (it synchronizes with no later fence, and nothing follows it in its thread), and no
-    /// causality order leads out of it for the Fence-SC axiom to contradict.
+    /// which relates a `fence.sc` to the other `fence.sc` either way) and barriers (§9.7.13.1);
+    /// a sink rmw write still answers to Atomicity (§8.10.3). With a sink added, the Fence-SC
+    /// order that made `g` without it consistent still works; a sink `fence.sc` goes last in it,
+    /// where it orders nothing before anything (it synchronizes with no later fence, and nothing
+    /// follows it in its thread), and no causality order leads out of it for the Fence-SC axiom
+    /// to contradict.
+    ///
+    /// The tcgen05 rules ([`crate::model::tcgen05`], §9.7.16.6) keep that: each of their edges
+    /// leads from an event to one issued after it in some thread (a pipelined pair, a
+    /// completion, a fence or wait and what follows it), or to a read observing a commit's arrive,
+    /// passing between threads only through execution order, which leaves an event through a
+    /// later event of its thread or a read of it. A sink has neither. They add edges *into* a
+    /// sink, though, which [`Ptx::read_closes_nothing`] does not look for: a sink read with `fr`
+    /// edges out is left to the full check where its thread, up to it, holds a tcgen05 event or a
+    /// read of one ([`tcgen05_reaches`]).
     fn sink_extension(&self, g: &ExecutionGraph, a: EventId) -> Option<bool> {
-        if !self.plain_program && g.threads.iter().flatten().any(|e| e.label.tc.is_some()) {
-            return None;
-        }
-        crate::model::plain_sink(g, a, || !self.rmw_breaks_atomicity(g, a), |src| self.read_closes_nothing(g, a, src))
+        let tc = !self.plain_program && g.threads.iter().flatten().any(|e| e.label.tc.is_some());
+        crate::model::plain_sink(
+            g,
+            a,
+            || !self.rmw_breaks_atomicity(g, a),
+            |src| !(tc && tcgen05_reaches(g, a)) && self.read_closes_nothing(g, a, src),
+        )
     }
 
     fn revisit_forbidden(&self, g: &ExecutionGraph, a: EventId, r: EventId, kept: &dyn Fn(EventId) -> bool) -> bool {
