@@ -533,3 +533,38 @@ exists (true)
     assert!(e.stats.hangs > 0, "{e}");
     assert_eq!(e.hung_threads.len(), 2, "{e}");
 }
+
+/// A CTA-pair mma whose commit P2 waits for (a relaxed `try_wait`, so no acquire) before
+/// `fence::after_thread_sync; tcgen05.ld`: the ld performs after the mma (rule 5 of
+/// `model::tcgen05`), so it reads the mma's result, 2, never the initial 7. When the explorer
+/// appends the ld's read of 7 as a sink, nothing in P2 synchronizes in the sense of the plain
+/// PTX rules, yet a tcgen05 edge leads into it and its `fr` edge to the mma's write closes a
+/// cycle: the sink shortcut must leave it to the full check (`tcfuzz generate --family pattern
+/// --seed 11`, program 1, explored a read of 7 when the shortcut did not).
+#[test]
+fn a_tcgen05_edge_into_a_sink_read_is_left_to_the_full_check() {
+    let p = tcfuzz_litmus::parse(
+        "PTX cta-pair-wait-then-ld
+{
+  d @ tmem cta 0 gpu 0 lanes 0-31 cols 0-31 = 7;
+  a @ shared cta 0 gpu 0 = 1;
+  b @ shared cta 0 gpu 0 = 2;
+  empty0 @ mbarrier cta 0 gpu 0 count 1;
+  empty1 @ mbarrier cta 1 gpu 0 count 1;
+}
+ P0@warp 0,cta 0,cluster 0,gpu 0 | P1@warp 0,cta 1,cluster 0,gpu 0 | P2@warp 4,cta 0,cluster 0,gpu 0 ;
+ tcgen05.mma.cta_group::2.kind::f16 [d], [a], [b], 1, 0 | await mbarrier.try_wait.parity.relaxed.cluster.shared::cta.b64 p, [empty1], 0 | await mbarrier.try_wait.parity.relaxed.cluster.shared::cta.b64 p, [empty0], 0 ;
+ tcgen05.commit.cta_group::2.mbarrier::arrive::one.shared::cluster.multicast::cluster.b64 [empty0], 3 | | tcgen05.fence::after_thread_sync ;
+ | | tcgen05.ld.sync.aligned.32x32b.x1.b32 r0, [d] ;
+ | | tcgen05.wait::ld.sync.aligned ;
+exists (P2:r0 == 7)
+",
+    )
+    .expect("parses");
+    let v = agree(&p, "wait then ld");
+    assert!(v.caveats.is_empty(), "{v}");
+    assert_eq!((v.stats.complete, v.stats.blocked), (1, 0), "{v}");
+    assert_eq!(summary(&v), "correct");
+    let r0: BTreeSet<i64> = v.observed_states().keys().filter_map(|s| s.iter().find(|(k, _)| k == "P2:r0").map(|(_, x)| *x)).collect();
+    assert_eq!(r0, BTreeSet::from([2]), "{v}");
+}
