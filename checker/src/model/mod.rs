@@ -62,6 +62,14 @@ pub trait MemoryModel {
         Vec::new()
     }
 
+    /// Whether `known` holds for every pair [`MemoryModel::races`] could return for `g` whatever
+    /// its causality: the conflicting accesses of one location (one a write) that are not
+    /// morally strong, each pair in the order `races` gives it. `None`: the model does not say.
+    /// Lets a collector that has recorded every one of them as a race skip judging `g`'s races.
+    fn every_race_candidate(&self, _g: &ExecutionGraph, _known: &mut dyn FnMut(EventId, EventId) -> bool) -> Option<bool> {
+        None
+    }
+
     /// Whether the model allows executions whose `po ∪ rf` is cyclic (load buffering).
     fn allows_porf_cycles(&self) -> bool;
 
@@ -171,6 +179,27 @@ pub(crate) fn plain_sink(
         return None;
     }
     Some(!l.rmw_write || atomic_rmw())
+}
+
+/// Whether `known` holds for every pair of conflicting accesses of `g` (one location, one of them
+/// a write, holes left out) that are not `morally_strong`, each pair in node order (thread by
+/// thread, in program order): [`MemoryModel::every_race_candidate`].
+pub(crate) fn every_conflict(
+    g: &ExecutionGraph,
+    morally_strong: impl Fn(EventId, EventId) -> bool,
+    known: &mut dyn FnMut(EventId, EventId) -> bool,
+) -> bool {
+    let mut accesses: Vec<(LocId, EventId)> =
+        g.event_ids().filter(|&e| !g.is_hole(e) && g.label(e).is_access()).map(|e| (g.label(e).loc, e)).collect();
+    accesses.sort_unstable();
+    accesses.chunk_by(|x, y| x.0 == y.0).all(|group| {
+        group.iter().enumerate().all(|(i, &(_, x))| {
+            group[i + 1..].iter().all(|&(_, y)| {
+                let conflicting = g.label(x).is_write() || g.label(y).is_write();
+                !conflicting || morally_strong(x, y) || known(x, y)
+            })
+        })
+    })
 }
 
 /// The last write of `e`'s thread before it in program order that `ordered` accepts (a write of

@@ -597,6 +597,15 @@ impl MemoryModel for Ptx {
         self.races_judged(g)
     }
 
+    /// §8.10 data race: conflicting, not morally strong ([`Ptx::morally_strong`], as the scratch
+    /// space builds it), in node order (thread by thread, in program order).
+    fn every_race_candidate(&self, g: &ExecutionGraph, known: &mut dyn FnMut(EventId, EventId) -> bool) -> Option<bool> {
+        if self.race_free_program {
+            return Some(true);
+        }
+        Some(crate::model::every_conflict(g, |x, y| self.morally_strong(g, (x, g.label(x)), (y, g.label(y))), known))
+    }
+
     fn allows_porf_cycles(&self) -> bool {
         true
     }

@@ -307,6 +307,11 @@ impl MemoryModel for TileIr {
         out.into_iter().map(|(x, y)| (ev.idx.id(x), ev.idx.id(y))).collect()
     }
 
+    /// §7.10: conflicting, not morally strong ([`TileIr::morally_strong`], as `evaluate` builds it).
+    fn every_race_candidate(&self, g: &ExecutionGraph, known: &mut dyn FnMut(EventId, EventId) -> bool) -> Option<bool> {
+        Some(crate::model::every_conflict(g, |x, y| self.morally_strong(g, x, y), known))
+    }
+
     /// §7.12.1: load buffering (and a load reading from a later store of its own tile block).
     fn allows_porf_cycles(&self) -> bool {
         true
