@@ -7,6 +7,7 @@
 //! Never / Sometimes / Always, and `validated` is herd7's `Ok` (exists: some state satisfies it;
 //! `~exists`: none does; forall: all do).
 
+mod seen_races;
 mod witness;
 
 use std::collections::{BTreeMap, BTreeSet, HashSet};
@@ -21,8 +22,9 @@ use crate::exec::event::EventId;
 use crate::exec::graph::ExecutionGraph;
 use crate::model::{MemoryModel, ModelKind};
 use crate::program::CompiledProgram;
-use crate::program::label::{Label, LocId};
+use crate::program::label::LocId;
 use crate::stats::Stats;
+use seen_races::SeenRaces;
 
 /// Which procedure produced a verdict.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -514,22 +516,6 @@ fn hung(g: &ExecutionGraph, stops: &[(usize, Stop)]) -> Vec<bool> {
     }
 }
 
-/// What a recorded [`Race`] is made of, read off the graph: its two events with their labels
-/// and source spans. (Its kind and repair hint follow from them, but for two accesses of one
-/// thread with bulk copies, whose hint looks at the copies' spans: those have no key.)
-type RaceKey = (EventId, Label, Span, EventId, Label, Span);
-
-/// At most this many [`RaceKey`]s are kept per check (a few hundred kilobytes).
-const SEEN_RACES: usize = 4096;
-
-fn race_key(g: &ExecutionGraph, a: EventId, b: EventId) -> Option<RaceKey> {
-    if a.thread == b.thread && g.threads[a.thread as usize].iter().any(|e| e.label.bulk_copy != 0) {
-        return None;
-    }
-    let (x, y) = (g.event(a), g.event(b));
-    Some((a, x.label, x.span, b, y.label, y.span))
-}
-
 /// Accumulates executions into a [`Verdict`].
 pub(crate) struct Collector<'a> {
     prog: &'a CompiledProgram,
@@ -552,11 +538,11 @@ pub(crate) struct Collector<'a> {
     /// collector that grows with the execution count, so it is there only when asked for.
     graphs: Option<HashSet<u128>>,
     max_races: usize,
-    /// The races recorded so far, by [`RaceKey`] (at most [`SEEN_RACES`]): one seen again adds
-    /// nothing to `races` (it is there, or `max_races` smaller ones are), so an execution whose
-    /// every possible race is among them ([`MemoryModel::every_race_candidate`]) is not judged
-    /// for races. Most executions of a racy program race on pairs an earlier one raced on.
-    seen_races: HashSet<RaceKey>,
+    /// The races recorded so far: one seen again adds nothing to `races` (it is there, or
+    /// `max_races` smaller ones are), so an execution whose every possible race is among them
+    /// ([`MemoryModel::every_race_candidate`]) is not judged for races. Most executions of a
+    /// racy program race on pairs an earlier one raced on.
+    seen_races: SeenRaces,
     /// The loop bound the threads run under (to tell a failed blocking wait from the loop bound).
     loop_bound: u32,
 }
@@ -577,7 +563,7 @@ impl<'a> Collector<'a> {
             stats: Stats { duplicates: detect_duplicates.then_some(0), ..Stats::default() },
             graphs: detect_duplicates.then(HashSet::new),
             max_races,
-            seen_races: HashSet::new(),
+            seen_races: SeenRaces::default(),
             loop_bound: u32::MAX,
         }
     }
@@ -716,23 +702,18 @@ impl<'a> Collector<'a> {
         }
         let hung = hung(g, &stops);
         self.count_if_duplicate(g);
-        let all_seen = model.every_race_candidate(g, &mut |a, b| race_key(g, a, b).is_some_and(|k| self.seen_races.contains(&k)));
+        let all_seen = model.every_race_candidate(g, &mut |a, b| self.seen_races.contains(g, a, b));
         let all_seen = all_seen == Some(true);
         debug_assert!(
-            !all_seen || model.races(g).into_iter().all(|(a, b)| race_key(g, a, b).is_some_and(|k| self.seen_races.contains(&k))),
+            !all_seen || model.races(g).into_iter().all(|(a, b)| self.seen_races.contains(g, a, b)),
             "[tcfuzz internal bug] a race that every_race_candidate does not name"
         );
         let races = if all_seen { Vec::new() } else { model.races(g) };
         for (a, b) in races {
-            let key = race_key(g, a, b);
-            if key.as_ref().is_some_and(|k| self.seen_races.contains(k)) {
+            if self.seen_races.contains(g, a, b) {
                 continue;
             }
-            if let Some(k) = key
-                && self.seen_races.len() < SEEN_RACES
-            {
-                self.seen_races.insert(k);
-            }
+            self.seen_races.insert(g, a, b);
             if self.witnesses.is_some() {
                 self.explain_race(g, model.kind(), a, b);
             }
