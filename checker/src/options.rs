@@ -21,9 +21,9 @@ pub struct Options {
     pub oracle_limit: u64,
     /// Most distinct races reported.
     pub max_races: usize,
-    /// Only count executions whose `po ∪ rf` is acyclic — what the explorer covers today (`po`
-    /// as far as threads wait for it: `ExecutionGraph::issue_order`). For
-    /// comparing the oracle with the explorer under models that allow load buffering.
+    /// Only count executions whose `po ∪ rf` is acyclic (`po` all of program order, the perform
+    /// of an asynchronous tcgen05 operation in its place). For comparing the oracle with the
+    /// explorer under models that allow load buffering.
     /// Also makes the explorer use TruSt's `po ∪ rf` revisits only, so that both cover exactly
     /// the `po ∪ rf`-acyclic executions.
     pub exclude_porf_cycles: bool,

@@ -231,7 +231,7 @@ impl Oracle<'_, '_> {
             if *work > self.limit {
                 return Err(CheckError::TooLarge(format!("oracle: more than {} candidates", self.limit)));
             }
-            if self.exclude_porf_cycles && !g.issue_order(&g.node_index()).union(&g.rf(&g.node_index())).is_acyclic() {
+            if self.exclude_porf_cycles && !g.po(&g.node_index()).union(&g.rf(&g.node_index())).is_acyclic() {
                 return Ok(());
             }
             if self.model.is_consistent(g) {

@@ -64,11 +64,10 @@ impl<'p> Revisits<'p> {
     /// Whether TruSt's revisits could miss an execution of the program: where one may have a
     /// cyclic `po ∪ rf` — exactly where TruSt's revisits would give the caveat that says so
     /// ([`Self::caveats`]). Only PTX programs whose every event is performed where its thread
-    /// issues it are judged: TruSt's prefix keeps the program order of a bulk copy, which
-    /// completes asynchronously, and TruSt's revisits missed an execution without a cycle on a
-    /// `tcgen05` program (`selftest --family tcgen05`, seed 2002487: 5 of 6) that the
-    /// dependency revisits find. Tile IR programs, ordered by tokens only, keep the dependency
-    /// revisits too.
+    /// issues it are judged: TruSt's prefix is all of program order, so under its revisits a
+    /// bulk copy or an asynchronous tcgen05 operation, which may complete after later events of
+    /// its thread, never reads a write that those events lead to, which the model allows. Tile
+    /// IR programs, ordered by tokens only, keep the dependency revisits too.
     fn may_need_dependency_revisits(&self) -> bool {
         let p = self.prog;
         let in_order = p.tile.is_none()
