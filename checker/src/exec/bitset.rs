@@ -125,6 +125,7 @@ impl Relation {
         }
     }
 
+    #[cfg(any(test, debug_assertions))]
     pub fn intersect(&self, other: &Relation) -> Relation {
         let mut r = self.clone();
         r.intersect_with(other);
@@ -159,20 +160,28 @@ impl Relation {
     }
 
     /// Relational composition `self ; other`.
+    #[cfg(any(test, debug_assertions))]
     pub fn compose(&self, other: &Relation) -> Relation {
-        let mut r = Relation::empty(self.n);
+        let mut r = Relation::default();
+        self.compose_into(other, &mut r);
+        r
+    }
+
+    /// `out := self ; other`, keeping `out`'s buffer.
+    pub fn compose_into(&self, other: &Relation, out: &mut Relation) {
+        out.reset(self.n);
         let w = self.w;
         for a in 0..self.n {
             for m in self.successors(a) {
                 for k in 0..w {
-                    r.bits[a * w + k] |= other.bits[m * w + k];
+                    out.bits[a * w + k] |= other.bits[m * w + k];
                 }
             }
         }
-        r
     }
 
     /// Transitive closure `self+`: [`Relation::close`] on a copy.
+    #[cfg(any(test, debug_assertions))]
     pub fn closure(&self) -> Relation {
         let mut r = self.clone();
         r.close(&mut OrderScratch::default());

@@ -43,7 +43,7 @@ pub struct ExecutionGraph {
 
 /// Dense numbering of a graph's events: node `l` is the initial write of location `l`, then the
 /// events of thread 0, thread 1, ...
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, Default)]
 pub struct NodeIndex {
     offsets: Vec<usize>,
     ids: Vec<EventId>,
@@ -302,14 +302,23 @@ impl ExecutionGraph {
     }
 
     pub fn node_index(&self) -> NodeIndex {
-        let mut offsets = Vec::with_capacity(self.threads.len());
-        let mut ids: Vec<EventId> = Vec::with_capacity(self.init.len() + self.num_events());
+        let mut idx = NodeIndex { offsets: Vec::with_capacity(self.threads.len()), ids: Vec::new() };
+        self.node_index_into(&mut idx);
+        idx
+    }
+
+    /// [`ExecutionGraph::node_index`] into `idx`, keeping its buffers (for scratch space reused
+    /// from graph to graph).
+    pub fn node_index_into(&self, idx: &mut NodeIndex) {
+        let (offsets, ids) = (&mut idx.offsets, &mut idx.ids);
+        offsets.clear();
+        ids.clear();
+        ids.reserve(self.init.len() + self.num_events());
         ids.extend((0..self.init.len()).map(|l| EventId::init(l as LocId)));
         for (t, evs) in self.threads.iter().enumerate() {
             offsets.push(ids.len());
             ids.extend((0..evs.len()).map(|i| EventId::new(t, i)));
         }
-        NodeIndex { offsets, ids }
     }
 
     /// The set (over [`NodeIndex`] nodes) of events that reach `e` through `(po ∪ rf ∪ sb)*`,
@@ -353,57 +362,88 @@ impl ExecutionGraph {
     }
 
     pub fn rf(&self, idx: &NodeIndex) -> Relation {
-        let mut r = Relation::empty(idx.len());
-        for e in self.event_ids() {
-            if let Some(w) = self.event(e).rf {
-                r.add(idx.node(w), idx.node(e));
+        let mut r = Relation::default();
+        self.rf_into(idx, &mut r);
+        r
+    }
+
+    /// [`ExecutionGraph::rf`] into `r`, keeping its buffer.
+    pub fn rf_into(&self, idx: &NodeIndex, r: &mut Relation) {
+        r.reset(idx.len());
+        for (t, evs) in self.threads.iter().enumerate() {
+            for (i, ev) in evs.iter().enumerate() {
+                if let Some(w) = ev.rf {
+                    r.add(idx.node(w), idx.offsets[t] + i);
+                }
             }
         }
-        r
     }
 
     /// Coherence order (transitive), initial writes first.
+    #[cfg(any(test, debug_assertions))]
     pub fn co(&self, idx: &NodeIndex) -> Relation {
-        let mut r = Relation::empty(idx.len());
+        let mut r = Relation::default();
+        self.co_into(idx, &mut r);
+        r
+    }
+
+    /// [`ExecutionGraph::co`] into `r`, keeping its buffer.
+    pub fn co_into(&self, idx: &NodeIndex, r: &mut Relation) {
+        r.reset(idx.len());
         for l in 0..self.init.len() {
-            let ws: Vec<usize> = self.writes_to(l as LocId).map(|w| idx.node(w)).collect();
-            for i in 0..ws.len() {
-                for j in i + 1..ws.len() {
-                    r.add(ws[i], ws[j]);
+            let ws = &self.co[l];
+            let init = idx.node(EventId::init(l as LocId));
+            for (i, &w) in ws.iter().enumerate() {
+                r.add(init, idx.node(w));
+                let a = idx.node(w);
+                for &x in &ws[i + 1..] {
+                    r.add(a, idx.node(x));
                 }
             }
         }
-        r
     }
 
     /// From-reads `rf⁻¹ ; co`.
+    #[cfg(any(test, debug_assertions))]
     pub fn fr(&self, idx: &NodeIndex) -> Relation {
-        let mut r = Relation::empty(idx.len());
-        for e in self.event_ids() {
-            if let Some(w) = self.event(e).rf {
-                let loc = self.loc_of(w);
-                let mut after = false;
-                for x in self.writes_to(loc) {
-                    if after {
-                        r.add(idx.node(e), idx.node(x));
-                    }
-                    after |= x == w;
-                }
-            }
-        }
+        let mut r = Relation::default();
+        self.fr_into(idx, &mut r);
         r
     }
 
-    /// The read → write pairs of `atom`/`red` operations that performed a write.
-    pub fn rmw(&self, idx: &NodeIndex) -> Relation {
-        let mut r = Relation::empty(idx.len());
-        for e in self.event_ids() {
-            if self.label(e).rmw_write {
-                let rd = EventId { thread: e.thread, index: e.index - 1 };
-                r.add(idx.node(rd), idx.node(e));
+    /// [`ExecutionGraph::fr`] into `r`, keeping its buffer.
+    pub fn fr_into(&self, idx: &NodeIndex, r: &mut Relation) {
+        r.reset(idx.len());
+        for (t, evs) in self.threads.iter().enumerate() {
+            for (i, ev) in evs.iter().enumerate() {
+                let Some(w) = ev.rf else { continue };
+                let e = idx.offsets[t] + i;
+                for x in self.writes_to(self.loc_of(w)).skip_while(|&x| x != w).skip(1) {
+                    r.add(e, idx.node(x));
+                }
             }
         }
+    }
+
+    /// The read → write pairs of `atom`/`red` operations that performed a write.
+    #[cfg(any(test, debug_assertions))]
+    pub fn rmw(&self, idx: &NodeIndex) -> Relation {
+        let mut r = Relation::default();
+        self.rmw_into(idx, &mut r);
         r
+    }
+
+    /// [`ExecutionGraph::rmw`] into `r`, keeping its buffer.
+    pub fn rmw_into(&self, idx: &NodeIndex, r: &mut Relation) {
+        r.reset(idx.len());
+        for (t, evs) in self.threads.iter().enumerate() {
+            for (i, ev) in evs.iter().enumerate().skip(1) {
+                if ev.label.rmw_write {
+                    let e = idx.offsets[t] + i;
+                    r.add(e - 1, e);
+                }
+            }
+        }
     }
 
     /// A canonical text of the graph (labels, values, rf, co), for duplicate detection and tests.

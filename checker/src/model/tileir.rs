@@ -46,6 +46,8 @@
 //! elements of one store that overlap, and two accesses of one tile block that are not
 //! token-ordered. Programs with data races have undefined behaviour.
 
+use std::sync::Mutex;
+
 use crate::exec::bitset::{OrderScratch, Relation};
 use crate::exec::event::EventId;
 use crate::exec::graph::{ExecutionGraph, NodeIndex};
@@ -57,18 +59,26 @@ use tcfuzz_litmus::Scope;
 #[cfg(debug_assertions)]
 mod reference;
 
-#[derive(Clone, Debug)]
+#[derive(Debug)]
 pub struct TileIr {
     places: Vec<ThreadPlace>,
     /// Per thread, per event index: the waits-for set (see `crate::program::tile_program::TileInfo`).
     /// Threads without one (never for compiled Tile IR programs) are ordered by program order.
     waits_for: Vec<Vec<u64>>,
+    /// Scratch space for the checks, reused from graph to graph.
+    scratch: Mutex<Scratch>,
+}
+
+impl Clone for TileIr {
+    fn clone(&self) -> Self {
+        TileIr { places: self.places.clone(), waits_for: self.waits_for.clone(), scratch: Mutex::default() }
+    }
 }
 
 impl TileIr {
     pub fn new(program: &CompiledProgram) -> Self {
         let waits_for = program.tile.as_ref().map(|t| t.waits_for.clone()).unwrap_or_default();
-        TileIr { places: program.places.clone(), waits_for }
+        TileIr { places: program.places.clone(), waits_for, scratch: Mutex::default() }
     }
 
     /// Whether event `i` of thread `t` waits for its event `j` (token order, §7.6).
@@ -111,26 +121,51 @@ impl TileIr {
     }
 }
 
-struct Eval {
+/// Scratch space for [`TileIr::evaluate`], reused from graph to graph (a Tile IR program has an
+/// event per element: its graphs are large, and building their relations afresh each time was
+/// most of the cost of checking one). After an evaluation it holds that graph's relations.
+#[derive(Debug, Default)]
+struct Scratch {
     idx: NodeIndex,
     labels: Vec<Option<Label>>,
     /// `(location, node)` of every access, sorted.
     accesses: Vec<(u32, usize)>,
+    /// The strong accesses of one location: `(node, thread, scope)`.
+    strong: Vec<(usize, usize, Scope)>,
+    to: Relation,
+    to_loc: Relation,
     ms: Relation,
+    rf: Relation,
+    rmw: Relation,
+    co: Relation,
+    fr: Relation,
+    obs: Relation,
     hb: Relation,
+    cause: Relation,
+    /// For relations only asked whether they are acyclic, and intermediate results.
+    tmp: Relation,
+    order: OrderScratch,
 }
 
 impl TileIr {
-    /// The relations of `g` and, with `axioms`, `None` when one of the axioms fails. Without
-    /// them only what [`MemoryModel::races`] needs is built (moral strength, happens-before):
-    /// races are asked of executions already found consistent. (`reference.rs` builds the same
-    /// relations one by one, as the module docs state them; debug builds compare the two.)
-    fn evaluate(&self, g: &ExecutionGraph, axioms: bool) -> Option<Eval> {
-        let idx = g.node_index();
+    fn scratch(&self) -> std::sync::MutexGuard<'_, Scratch> {
+        // A panic while the lock was held leaves scratch space that the next evaluation overwrites.
+        self.scratch.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Builds the relations of `g` in `s` and, with `axioms`, answers whether every axiom holds.
+    /// Without them only what [`MemoryModel::races`] needs is built (moral strength,
+    /// happens-before), and the answer is `true`: races are asked of executions already found
+    /// consistent. (`reference.rs` builds the same relations one by one, as the module docs state
+    /// them; debug builds compare the two.)
+    fn evaluate(&self, g: &ExecutionGraph, axioms: bool, s: &mut Scratch) -> bool {
+        let Scratch { idx, labels, accesses, strong, to, to_loc, ms, rf, rmw, co, fr, obs, hb, cause, tmp, order } = s;
+        g.node_index_into(idx);
         let n = idx.len();
-        let labels: Vec<Option<Label>> = (0..n).map(|x| (!idx.id(x).is_init()).then(|| *g.label(idx.id(x)))).collect();
+        labels.clear();
+        labels.extend((0..n).map(|x| (!idx.id(x).is_init()).then(|| *g.label(idx.id(x)))));
         // §7.5 / §7.6 token order, from each event's waits-for set (only earlier events).
-        let mut to = Relation::empty(n);
+        to.reset(n);
         for (t, evs) in g.threads.iter().enumerate() {
             for i in 0..evs.len() {
                 let e = idx.node(EventId::new(t, i));
@@ -147,16 +182,15 @@ impl TileIr {
                 }
             }
         }
-        let rf = g.rf(&idx);
-        let rmw = g.rmw(&idx);
+        g.rf_into(idx, rf);
+        g.rmw_into(idx, rmw);
         // §7.4 moral strength, between accesses of one location (element): the accesses sorted
         // by location, so only pairs within a location are looked at. Token order relates
         // events of one tile block only; scopes relate strong accesses only. Token order between
         // two accesses of one element is also the `to-loc` of coherence per location.
-        let accesses = accesses_by_location(&labels);
-        let mut ms = Relation::empty(n);
-        let mut to_loc = Relation::empty(n);
-        let mut strong: Vec<(usize, usize, Scope)> = Vec::new();
+        accesses_by_location_into(labels, accesses);
+        ms.reset(n);
+        to_loc.reset(n);
         for group in accesses.chunk_by(|x, y| x.0 == y.0) {
             strong.clear();
             for &(_, a) in group {
@@ -173,8 +207,8 @@ impl TileIr {
                     strong.push((a, ta, l.scope));
                 }
             }
-            for &(a, ta, sa) in &strong {
-                for &(b, tb, sb) in &strong {
+            for &(a, ta, sa) in strong.iter() {
+                for &(b, tb, sb) in strong.iter() {
                     let (pa, pb) = (&self.places[ta], &self.places[tb]);
                     if a != b && pa.scope_includes(sa, pb) && pb.scope_includes(sb, pa) {
                         ms.add(a, b);
@@ -182,46 +216,53 @@ impl TileIr {
                 }
             }
         }
-        let co = g.co(&idx);
-        let fr = g.fr(&idx);
+        g.co_into(idx, co);
+        g.fr_into(idx, fr);
         if axioms {
             // §7.6 Atomicity: no write morally strong with both halves of an rmw element sits in
             // `co` between the write its read reads from and its write (`fr ∩ ms ; co ∩ ms`
             // against `rmw`).
             for (r, w) in rmw.pairs() {
                 if fr.successors(r).any(|x| co.contains(x, w) && ms.contains(r, x) && ms.contains(x, w)) {
-                    return None;
+                    return false;
                 }
             }
             // §7.9 No-Thin-Air: acyclic(rf ∪ dep).
-            let mut rf_dep = rf.clone();
+            tmp.assign(rf);
             for (t, evs) in g.threads.iter().enumerate() {
                 for (i, ev) in evs.iter().enumerate() {
                     for j in 0..i.min(64) {
                         if ev.deps & (1 << j) != 0 {
-                            rf_dep.add(idx.node(EventId::new(t, j)), idx.node(EventId::new(t, i)));
+                            tmp.add(idx.node(EventId::new(t, j)), idx.node(EventId::new(t, i)));
                         }
                     }
                 }
             }
-            if !rf_dep.is_acyclic() {
-                return None;
+            if !tmp.is_acyclic_with(order) {
+                return false;
             }
             // Coherence per location: acyclic(to-loc ∪ (ms ∩ (rf ∪ co ∪ fr))).
-            let mut com = rf.union(&co);
-            com.union_with(&fr);
-            com.intersect_with(&ms);
-            com.union_with(&to_loc);
-            if !com.is_acyclic() {
-                return None;
+            tmp.assign(rf);
+            tmp.union_with(co);
+            tmp.union_with(fr);
+            tmp.intersect_with(ms);
+            tmp.union_with(to_loc);
+            if !tmp.is_acyclic_with(order) {
+                return false;
             }
         }
         // Observation and §7.3 synchronization: a morally strong read of the write, directly or
-        // through a chain of rmws (none without rmws).
-        let rf_ms = rf.intersect(&ms);
-        let obs = if rmw.is_empty() { rf_ms.clone() } else { rf_ms.union(&rf_ms.compose(&rmw.compose(&rf_ms).closure())) };
-        let mut hb = to;
-        hb.union_with(&rmw);
+        // through a chain of rmws (`rf_ms ; (rmw ; rf_ms)*`).
+        obs.assign(rf);
+        obs.intersect_with(ms);
+        if !rmw.is_empty() {
+            rmw.compose_into(obs, tmp);
+            tmp.close(order);
+            obs.compose_into(tmp, cause);
+            obs.union_with(cause);
+        }
+        hb.assign(to);
+        hb.union_with(rmw);
         for (x, y) in obs.pairs() {
             let rel = labels[x].is_some_and(|l| l.is_write() && l.release);
             let acq = labels[y].is_some_and(|l| l.is_read() && l.acquire);
@@ -229,36 +270,40 @@ impl TileIr {
                 hb.add(x, y);
             }
         }
-        hb.close(&mut OrderScratch::default());
+        hb.close(order);
         if !axioms {
-            return Some(Eval { idx, labels, accesses, ms, hb });
+            return true;
         }
-        let mut cause = obs.compose(&hb);
-        cause.union_with(&hb);
+        obs.compose_into(hb, cause);
+        cause.union_with(hb);
         // §7.6 Coherence: writes of one element related by causality are so related in `co`
         // (`co` is total per element: a pair against it is a pair not in it).
         let is_write = |x: usize| labels[x].is_none_or(|l| l.is_write());
         let loc = |x: usize| labels[x].map_or(idx.id(x).index, |l| l.loc);
         for (x, y) in cause.pairs() {
             if is_write(x) && is_write(y) && loc(x) == loc(y) && !co.contains(x, y) {
-                return None;
+                return false;
             }
         }
         // Causality: irreflexive((rf ∪ fr) ; cause).
-        if rf.pairs().chain(fr.pairs()).any(|(x, y)| cause.contains(y, x)) {
-            return None;
-        }
-        Some(Eval { idx, labels, accesses, ms, hb })
+        !rf.pairs().chain(fr.pairs()).any(|(x, y)| cause.contains(y, x))
     }
 }
 
 /// `(location, node)` of every access among `labels` (initial writes, `None`, are not accesses of
 /// a thread), sorted by location and then node.
+#[cfg(debug_assertions)]
 fn accesses_by_location(labels: &[Option<Label>]) -> Vec<(u32, usize)> {
-    let mut out: Vec<(u32, usize)> =
-        labels.iter().enumerate().filter_map(|(x, l)| l.filter(|l| l.is_access()).map(|l| (l.loc, x))).collect();
-    out.sort_unstable();
+    let mut out = Vec::new();
+    accesses_by_location_into(labels, &mut out);
     out
+}
+
+/// [`accesses_by_location`] into `out`.
+fn accesses_by_location_into(labels: &[Option<Label>], out: &mut Vec<(u32, usize)>) {
+    out.clear();
+    out.extend(labels.iter().enumerate().filter_map(|(x, l)| l.filter(|l| l.is_access()).map(|l| (l.loc, x))));
+    out.sort_unstable();
 }
 
 impl MemoryModel for TileIr {
@@ -267,7 +312,7 @@ impl MemoryModel for TileIr {
     }
 
     fn is_consistent(&self, g: &ExecutionGraph) -> bool {
-        let ok = self.evaluate(g, true).is_some();
+        let ok = self.evaluate(g, true, &mut self.scratch());
         #[cfg(debug_assertions)]
         assert_eq!(
             ok,
@@ -280,23 +325,24 @@ impl MemoryModel for TileIr {
 
     /// §7.10 data races, of a consistent execution (the axioms are not checked again).
     fn races(&self, g: &ExecutionGraph) -> Vec<(EventId, EventId)> {
-        let Some(ev) = self.evaluate(g, false) else { return Vec::new() };
+        let mut s = self.scratch();
+        self.evaluate(g, false, &mut s);
         #[cfg(debug_assertions)]
         {
             let want = reference::evaluate(self, g).expect("[tcfuzz internal bug] races asked of an inconsistent graph");
             assert!(
-                want == (ev.ms.clone(), ev.hb.clone()),
+                want == (s.ms.clone(), s.hb.clone()),
                 "[tcfuzz internal bug] Tile IR relations differ from the reference on\n{}",
                 g.canonical()
             );
         }
         let mut out = Vec::new();
-        for group in ev.accesses.chunk_by(|x, y| x.0 == y.0) {
+        for group in s.accesses.chunk_by(|x, y| x.0 == y.0) {
             for (i, &(_, x)) in group.iter().enumerate() {
                 for &(_, y) in &group[i + 1..] {
-                    let (Some(lx), Some(ly)) = (ev.labels[x], ev.labels[y]) else { continue };
+                    let (Some(lx), Some(ly)) = (s.labels[x], s.labels[y]) else { continue };
                     let conflict = lx.is_write() || ly.is_write();
-                    if conflict && !ev.ms.contains(x, y) && !ev.hb.contains(x, y) && !ev.hb.contains(y, x) {
+                    if conflict && !s.ms.contains(x, y) && !s.hb.contains(x, y) && !s.hb.contains(y, x) {
                         out.push((x, y));
                     }
                 }
@@ -304,7 +350,7 @@ impl MemoryModel for TileIr {
         }
         // In node order, as a scan of all pairs would give them.
         out.sort_unstable();
-        out.into_iter().map(|(x, y)| (ev.idx.id(x), ev.idx.id(y))).collect()
+        out.into_iter().map(|(x, y)| (s.idx.id(x), s.idx.id(y))).collect()
     }
 
     /// §7.10: conflicting, not morally strong ([`TileIr::morally_strong`], as `evaluate` builds it).
