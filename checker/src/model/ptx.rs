@@ -113,6 +113,7 @@ mod quick_reject;
 #[cfg(test)]
 mod reference;
 mod relations;
+mod sink_read;
 
 use crate::exec::bitset::row::set;
 use quick_accept::quick_accept;
@@ -156,6 +157,8 @@ pub struct Ptx {
     plain_program: bool,
     /// Whether, besides, its only synchronisation is `fence.sc` ([`fence_sc_sync_only`]).
     fence_sc_sync_only: bool,
+    /// Whether, besides, it has no `fence.sc` ([`Ptx::sink_read_closes_nothing`]).
+    plain_without_sc_fences: bool,
     /// Whether, besides, every two accesses the program can make to one location are morally
     /// strong ([`Ptx::race_free_program`]): then no execution has a data race.
     race_free_program: bool,
@@ -172,6 +175,7 @@ impl Clone for Ptx {
             global_sc_fences: self.global_sc_fences,
             plain_program: self.plain_program,
             fence_sc_sync_only: self.fence_sc_sync_only,
+            plain_without_sc_fences: self.plain_without_sc_fences,
             race_free_program: self.race_free_program,
             scratch: Mutex::default(),
         }
@@ -209,6 +213,8 @@ impl Ptx {
         });
         let plain_program = quick_accept::plain_program(program);
         let fence_sc_sync_only = plain_program && fence_sc_sync_only(program);
+        let plain_without_sc_fences = plain_program
+            && !program.threads.iter().flat_map(|t| &t.code).any(|l| matches!(&l.op, crate::program::Op::Fence { label } if label.sc));
         let mut ptx = Ptx {
             places,
             compat,
@@ -216,6 +222,7 @@ impl Ptx {
             global_sc_fences,
             plain_program,
             fence_sc_sync_only,
+            plain_without_sc_fences,
             race_free_program: false,
             scratch: Mutex::default(),
         };
@@ -648,7 +655,7 @@ impl MemoryModel for Ptx {
             g,
             a,
             || !self.rmw_breaks_atomicity(g, a),
-            |src| !(tc && tcgen05_reaches(g, a)) && self.read_closes_nothing(g, a, src),
+            |src| !(tc && tcgen05_reaches(g, a)) && (self.read_closes_nothing(g, a, src) || self.sink_read_closes_nothing(g, a, src)),
         )
     }
 
