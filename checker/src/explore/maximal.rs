@@ -327,6 +327,28 @@ impl Explorer<'_, '_> {
         Ok(!forced || !self.completable_with_previous_source(g, idx, a, r, prefix)?)
     }
 
+    /// The part of [`Explorer::maximally_added`] about `r` alone, under TruSt's revisits (no
+    /// holes, so no chained, forced or pending reads): `r` reads a write of `Previous(r)` with no
+    /// `co`-later write there. It needs no deleted set, and decides most candidates: `false`
+    /// here is `false` there.
+    pub(super) fn revisited_read_maximal(
+        &self,
+        g: &ExecutionGraph,
+        idx: &NodeIndex,
+        r: EventId,
+        prefix: &BitSet,
+        co_after: &CoAfter,
+    ) -> bool {
+        debug_assert!(!self.dependency_revisits, "[tcfuzz internal bug] the read-only maximality test under dependency revisits");
+        let sr = g.stamp(r);
+        let Some(w) = g.event(r).rf else { return false };
+        if !(w.is_init() || g.stamp(w) <= sr || prefix.contains(idx.node(w))) {
+            return false;
+        }
+        let (earliest, in_prefix) = co_after.of(idx.node(w));
+        !in_prefix && earliest > sr
+    }
+
     /// Whether the revisit of `r` by `a` leads nowhere (module docs, "Dead ends"): `r`'s source
     /// in `g` is a later write of `a`'s own thread that the revisit deletes, leaving a hole, and
     /// the revisited graph `g2` (with `a` at `a2`, not yet in `co`) has no consistent completion

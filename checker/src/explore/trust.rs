@@ -618,6 +618,15 @@ impl Explorer<'_, '_> {
         let outside: Vec<(usize, u32)> = present(g).map(|e| (idx.node(e), g.stamp(e))).filter(|&(n, _)| !prefix.contains(n)).collect();
         let mut co_after = None;
         for r in reads {
+            // Under TruSt's revisits most candidates fail the maximality test on `r` alone: asked
+            // before the deleted set is built (debug builds go on, to check the answer).
+            let read_maximal = self.dependency_revisits || {
+                let co_after = co_after.get_or_insert_with(|| CoAfter::new(g, &idx, &prefix));
+                self.revisited_read_maximal(g, &idx, r, &prefix, co_after)
+            };
+            if !read_maximal && !cfg!(debug_assertions) {
+                continue;
+            }
             let sr = g.stamp(r);
             let mut deleted = BitSet::new(idx.len());
             for &(n, _) in outside.iter().filter(|&&(_, s)| s > sr) {
@@ -632,6 +641,7 @@ impl Explorer<'_, '_> {
             if !self.maximally_added(g, &idx, (a, r), (&prefix, co_after), &deleted, &pending)? {
                 continue;
             }
+            debug_assert!(read_maximal, "[tcfuzz internal bug] revisited_read_maximal refused a maximal revisit");
             let mut g2 = g.clone();
             // `r`'s new source first: its old one may be deleted (a forced source, `maximal`).
             g2.set_rf(r, a);
