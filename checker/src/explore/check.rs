@@ -130,6 +130,7 @@ pub(super) fn explore_part<'p>(
         dependency_revisits,
         lost_revisit: std::cell::Cell::new(false),
         replays: Default::default(),
+        stopped: Default::default(),
         assumes: p.has_assume(),
         compacted: Default::default(),
         bound: &bound,

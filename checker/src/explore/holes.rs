@@ -183,8 +183,11 @@ pub(crate) fn cut(g: &mut ExecutionGraph, keep: &dyn Fn(EventId) -> bool) {
     let present = |g: &ExecutionGraph, w: EventId| {
         (w.thread as usize) < g.threads.len() && (w.index as usize) < g.threads[w.thread as usize].len() && !g.is_hole(w)
     };
-    let co: Vec<Vec<EventId>> = g.co.iter().map(|ws| ws.iter().copied().filter(|&w| present(g, w)).collect()).collect();
-    g.co = co;
+    for l in 0..g.co.len() {
+        let mut ws = std::mem::take(&mut g.co[l]);
+        ws.retain(|&w| present(g, w));
+        g.co[l] = ws;
+    }
     // A pending read is its thread's last position, a hole: gone with the holes after the last
     // kept event, it comes back as the thread's next event (`super::maximal`, "Pending reads").
     g.pending.clear();

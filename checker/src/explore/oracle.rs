@@ -235,7 +235,8 @@ impl Oracle<'_, '_> {
                 return Ok(());
             }
             if self.model.is_consistent(g) {
-                self.out.record(g, regs, blocked, self.model);
+                let regs: Vec<&[i64]> = regs.iter().map(Vec::as_slice).collect();
+                self.out.record(g, &regs, blocked, self.model);
             }
             return Ok(());
         }

@@ -116,6 +116,8 @@ pub(crate) struct Explorer<'a, 'c> {
     pub replays: std::cell::RefCell<Vec<Option<ReplayedThread>>>,
     /// Whether some thread has an `assume` (then every graph is first tested for [`Self::moot`]).
     pub assumes: bool,
+    /// [`Explorer::next`]'s list of the threads it found stopped, with their replays.
+    pub stopped: std::cell::RefCell<Vec<(usize, Rc<Replay>)>>,
     /// Space for the graphs without holes that the model judges ([`Explorer::consistent`]).
     pub compacted: std::cell::RefCell<super::holes::Compacted>,
     /// The deadline and cancellation flag, polled once per graph visited.
@@ -164,7 +166,9 @@ enum Next {
     /// The event for this position: one past the thread's last event, or its first hole.
     Add(EventId, NewEvent),
     Finished {
-        regs: Vec<Vec<i64>>,
+        /// Each thread's last replay (its registers at its end); `None` for a thread waiting at
+        /// a barrier.
+        replays: Vec<Option<Rc<Replay>>>,
         /// Threads stopped for good: by the loop bound, at a barrier, by a failed `assume`.
         blocked: Vec<usize>,
     },
@@ -239,9 +243,11 @@ impl Explorer<'_, '_> {
         // Holes are filled before any thread goes past its last event: a kept event after a
         // hole may need the events before it (in the same thread) to be justified.
         let order = (0..g.threads.len()).filter(|&t| frontier(g, t) < g.threads[t].len());
-        let order: Vec<usize> = order.chain((0..g.threads.len()).filter(|&t| frontier(g, t) == g.threads[t].len())).collect();
-        // (The stopped threads' replays: their registers are wanted only if no thread moves.)
-        let mut stopped = Vec::new();
+        let order = order.chain((0..g.threads.len()).filter(|&t| frontier(g, t) == g.threads[t].len()));
+        // (The stopped threads' replays: their registers are wanted only if no thread moves.
+        // Space kept from call to call: most calls stop some threads before one moves.)
+        let mut stopped = self.stopped.borrow_mut();
+        stopped.clear();
         let mut blocked = Vec::new();
         let mut deferred = None;
         for t in order {
@@ -284,11 +290,11 @@ impl Explorer<'_, '_> {
         if let Some((a, ev)) = deferred {
             return Ok(Next::Add(a, ev));
         }
-        let mut regs = vec![Vec::new(); g.threads.len()];
-        for (t, r) in stopped {
-            regs[t] = r.regs.clone();
+        let mut replays = vec![None; g.threads.len()];
+        for (t, r) in stopped.drain(..) {
+            replays[t] = Some(r);
         }
-        Ok(Next::Finished { regs, blocked })
+        Ok(Next::Finished { replays, blocked })
     }
 
     /// Whether `ev`, thread `t`'s next event (at position `f`, past its last), is a read after
@@ -469,10 +475,11 @@ impl Explorer<'_, '_> {
 
     fn visit_inner(&mut self, g: ExecutionGraph) -> Result<(), CheckError> {
         match self.next(&g)? {
-            Next::Finished { regs, blocked } => {
+            Next::Finished { replays, blocked } => {
                 if !self.records_leaf() {
                     return Ok(());
                 }
+                let regs: Vec<&[i64]> = replays.iter().map(|r| r.as_deref().map_or(&[][..], |r| &r.regs[..])).collect();
                 self.out.record(&g, &regs, &blocked, self.model);
                 let explored = self.out_count();
                 if explored > self.max_executions {
@@ -496,11 +503,17 @@ impl Explorer<'_, '_> {
                         fix_cas_layout(&mut g, a);
                         return self.visit(g);
                     }
-                    let writes: Vec<EventId> = g.writes_to(ev.label.loc).skip(self.model.co_floor(&g, a, &ev.label)).collect();
+                    // The candidate sources: `writes_to(loc)` from the floor on, by index (reading
+                    // them changes no `co`).
+                    let loc = ev.label.loc;
+                    let floor = self.model.co_floor(&g, a, &ev.label);
+                    let source = |g: &ExecutionGraph, k: usize| if k == 0 { EventId::init(loc) } else { g.co[loc as usize][k - 1] };
+                    let count = g.co[loc as usize].len() + 1;
                     if (a.index as usize) < g.threads[a.thread as usize].len() {
                         // `a` fills a hole: the value it reads may move the events after it
                         // (`fix_cas_layout`), so each candidate is a graph of its own.
-                        for w in writes {
+                        for k in floor..count {
+                            let w = source(&g, k);
                             let mut g2 = g.clone();
                             g2.put_event(a, &ev, Some(w));
                             fix_cas_layout(&mut g2, a);
@@ -511,10 +524,13 @@ impl Explorer<'_, '_> {
                     // `a` is its thread's last event (the layout fix has nothing to move): one
                     // graph, whose `rf(a)` changes from candidate to candidate.
                     let mut g = g;
-                    let Some((&last, others)) = writes.split_last() else { return Ok(()) };
+                    if floor >= count {
+                        return Ok(());
+                    }
+                    let last = source(&g, count - 1);
                     g.put_event(a, &ev, Some(last));
-                    for &w in others {
-                        g.set_rf(a, w);
+                    for k in floor..count - 1 {
+                        g.set_rf(a, source(&g, k));
                         if self.admits_sink(&g, a) {
                             self.visit_consistent(g.clone())?;
                         }

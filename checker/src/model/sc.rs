@@ -293,6 +293,7 @@ mod tests {
                 dependency_revisits: false,
                 lost_revisit: std::cell::Cell::new(false),
                 replays: Default::default(),
+                stopped: Default::default(),
                 assumes: prog.has_assume(),
                 compacted: Default::default(),
                 bound: &crate::explore::bound::Bound::new(&crate::Options::default()),

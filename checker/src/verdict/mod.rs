@@ -678,7 +678,7 @@ impl<'a> Collector<'a> {
 
     /// Records one consistent execution; `regs[t]` are thread `t`'s registers at its end, and
     /// `blocked` the threads that hit the loop bound or wait forever at a barrier.
-    pub fn record(&mut self, g: &ExecutionGraph, regs: &[Vec<i64>], blocked: &[usize], model: &dyn MemoryModel) {
+    pub fn record(&mut self, g: &ExecutionGraph, regs: &[&[i64]], blocked: &[usize], model: &dyn MemoryModel) {
         // An execution that does not reach a rendezvous this variant lets block is counted in the
         // variant where it does not block (CompiledProgram::rendezvous_variants).
         let reached = |id: u32| g.threads.iter().flatten().any(|e| e.label.is_barrier() && e.label.loc == id);
@@ -774,7 +774,7 @@ impl<'a> Collector<'a> {
             return;
         }
         self.stats.complete += 1;
-        let mut state: Vec<i64> = regs.iter().flatten().copied().collect();
+        let mut state: Vec<i64> = regs.iter().flat_map(|r| r.iter()).copied().collect();
         state.extend(g.final_memory());
         let prog = self.prog;
         if let Some(w) = &mut self.witnesses {

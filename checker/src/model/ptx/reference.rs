@@ -501,6 +501,7 @@ mod tests {
                 dependency_revisits: true,
                 lost_revisit: std::cell::Cell::new(false),
                 replays: Default::default(),
+                stopped: Default::default(),
                 assumes: p.has_assume(),
                 compacted: Default::default(),
                 bound: &crate::explore::bound::Bound::new(&crate::Options::default()),
