@@ -245,7 +245,10 @@ impl Explorer<'_, '_> {
         if orphan && !forced {
             // No either way; the search only tells whether the revisit is lost, which is known
             // once one is.
-            if self.dependency_revisits && !self.lost_revisit.get() && !self.completable_with_previous_source(g, idx, a, r, prefix)? {
+            if self.dependency_revisits
+                && !self.lost_revisit.get()
+                && !self.completable_with_previous_source(g, idx, (a, r), prefix, pending)?
+            {
                 self.lost_revisit.set(true);
             }
             return Ok(false);
@@ -324,7 +327,7 @@ impl Explorer<'_, '_> {
                 }
             }
         }
-        Ok(!forced || !self.completable_with_previous_source(g, idx, a, r, prefix)?)
+        Ok(!forced || !self.completable_with_previous_source(g, idx, (a, r), prefix, pending)?)
     }
 
     /// The part of [`Explorer::maximally_added`] about `r` alone, under TruSt's revisits (no
@@ -380,17 +383,22 @@ impl Explorer<'_, '_> {
     }
 
     /// Whether some write of `Previous(r)` (for the revisit of `r` by `a`) can be `r`'s source in
-    /// a graph made of `Previous(r)` and the holes it leaves, filled in any way.
+    /// a graph made of `Previous(r)` and the holes it leaves, filled in any way. A pending read of
+    /// the revisit stands right after its source in the order of addition (module docs, "Pending
+    /// reads"), a deleted write added after `r`: it is not in `Previous(r)` (unless in the prefix,
+    /// with its source), whatever its own stamp.
     fn completable_with_previous_source(
         &self,
         g: &ExecutionGraph,
         idx: &NodeIndex,
-        a: EventId,
-        r: EventId,
+        (a, r): (EventId, EventId),
         prefix: &BitSet,
+        pending: &[(EventId, EventId)],
     ) -> Result<bool, CheckError> {
         let sr = g.stamp(r);
-        let previous = |x: EventId| x.is_init() || (!g.is_hole(x) && (g.stamp(x) <= sr || prefix.contains(idx.node(x))));
+        let in_prefix = |x: EventId| prefix.contains(idx.node(x));
+        let before_r = |x: EventId| g.stamp(x) <= sr && !pending.iter().any(|p| p.0 == x);
+        let previous = |x: EventId| x.is_init() || (!g.is_hole(x) && (before_r(x) || in_prefix(x)));
         let keep = |x: EventId| previous(x) && x != a;
         let placed = |x: EventId| keep(x) || x == a;
         let holes: Vec<EventId> = holes_left(g, &placed).filter(|&h| h != a).collect();
@@ -440,6 +448,8 @@ impl Explorer<'_, '_> {
         let mut t = g.clone();
         t.set_rf(e, s);
         let mut holes = holes.to_vec();
+        // Where `a` sits in `t` (as in `could_choose`).
+        let mut a_in_t = a;
         if has_half(g, e) {
             cut_around(&mut t, &|x: EventId| keep(x) || x == half, a);
             let loc = t.loc_of(half) as usize;
@@ -449,6 +459,7 @@ impl Explorer<'_, '_> {
             cut_around(&mut t, keep, a);
             let moved = fix_cas_layout(&mut t, e);
             shift(&mut holes, e, moved);
+            a_in_t = shifted(a, e, moved);
             let ev = self.made_half(&t, e)?;
             t.put_event(half, &ev, None);
         }
@@ -468,7 +479,7 @@ impl Explorer<'_, '_> {
         for pos in std::iter::once(at).chain(others) {
             let mut t2 = t.clone();
             t2.insert_co(half, pos);
-            if self.completable_placing(g, t2, holes.clone(), keep, a)? {
+            if self.completable_placing(g, t2, holes.clone(), keep, (a, a_in_t))? {
                 return Ok(true);
             }
         }
@@ -524,9 +535,12 @@ impl Explorer<'_, '_> {
         }
         cut_around(&mut t, keep, a);
         let mut holes = holes.to_vec();
+        // Where `a` sits in `t`: a later event of `e`'s thread moves with a changed `cas` layout.
+        let mut a_in_t = a;
         if t.label(e).is_read() {
             let moved = fix_cas_layout(&mut t, e);
             shift(&mut holes, e, moved);
+            a_in_t = shifted(a, e, moved);
             // Without `e`, `t` is a restriction of `g` (every read keeping its source), which the
             // model, monotone, finds consistent: where `e` is a sink the model may say at once.
             let last = e.index as usize + 1 == t.threads[e.thread as usize].len();
@@ -544,39 +558,40 @@ impl Explorer<'_, '_> {
             let at = t.co_position(s).expect("[tcfuzz internal bug] write outside co");
             t.co[loc].insert(at, e);
         }
-        self.completable_placing(g, t, holes, keep, a)
+        self.completable_placing(g, t, holes, keep, (a, a_in_t))
     }
 
     /// [`Self::completable`] for a completion `t` of `Previous(e)` (`keep`) made from `g`, with
     /// the revisiting write `a` in `co` where every graph the revisit can start from has it in
     /// place ([`placed_before_revisit`]): at the place Atomicity gives it, or where the model
-    /// allows, as [`Explorer::visit_cos`] would put it.
+    /// allows, as [`Explorer::visit_cos`] would put it. `a` is given as it sits in `g` and in `t`
+    /// (one position further or back where a `cas` before it in its thread changed its layout).
     fn completable_placing(
         &self,
         g: &ExecutionGraph,
         t: ExecutionGraph,
         holes: Vec<EventId>,
         keep: &dyn Fn(EventId) -> bool,
-        a: EventId,
+        (a, a_in_t): (EventId, EventId),
     ) -> Result<bool, CheckError> {
-        if !placed_before_revisit(g, a, keep) || !t.is_hole(a) {
+        if !placed_before_revisit(g, a, keep) || !t.is_hole(a_in_t) {
             return self.completable(t, holes);
         }
         let old = g.event(a);
         let ev = NewEvent { label: old.label, value: old.value, deps: old.deps, cas_expected: old.cas_expected, span: old.span };
         let mut t = t;
-        t.put_event(a, &ev, None);
-        let loc = t.loc_of(a) as usize;
-        let positions = match self.model.rmw_co_position(&t, a) {
+        t.put_event(a_in_t, &ev, None);
+        let loc = t.loc_of(a_in_t) as usize;
+        let positions = match self.model.rmw_co_position(&t, a_in_t) {
             Some(p) if p <= t.co[loc].len() => p..=p,
             _ => {
-                let last = t.co[loc].len().min(self.model.co_ceiling(&t, a, &ev.label).saturating_sub(1));
-                self.model.co_floor(&t, a, &ev.label).min(t.co[loc].len())..=last
+                let last = t.co[loc].len().min(self.model.co_ceiling(&t, a_in_t, &ev.label).saturating_sub(1));
+                self.model.co_floor(&t, a_in_t, &ev.label).min(t.co[loc].len())..=last
             }
         };
         for pos in positions {
             let mut t2 = t.clone();
-            t2.insert_co(a, pos);
+            t2.insert_co(a_in_t, pos);
             if self.completable(t2, holes.clone())? {
                 return Ok(true);
             }
@@ -965,6 +980,13 @@ fn placed_before_revisit(g: &ExecutionGraph, a: EventId, keep: &dyn Fn(EventId) 
     let read = EventId { thread: a.thread, index };
     let revisited = g.event(read).rf.is_some_and(|w| g.stamp(w) > g.stamp(read));
     g.label(a).rmw_write && keep(read) && g.stamp(a) > g.stamp(read) + 1 && !revisited
+}
+
+/// Where event `x` sits after [`fix_cas_layout`] moved the later events of `r`'s thread by
+/// `moved` (the old write half of `r`'s `cas`, gone when `moved` is -1, stays as it was).
+fn shifted(x: EventId, r: EventId, moved: i32) -> EventId {
+    let later = x.thread == r.thread && x.index > r.index + u32::from(moved < 0);
+    if later { EventId { thread: x.thread, index: x.index.wrapping_add_signed(moved) } } else { x }
 }
 
 /// Follows [`fix_cas_layout`]'s move of the events after the `cas` read `r` by `moved` positions

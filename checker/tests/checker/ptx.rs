@@ -811,6 +811,29 @@ exists (true)
     }
 }
 
+/// A pending read is not in `Previous(r)` of the revisited read: it stands right after its
+/// source, a write the revisit deletes (`explore::maximal`, "Pending reads"). The test of whether
+/// an orphan `r` could read a write of `Previous(r)` kept P0's load (added first, pending on the
+/// `cas`'s write half) without that write, and the consistency check it asked indexed past the
+/// graph: `tcfuzz fuzz -j 2 --seed 44` program 273801, a checker crash (`sweep.rs:49`), found
+/// 273,801 programs into a 10⁶-program run and minimized by the fuzzer. Now 330 executions, as
+/// the oracle finds, none twice.
+#[test]
+fn a_pending_read_is_not_in_the_previous_graph_of_the_revisited_read() {
+    let text = "PTX pending-read-orphan
+{ y = 0; }
+ P0@cta 0,gpu 0 | P1@cta 0,gpu 0 | P2@cta 0,gpu 0       ;
+ ld r2, y       | ld r0, y       | atom.cas r0, y, 1, 0 ;
+                | st.weak y, r0  | st y, 0              ;
+                | st y, r0       | st y, 1              ;
+exists (true)
+";
+    let p = tcfuzz_litmus::parse(text).expect("parses");
+    let (e, o) = both_with(&p, &Options { detect_duplicates: true, ..Options::default() });
+    assert_eq!((e.stats.complete, e.stats.duplicates, o.stats.complete), (330, Some(0), 330), "{e}\n{o}");
+    assert_eq!(e.states, o.states);
+}
+
 /// The caveat for an rmw other than a `cas` asks for a later instruction of its thread that
 /// reaches another thread and may be kept without the rmw's read: one that depends on the read
 /// (through a register, or after a branch on it) is in every revisit's prefix with it. Each
