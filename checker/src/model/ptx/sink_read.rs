@@ -142,21 +142,28 @@ mod tests {
     use crate::model::ptx::Ptx;
     use crate::model::ptx::quick_accept::tests::{compile, graph};
 
+    /// For a program of two threads whose second one reads twice, the second read (a sink)
+    /// reading the initial value: for each source of the first read (`None`: the initial value),
+    /// whether the searches take the graph, and that the full check agrees.
+    fn assert_taken(file: &str, cases: [(Option<(usize, usize)>, bool); 2]) {
+        let prog = compile(file);
+        let ptx = Ptx::new(&prog);
+        let a = EventId::new(1, 1);
+        for (first_source, taken) in cases {
+            let g = graph(&prog, &[first_source, None]);
+            let src = EventId::init(g.label(a).loc);
+            assert_eq!(ptx.sink_read_closes_nothing(&g, a, src), taken, "{first_source:?}");
+            assert_eq!(ptx.is_consistent(&g), taken, "{first_source:?}");
+        }
+    }
+
     /// Message passing, the reader's last event (a sink) reading the initial `x` while the
     /// writer's `x = 1` is later in `co`. Where the flag read saw the release, that write reaches
     /// the sink through `po ; rf ; po` and Causality forbids the graph (§8.10.6): left to the
     /// full check. Where it saw 0, nothing leads back: taken.
     #[test]
     fn a_stale_read_after_an_acquire_of_the_release_is_left_to_the_full_check() {
-        let prog = compile(include_str!("../../../../examples/ptx/MP+rel+acq-gpu-diffcta.litmus"));
-        let ptx = Ptx::new(&prog);
-        let a = EventId::new(1, 1);
-        for (flag_source, taken) in [(Some((0, 1)), false), (None, true)] {
-            let g = graph(&prog, &[flag_source, None]);
-            let src = EventId::init(g.label(a).loc);
-            assert_eq!(ptx.sink_read_closes_nothing(&g, a, src), taken, "{flag_source:?}");
-            assert_eq!(ptx.is_consistent(&g), taken, "{flag_source:?}");
-        }
+        assert_taken(include_str!("../../../../examples/ptx/MP+rel+acq-gpu-diffcta.litmus"), [(Some((0, 1)), false), (None, true)]);
     }
 
     /// CoRR: the second read (a sink) reading the initial `x` after the first read saw `x = 1`
@@ -164,15 +171,7 @@ mod tests {
     /// full check. After a first read of the initial value: taken.
     #[test]
     fn a_read_older_than_its_threads_earlier_read_is_left_to_the_full_check() {
-        let prog = compile(include_str!("../../../../examples/ptx/CoRR+relaxed-gpu.litmus"));
-        let ptx = Ptx::new(&prog);
-        let a = EventId::new(1, 1);
-        for (first_source, taken) in [(Some((0, 0)), false), (None, true)] {
-            let g = graph(&prog, &[first_source, None]);
-            let src = EventId::init(g.label(a).loc);
-            assert_eq!(ptx.sink_read_closes_nothing(&g, a, src), taken, "{first_source:?}");
-            assert_eq!(ptx.is_consistent(&g), taken, "{first_source:?}");
-        }
+        assert_taken(include_str!("../../../../examples/ptx/CoRR+relaxed-gpu.litmus"), [(Some((0, 0)), false), (None, true)]);
     }
 
     /// Store buffering, both reads seeing 0: no `po ∪ rf` path leads from the other thread's
