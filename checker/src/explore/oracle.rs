@@ -105,25 +105,23 @@ impl Oracle<'_, '_> {
             values = grown;
         }
         debug_assert_eq!(values.len(), nlocs);
-        let mut choice = vec![0usize; traces.len()];
+        // Count first: a program past the limit is refused before any candidate is checked (the
+        // same candidates are counted as the enumeration below visits, so the answer is the one
+        // it would reach, without the consistency checks it would waste on a refused program).
         let mut work = 0u64;
-        loop {
-            let combo: Vec<&Trace> = choice.iter().enumerate().map(|(t, &c)| &traces[t][c]).collect();
-            self.combination(&combo, &mut work)?;
-            // Next combination (odometer).
-            let mut t = 0;
-            loop {
-                if t == choice.len() {
-                    return Ok(());
-                }
-                choice[t] += 1;
-                if choice[t] < traces[t].len() {
-                    break;
-                }
-                choice[t] = 0;
-                t += 1;
+        each_combination(&traces, &mut |combo| {
+            self.interrupted()?;
+            let leaves = self.candidates(combo).map_or(0, |c| c.count());
+            work = work.saturating_add(1).saturating_add(leaves);
+            if work > self.limit {
+                return Err(CheckError::TooLarge(format!("oracle: more than {} candidates", self.limit)));
             }
-        }
+            Ok(())
+        })?;
+        each_combination(&traces, &mut |combo| match self.candidates(combo) {
+            Some(c) => self.enumerate(c),
+            None => Ok(()),
+        })
     }
 
     /// The error that stops the oracle if [`Self::bound`] says so.
@@ -134,12 +132,9 @@ impl Oracle<'_, '_> {
         }
     }
 
-    fn combination(&mut self, combo: &[&Trace], work: &mut u64) -> Result<(), CheckError> {
-        self.interrupted()?;
-        *work += 1;
-        if *work > self.limit {
-            return Err(CheckError::TooLarge(format!("oracle: more than {} candidates", self.limit)));
-        }
+    /// The candidate graphs of one combination of traces (one per thread), or `None` where no
+    /// read can be given a write of its value or the barriers disagree.
+    fn candidates(&self, combo: &[&Trace]) -> Option<Candidates> {
         let init: Vec<i64> = self.prog.locations.iter().map(|l| l.init).collect();
         // Cheap filter: every value read must be written by some trace of the combination.
         let mut written: Vec<BTreeSet<i64>> = init.iter().map(|&v| BTreeSet::from([v])).collect();
@@ -155,7 +150,7 @@ impl Oracle<'_, '_> {
             .flat_map(|tr| tr.events.iter())
             .all(|(ev, v)| ev.label.kind != EventKind::Read || written[ev.label.loc as usize].contains(v));
         if !readable || !barriers_agree(combo, &self.prog.barrier_members, &self.prog.barrier_dyn_members) {
-            return Ok(());
+            return None;
         }
         let mut base = ExecutionGraph::new(init.clone(), combo.len());
         base.barrier_members = self.prog.barrier_members.clone();
@@ -187,19 +182,25 @@ impl Oracle<'_, '_> {
             }
             c.extend(writes[loc as usize].iter().copied().filter(|&w| base.event(w).value == v));
             if c.is_empty() {
-                return Ok(());
+                return None;
             }
             rf_cands.push(c);
         }
         let regs: Vec<Vec<i64>> = combo.iter().map(|t| t.regs.clone()).collect();
         let blocked: Vec<usize> = combo.iter().enumerate().filter(|(_, t)| t.blocked || t.stuck).map(|(i, _)| i).collect();
+        Some(Candidates { base, writes, reads, rf_cands, regs, blocked })
+    }
+
+    /// Every candidate of one combination: each `rf` choice, each `co`.
+    fn enumerate(&mut self, c: Candidates) -> Result<(), CheckError> {
+        let Candidates { base, writes, reads, rf_cands, regs, blocked } = c;
         let mut rf_choice = vec![0usize; reads.len()];
         loop {
             let mut g = base.clone();
             for (i, &r) in reads.iter().enumerate() {
                 g.set_rf(r, rf_cands[i][rf_choice[i]]);
             }
-            self.all_co(&mut g, &writes, 0, &regs, &blocked, work)?;
+            self.all_co(&mut g, &writes, 0, &regs, &blocked)?;
             let mut i = 0;
             loop {
                 if i == reads.len() {
@@ -223,14 +224,9 @@ impl Oracle<'_, '_> {
         loc: usize,
         regs: &[Vec<i64>],
         blocked: &[usize],
-        work: &mut u64,
     ) -> Result<(), CheckError> {
         if loc == writes.len() {
             self.interrupted()?;
-            *work += 1;
-            if *work > self.limit {
-                return Err(CheckError::TooLarge(format!("oracle: more than {} candidates", self.limit)));
-            }
             if self.exclude_porf_cycles && !g.po(&g.node_index()).union(&g.rf(&g.node_index())).is_acyclic() {
                 return Ok(());
             }
@@ -243,8 +239,51 @@ impl Oracle<'_, '_> {
         let mut perm = writes[loc].clone();
         permute(&mut perm, 0, &mut |p| {
             g.co[loc] = p.to_vec();
-            self.all_co(g, writes, loc + 1, regs, blocked, work)
+            self.all_co(g, writes, loc + 1, regs, blocked)
         })
+    }
+}
+
+/// The candidate graphs of one combination of traces: a base graph, and the choices that make
+/// each candidate of it.
+struct Candidates {
+    base: ExecutionGraph,
+    /// Per location, its writes (each `co` is a permutation of them).
+    writes: Vec<Vec<EventId>>,
+    reads: Vec<EventId>,
+    /// Per read, the writes of its value it may read.
+    rf_cands: Vec<Vec<EventId>>,
+    regs: Vec<Vec<i64>>,
+    blocked: Vec<usize>,
+}
+
+impl Candidates {
+    /// How many candidates: every `rf` choice times every `co` (saturating).
+    fn count(&self) -> u64 {
+        let rf = self.rf_cands.iter().fold(1u64, |n, c| n.saturating_mul(c.len() as u64));
+        let co = self.writes.iter().fold(1u64, |n, w| (1..=w.len() as u64).fold(n, u64::saturating_mul));
+        rf.saturating_mul(co)
+    }
+}
+
+/// Calls `f` with every combination of one trace per thread (an odometer over `traces`).
+fn each_combination(traces: &[Vec<Trace>], f: &mut dyn FnMut(&[&Trace]) -> Result<(), CheckError>) -> Result<(), CheckError> {
+    let mut choice = vec![0usize; traces.len()];
+    loop {
+        let combo: Vec<&Trace> = choice.iter().enumerate().map(|(t, &c)| &traces[t][c]).collect();
+        f(&combo)?;
+        let mut t = 0;
+        loop {
+            if t == choice.len() {
+                return Ok(());
+            }
+            choice[t] += 1;
+            if choice[t] < traces[t].len() {
+                break;
+            }
+            choice[t] = 0;
+            t += 1;
+        }
     }
 }
 
@@ -336,4 +375,74 @@ fn thread_traces(
         }
     }
     Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use std::cell::Cell;
+
+    use super::Oracle;
+    use crate::error::CheckError;
+    use crate::exec::graph::ExecutionGraph;
+    use crate::explore::bound::Bound;
+    use crate::model::sc::Sc;
+    use crate::model::{MemoryModel, ModelKind};
+    use crate::program::CompiledProgram;
+    use crate::verdict::Collector;
+
+    /// SC, counting the candidate graphs it is asked about.
+    struct Counting(Cell<u64>);
+
+    impl MemoryModel for Counting {
+        fn kind(&self) -> ModelKind {
+            ModelKind::Sc
+        }
+        fn is_consistent(&self, g: &ExecutionGraph) -> bool {
+            self.0.set(self.0.get() + 1);
+            Sc.is_consistent(g)
+        }
+        fn allows_porf_cycles(&self) -> bool {
+            false
+        }
+    }
+
+    /// The oracle's answer on `text` within `limit` candidates, and how many it checked.
+    fn oracle(text: &str, limit: u64) -> (Result<(), CheckError>, u64) {
+        let prog = CompiledProgram::compile(&tcfuzz_litmus::parse(text).unwrap()).unwrap();
+        let model = Counting(Cell::new(0));
+        let mut out = Collector::new(&prog, false, 16, false);
+        let options = crate::Options::default();
+        let r = Oracle {
+            prog: &prog,
+            model: &model,
+            loop_bound: 1,
+            limit,
+            exclude_porf_cycles: false,
+            out: &mut out,
+            bound: &Bound::new(&options),
+        }
+        .run();
+        (r, model.0.get())
+    }
+
+    /// Four threads writing `x` twice: one combination of traces and 8! = 40,320 coherence
+    /// orders, so 40,321 candidates in all (the combination counts as one).
+    const EIGHT_WRITES: &str = r"PTX W8
+{ x = 0; }
+ P0@cta 0,gpu 0 | P1@cta 0,gpu 0 | P2@cta 0,gpu 0 | P3@cta 0,gpu 0 ;
+ st x, 1        | st x, 3        | st x, 5        | st x, 7        ;
+ st x, 2        | st x, 4        | st x, 6        | st x, 8        ;
+exists (x == 8)
+";
+
+    #[test]
+    fn a_program_past_the_limit_is_refused_before_any_candidate_is_checked() {
+        let (r, checked) = oracle(EIGHT_WRITES, 40_320);
+        assert!(matches!(&r, Err(CheckError::TooLarge(m)) if m == "oracle: more than 40320 candidates"), "{r:?}");
+        assert_eq!(checked, 0);
+        // At the limit, every candidate is checked once.
+        let (r, checked) = oracle(EIGHT_WRITES, 40_321);
+        assert!(r.is_ok(), "{r:?}");
+        assert_eq!(checked, 40_320);
+    }
 }
