@@ -516,6 +516,32 @@ fn fuzz_gpu_without_a_gpu_exits_6_and_says_why() {
     assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
 }
 
+/// `tcfuzz worker --gpu` and `tcfuzz campaign --gpu` open the GPU before anything starts (no
+/// connection, no corpus): without one they exit 6 and say why, as `tcfuzz fuzz --gpu` does.
+#[test]
+fn worker_and_campaign_gpu_without_a_gpu_exit_6_before_starting() {
+    if Path::new("/dev/nvidia0").exists() {
+        println!("skipped: this machine has a GPU (the H100 command in the gpu crate's README runs it)");
+        return;
+    }
+    let dir = TempDir::new("services-no-gpu");
+    // Port 9 (discard) on loopback: nothing is asked of it, the GPU is looked for first.
+    let out = tcfuzz(&["worker", "--coordinator", "http://127.0.0.1:9", "--gpu", "--gpu-iterations", "5"], dir.path());
+    assert_eq!(out.status.code(), Some(6), "{}", stderr(&out));
+    assert!(stderr(&out).starts_with("tcfuzz worker: --gpu: no GPU: "), "{}", stderr(&out));
+    assert!(stderr(&out).trim_end().ends_with("; run without --gpu to check on the CPU only"), "{}", stderr(&out));
+    let out = tcfuzz(&["campaign", "--corpus", "c", "--programs", "10", "--gpu"], dir.path());
+    assert_eq!(out.status.code(), Some(6), "{}", stderr(&out));
+    assert!(stderr(&out).starts_with("tcfuzz campaign: --gpu: no GPU: "), "{}", stderr(&out));
+    assert!(!dir.path().join("c").exists(), "no corpus is made before the GPU is found");
+    // A running coordinator's workers say for themselves whether they have a GPU.
+    let out = tcfuzz(&["campaign", "--coordinator", "http://127.0.0.1:9", "--programs", "10", "--gpu"], dir.path());
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert!(stderr(&out).contains("--gpu with --coordinator: the coordinator's workers run programs on their GPUs"), "{}", stderr(&out));
+    let out = tcfuzz(&["worker", "--coordinator", "http://127.0.0.1:9", "--gpu-iterations", "5"], dir.path());
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+}
+
 /// `tcfuzz generate` writes the programs `tcfuzz fuzz` would generate: the same files for the
 /// same seed, each parsing back, each saying how it was made.
 #[test]

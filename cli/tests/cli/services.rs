@@ -234,6 +234,7 @@ fn one_coordinator_three_worker_processes_record_every_job_exactly_once() {
     let s = c.status(&dir);
     assert_eq!(s["campaigns"][0]["jobs_done"].as_u64(), Some(24));
     assert_eq!(s["workers"].as_array().unwrap().len(), 3);
+    assert!(s["workers"].as_array().unwrap().iter().all(|w| w["gpu_arch"] == ""), "no worker has a GPU: {s}");
     let recorded: u64 = workers.into_iter().map(|w| stop_worker(w).0).sum();
     assert_eq!(recorded, 24, "each job recorded once");
     c.stop();

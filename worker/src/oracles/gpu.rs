@@ -127,6 +127,11 @@ impl LocalGpu {
     pub fn describe(&self) -> String {
         self.device.lock().map(|d| format!("{} ({})", d.info.name, d.info.arch)).unwrap_or_default()
     }
+
+    /// The architecture, `sm_90`: what a worker advertises to its coordinator.
+    pub fn arch(&self) -> String {
+        self.device.lock().map(|d| d.info.arch.clone()).unwrap_or_default()
+    }
 }
 
 impl GpuRunner for LocalGpu {

@@ -30,6 +30,7 @@ use tcfuzz_proto::v1::DiscrepancyKind;
 use super::work::{Campaign, Discrepancy, JobError, JobRunner, Output, SeedCandidate, Seeds};
 use crate::config::ReferenceConfig;
 use crate::oracles::differential::Compiler;
+use crate::oracles::gpu::GpuRunner;
 use crate::oracles::reference::Reference;
 use crate::{Executor, FuzzConfig, Hooks, Job, Kind, Recheck};
 
@@ -83,8 +84,15 @@ type CampaignKey = (u64, u64, String, Duration);
 pub struct FuzzRunner {
     compiler: Option<Arc<dyn Compiler + Send>>,
     reference: Option<ReferenceFactory>,
+    gpu: Option<WorkerGpu>,
     pool: Arc<SeedPool>,
     prepared: Mutex<HashMap<CampaignKey, Arc<Prepared>>>,
+}
+
+/// This worker's GPU and how it runs programs there ([`FuzzRunner::with_gpu`]).
+struct WorkerGpu {
+    runner: Arc<dyn GpuRunner + Send>,
+    iterations: Option<u64>,
 }
 
 impl FuzzRunner {
@@ -93,7 +101,17 @@ impl FuzzRunner {
     /// oracle is skipped).
     pub fn new(compiler: Option<Arc<dyn Compiler + Send>>, reference: Option<ReferenceFactory>) -> FuzzRunner {
         crate::crash::install_panic_hook();
-        FuzzRunner { compiler, reference, pool: Arc::new(SeedPool::default()), prepared: Mutex::new(HashMap::new()) }
+        FuzzRunner { compiler, reference, gpu: None, pool: Arc::new(SeedPool::default()), prepared: Mutex::new(HashMap::new()) }
+    }
+
+    /// The runner with a GPU for `gpu-forbidden-outcome`, as `tcfuzz fuzz --gpu` runs it: the GPU
+    /// oracle runs in every campaign, on every program the PTX model judges race-free and exactly
+    /// (one in N of them where the campaign's `oracles.gpu.every` says N), with `iterations`
+    /// launches per program where given (else the campaign's `oracles.gpu.iterations`). The
+    /// programs a job generates do not depend on it, only which oracles judge them.
+    pub fn with_gpu(mut self, gpu: Arc<dyn GpuRunner + Send>, iterations: Option<u64>) -> FuzzRunner {
+        self.gpu = Some(WorkerGpu { runner: gpu, iterations });
+        self
     }
 
     fn prepare(&self, c: &Campaign) -> Result<Arc<Prepared>, JobError> {
@@ -109,6 +127,11 @@ impl FuzzRunner {
         };
         if !c.program_budget.is_zero() {
             config.budget.millis = c.program_budget.as_millis().min(u128::from(u64::MAX)) as u64;
+        }
+        if let Some(gpu) = &self.gpu {
+            let o = &mut config.oracles.gpu;
+            o.every = o.every.max(1);
+            o.iterations = gpu.iterations.unwrap_or(o.iterations);
         }
         let reference = match (&config.oracles.reference, &self.reference) {
             (Some(r), Some(make)) => Some(make(r).map_err(|e| JobError(format!("the reference checker: {e}")))?),
@@ -159,8 +182,7 @@ impl FuzzRunner {
             cancel: None,
             reference: p.reference.as_deref().map(|r| r as &dyn Reference),
             compiler: self.compiler.as_deref().map(|c| c as &dyn Compiler),
-            // A service worker does not run programs on a GPU yet (README, "Not yet").
-            gpu: None,
+            gpu: self.gpu.as_ref().map(|g| &*g.runner as &dyn GpuRunner),
             on_program: None,
         }
     }
@@ -349,6 +371,65 @@ mod tests {
         assert!(min.contains(&f.signature), "{min}");
         // Without the planted fault the program shows nothing: nothing to keep, no program.
         assert_eq!(r.minimize(&campaign(""), f.kind, &f.signature, &f.program, Duration::from_secs(10)).unwrap(), None);
+    }
+
+    /// A GPU that shows, beside every allowed state, the first one with its first value changed
+    /// to 999 (a state no generated program allows): what a broken GPU or harness would show. No
+    /// GPU runs here; the real one (`crate::LocalGpu`) goes through the same hook.
+    #[derive(Default)]
+    struct Forbidding {
+        runs: std::sync::atomic::AtomicU64,
+        iterations: std::sync::atomic::AtomicU64,
+    }
+
+    impl GpuRunner for Forbidding {
+        fn run(
+            &self,
+            _: &tcfuzz_litmus::Program,
+            model: &tcfuzz_gpu::session::Model,
+            iterations: u64,
+            reruns: u32,
+            _: u64,
+        ) -> Result<crate::oracles::gpu::Observed, crate::oracles::gpu::Skip> {
+            use std::sync::atomic::Ordering::Relaxed;
+            self.runs.fetch_add(1, Relaxed);
+            self.iterations.store(iterations, Relaxed);
+            let names = model.states[0].0.iter().map(|(n, _)| n.clone()).collect();
+            let mut states: std::collections::BTreeMap<Vec<i64>, u64> =
+                model.states.iter().map(|(s, _)| (s.iter().map(|(_, v)| *v).collect(), 1)).collect();
+            let mut bad: Vec<i64> = model.states[0].0.iter().map(|(_, v)| *v).collect();
+            bad[0] = 999;
+            states.insert(bad, 1);
+            let h = tcfuzz_gpu::run::Histogram { names, states, instances: iterations, ..Default::default() };
+            Ok(crate::oracles::gpu::Observed { first: h.clone(), again: Some(h), reruns })
+        }
+    }
+
+    #[test]
+    fn a_worker_with_a_gpu_judges_every_campaign_on_it() {
+        use std::sync::atomic::Ordering::Relaxed;
+        // The campaign says nothing of the GPU (its oracle is off by default).
+        let c = campaign(
+            r#"{"generator": {"families": {"random": 1, "pattern": 0, "mutant": 0, "coverage": 0}, "random": {"ptx": 1}},
+                "oracles": {"explorer_vs_oracle": 0}}"#,
+        );
+        let gpu = Arc::new(Forbidding::default());
+        let r = FuzzRunner::new(None, None).with_gpu(gpu.clone(), Some(7));
+        let out = r.run(&c, 0..40, None).unwrap();
+        let runs = gpu.runs.load(Relaxed);
+        let found = out.findings.iter().filter(|f| f.kind == DiscrepancyKind::GpuForbiddenOutcome).count() as u64;
+        // Only race-free, exactly judged programs ran, each showing its forbidden state once.
+        assert!(runs > 0 && runs < 40, "{runs} GPU runs of 40 programs");
+        assert_eq!(found, runs);
+        assert_eq!(gpu.iterations.load(Relaxed), 7);
+        assert!(out.coverage.iter().any(|(f, _)| f == "gpu:ran"), "{:?}", out.coverage);
+        // A worker without a GPU checks the same programs and runs nothing on one.
+        let plain = FuzzRunner::new(None, None).run(&c, 0..40, None).unwrap();
+        assert_eq!((plain.programs, plain.executions), (out.programs, out.executions));
+        assert!(plain.findings.iter().all(|f| f.kind != DiscrepancyKind::GpuForbiddenOutcome));
+        // A GPU finding is not minimized (it would need the GPU again): no program, no error.
+        let f = out.findings.iter().find(|f| f.kind == DiscrepancyKind::GpuForbiddenOutcome).unwrap();
+        assert_eq!(r.minimize(&c, f.kind, &f.signature, &f.program, Duration::from_secs(5)).unwrap(), None);
     }
 
     #[test]

@@ -6,6 +6,7 @@
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
+use std::sync::Arc;
 use std::time::Duration;
 
 use anyhow::{Context, bail};
@@ -14,10 +15,12 @@ use tcfuzz_coordinator::{Config, Settings, serve};
 use tcfuzz_corpus::Corpus;
 use tcfuzz_proto::connect::Target;
 use tcfuzz_proto::v1;
+use tcfuzz_worker::service::JobRunner;
 use tonic::Code;
 
 use super::connection::Connection;
 use super::status::state_name;
+use super::{GpuArgs, WorkerGpu};
 use crate::commands::minimize::parse_duration;
 use crate::exit::UsageError;
 
@@ -112,6 +115,10 @@ pub struct Args {
     /// JSON output (see above).
     #[arg(long)]
     pub json: bool,
+
+    /// (Embedded only: a running coordinator's workers say for themselves, `tcfuzz worker --gpu`.)
+    #[command(flatten)]
+    pub gpu: GpuArgs,
 }
 
 /// A gRPC code as a person reads it.
@@ -188,6 +195,13 @@ pub fn run(args: &Args, quiet: bool) -> anyhow::Result<ExitCode> {
         minimize_budget_ms: args.minimize_budget.as_millis().max(1) as u64,
         pool_epoch,
     };
+    if args.gpu.gpu && args.connection.coordinator.is_some() {
+        bail!(UsageError("--gpu with --coordinator: the coordinator's workers run programs on their GPUs (`tcfuzz worker --gpu`)".into()));
+    }
+    let gpu = match WorkerGpu::open(&args.gpu, "campaign", quiet || args.json) {
+        Ok(g) => g,
+        Err(code) => return Ok(code),
+    };
     let progress = !quiet && !args.json && std::io::stderr().is_terminal();
     let rt = super::runtime()?;
     let (ended, report_path) = rt.block_on(async {
@@ -198,7 +212,7 @@ pub fn run(args: &Args, quiet: bool) -> anyhow::Result<ExitCode> {
                 anyhow::Ok((ended, path))
             }
             None => {
-                let ended = embedded(args, request, progress).await?;
+                let ended = embedded(args, request, progress, gpu.as_ref()).await?;
                 let path =
                     args.report.clone().unwrap_or_else(|| args.corpus.join("reports").join(format!("campaign-{}.md", ended.info.id)));
                 anyhow::Ok((ended, path))
@@ -257,10 +271,11 @@ fn write_report(path: &Path, text: &str) -> anyhow::Result<()> {
 }
 
 /// A coordinator on a loopback port and one worker per core, in this process.
-async fn embedded(args: &Args, request: v1::CreateCampaignRequest, progress: bool) -> anyhow::Result<Ended> {
+async fn embedded(args: &Args, request: v1::CreateCampaignRequest, progress: bool, gpu: Option<&WorkerGpu>) -> anyhow::Result<Ended> {
     let corpus = Corpus::open(&args.corpus).with_context(|| format!("--corpus {}", args.corpus.display()))?;
     let workers = args.workers.unwrap_or_else(super::worker::cores);
     let settings = Settings { max_message_bytes: args.max_message_bytes, ..embedded_settings() };
+    let workers = Workers { count: workers, runner: super::runner(gpu), gpu_arch: gpu.map_or_else(String::new, WorkerGpu::arch) };
     with_embedded(corpus, workers, settings, |target| async move { follow(&target, request, progress).await }).await?
 }
 
@@ -274,12 +289,28 @@ pub(super) fn embedded_settings() -> Settings {
     Settings { lease_ms: 10_000, idle_retry_ms: 20, ..Settings::default() }
 }
 
+/// The workers [`with_embedded`] runs.
+pub(super) struct Workers {
+    /// How many, one checking thread each.
+    pub count: usize,
+    /// What they run jobs with.
+    pub runner: Arc<dyn JobRunner>,
+    /// The GPU architecture they advertise (empty: none).
+    pub gpu_arch: String,
+}
+
+impl Workers {
+    /// `count` workers checking on the CPU.
+    pub fn cpu(count: usize) -> Workers {
+        Workers { count, runner: super::runner(None), gpu_arch: String::new() }
+    }
+}
+
 /// Runs `work` against a coordinator on a loopback port (recording into `corpus`, with
-/// `settings`) with `workers` workers of one checking thread each, all in this process over real
-/// gRPC; stops them after.
+/// `settings`) with `workers`, all in this process over real gRPC; stops them after.
 pub(super) async fn with_embedded<T, F: std::future::Future<Output = T>>(
     corpus: Corpus,
-    workers: usize,
+    workers: Workers,
     settings: Settings,
     work: impl FnOnce(Target) -> F,
 ) -> anyhow::Result<T> {
@@ -292,18 +323,17 @@ pub(super) async fn with_embedded<T, F: std::future::Future<Output = T>>(
         let _ = server_stopped.await;
     }));
     let target = Target { url: format!("http://{addr}"), token: Some(token), timeout: Some(Duration::from_secs(30)), ..Target::default() };
-    let runner = super::runner();
     let mut tasks = Vec::new();
-    for i in 0..workers {
+    for i in 0..workers.count {
         let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
         let config = tcfuzz_worker::service::Config {
             target: target.clone(),
             cores: 1,
             name: format!("embedded-{i}"),
-            gpu_arch: String::new(),
+            gpu_arch: workers.gpu_arch.clone(),
             grace: Duration::from_secs(5),
         };
-        let task = tokio::spawn(tcfuzz_worker::service::run(config, runner.clone(), async {
+        let task = tokio::spawn(tcfuzz_worker::service::run(config, workers.runner.clone(), async {
             let _ = stopped.await;
         }));
         tasks.push((stop, task));

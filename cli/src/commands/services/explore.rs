@@ -141,9 +141,12 @@ pub fn run(args: &Args, quiet: bool) -> anyhow::Result<ExitCode> {
                 let corpus = tcfuzz_corpus::Corpus::in_memory().context("an in-memory corpus")?;
                 let workers = args.workers.map_or_else(super::worker::cores, |n| n as usize);
                 let file = file.clone();
-                super::campaign::with_embedded(corpus, workers, super::campaign::embedded_settings(), |target| async move {
-                    follow(&target, request, &file, progress).await
-                })
+                super::campaign::with_embedded(
+                    corpus,
+                    super::campaign::Workers::cpu(workers),
+                    super::campaign::embedded_settings(),
+                    |target| async move { follow(&target, request, &file, progress).await },
+                )
                 .await?
             }
         }

@@ -14,14 +14,62 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use tcfuzz_worker::service::{FuzzRunner, JobRunner};
-use tcfuzz_worker::{Compiler, Reference, Tileiras};
+use tcfuzz_worker::{Compiler, GpuRunner, LocalGpu, Reference, Tileiras};
 
 use crate::commands::fuzz::CommandReference;
 
+/// `--gpu` and `--gpu-iterations` of the commands that run workers.
+#[derive(Debug, clap::Args)]
+pub struct GpuArgs {
+    /// Also run programs on this machine's GPU (`gpu-forbidden-outcome`), as `tcfuzz fuzz --gpu`
+    /// does, in every campaign: every program the PTX model judges race-free, hang-free and
+    /// exactly (one in N where the campaign's config has `oracles.gpu.every` N). The worker tells
+    /// the coordinator its GPU's architecture (`tcfuzz status`). Exits 6 if there is no GPU.
+    #[arg(long)]
+    pub gpu: bool,
+
+    /// Launches per program on the GPU [default: the campaign's `oracles.gpu.iterations`, 100].
+    #[arg(long, value_name = "N", requires = "gpu", value_parser = clap::value_parser!(u64).range(1..))]
+    pub gpu_iterations: Option<u64>,
+}
+
+/// The GPU the workers run programs on, opened before anything starts.
+pub(crate) struct WorkerGpu {
+    gpu: Arc<LocalGpu>,
+    iterations: Option<u64>,
+}
+
+impl WorkerGpu {
+    /// With `--gpu`, this machine's GPU; without, `None`; with `--gpu` and no GPU, the message
+    /// (naming `command`) is printed and the error is the exit code to leave with.
+    pub(crate) fn open(args: &GpuArgs, command: &str, quiet: bool) -> Result<Option<WorkerGpu>, std::process::ExitCode> {
+        if !args.gpu {
+            return Ok(None);
+        }
+        match LocalGpu::open() {
+            Ok(g) => {
+                if !quiet {
+                    eprintln!("{command}: running programs on {}", g.describe());
+                }
+                Ok(Some(WorkerGpu { gpu: Arc::new(g), iterations: args.gpu_iterations }))
+            }
+            Err(e) => {
+                eprintln!("tcfuzz {command}: --gpu: {e}; run without --gpu to check on the CPU only");
+                Err(std::process::ExitCode::from(crate::exit::NO_GPU))
+            }
+        }
+    }
+
+    /// The architecture a worker advertises (`sm_90`).
+    pub(crate) fn arch(&self) -> String {
+        self.gpu.arch()
+    }
+}
+
 /// What workers run jobs with: the fuzzing core's executor (as `tcfuzz fuzz`), NVIDIA's
-/// `tileiras` for `compiler-lowering` where it is found, and the reference command a campaign's
-/// configuration names for `reference-disagrees`.
-fn runner() -> Arc<dyn JobRunner> {
+/// `tileiras` for `compiler-lowering` where it is found, the reference command a campaign's
+/// configuration names for `reference-disagrees`, and this machine's GPU with `--gpu`.
+fn runner(gpu: Option<&WorkerGpu>) -> Arc<dyn JobRunner> {
     let compiler = Tileiras::discover().map(|t| Arc::new(t) as Arc<dyn Compiler + Send>);
     if compiler.is_none() {
         tracing::info!("compiler-lowering is skipped: tileiras or ptxas not found (`bash .ci/setup-nvidia` installs them)");
@@ -31,7 +79,11 @@ fn runner() -> Arc<dyn JobRunner> {
             .map(|c| Arc::new(c) as Arc<dyn Reference + Send>)
             .map_err(|e| format!("cannot make a directory for its files: {e}"))
     });
-    Arc::new(FuzzRunner::new(compiler, Some(reference)))
+    let runner = FuzzRunner::new(compiler, Some(reference));
+    Arc::new(match gpu {
+        Some(g) => runner.with_gpu(g.gpu.clone() as Arc<dyn GpuRunner + Send>, g.iterations),
+        None => runner,
+    })
 }
 
 /// A tokio runtime for a command: two threads carry the network; checking has its own threads.

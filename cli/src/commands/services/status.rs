@@ -17,8 +17,9 @@ use crate::exit::UsageError;
 /// "too_large", "programs_per_s", "jobs_queued", "jobs_leased", "jobs_done",
 /// "discrepancies_new", "discrepancies_total", "coverage_features", "minimizations",
 /// "minimized", "elapsed_ms", "error", "jobs_failed", "failed_jobs": [{"job", "reason",
-/// "at_ms"}]}], "workers": [{"id", "name", "cores", "leases", "last_seen_ms"}]}. A failed job's
-/// results were refused by the coordinator: done, not retried, its programs not counted.
+/// "at_ms"}]}], "workers": [{"id", "name", "cores", "gpu_arch", "leases", "last_seen_ms"}]}
+/// ("gpu_arch" empty for a worker without `--gpu`). A failed job's results were refused by the
+/// coordinator: done, not retried, its programs not counted.
 #[derive(Debug, clap::Args)]
 pub struct Args {
     #[command(flatten)]
@@ -71,7 +72,9 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
         let workers: Vec<_> = status
             .workers
             .iter()
-            .map(|w| json!({"id": w.worker_id, "name": w.name, "cores": w.cores, "leases": w.leases, "last_seen_ms": w.last_seen_unix_ms}))
+            .map(|w| {
+                json!({"id": w.worker_id, "name": w.name, "cores": w.cores, "gpu_arch": w.gpu_arch, "leases": w.leases, "last_seen_ms": w.last_seen_unix_ms})
+            })
             .collect();
         println!("{}", json!({"campaigns": campaigns, "workers": workers}));
         return Ok(ExitCode::SUCCESS);
@@ -106,7 +109,8 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
         }
     }
     for w in &status.workers {
-        println!("worker {} `{}`: {} cores, {} leases", w.worker_id, w.name, w.cores, w.leases);
+        let gpu = if w.gpu_arch.is_empty() { String::new() } else { format!(", a GPU ({})", w.gpu_arch) };
+        println!("worker {} `{}`: {} cores{gpu}, {} leases", w.worker_id, w.name, w.cores, w.leases);
     }
     Ok(ExitCode::SUCCESS)
 }

@@ -6,6 +6,8 @@ use std::time::Duration;
 use anyhow::Context;
 use tcfuzz_worker::service::Config;
 
+use super::GpuArgs;
+use super::WorkerGpu;
 use super::connection::Connection;
 use crate::commands::minimize::parse_duration;
 use crate::exit::UsageError;
@@ -21,8 +23,12 @@ use crate::exit::UsageError;
 ///
 /// Jobs run as in `tcfuzz fuzz` (the campaign's --config says what is generated, the models, the
 /// per-program budget and the oracles): compiler-lowering where `tileiras` is found, and
-/// reference-disagrees where the config names a reference command. Minimization jobs shrink a new
-/// discrepancy's program while it keeps its kind and signature.
+/// reference-disagrees where the config names a reference command, gpu-forbidden-outcome with
+/// --gpu. Minimization jobs shrink a new discrepancy's program while it keeps its kind and
+/// signature.
+///
+/// Exit codes: 0 stopped; 1 refused by the coordinator or another error; 2 usage; 6 --gpu and no
+/// GPU here.
 #[derive(Debug, clap::Args)]
 pub struct Args {
     #[command(flatten)]
@@ -39,6 +45,9 @@ pub struct Args {
     /// On stop, how long running jobs may take to finish before they are handed back.
     #[arg(long, value_name = "DURATION", default_value = "30s", value_parser = parse_duration)]
     pub grace: Duration,
+
+    #[command(flatten)]
+    pub gpu: GpuArgs,
 }
 
 /// The machine's cores.
@@ -55,6 +64,10 @@ pub fn run(args: &Args, quiet: bool) -> anyhow::Result<ExitCode> {
     if threads == 0 || threads > 4096 {
         anyhow::bail!(UsageError(format!("-j {threads}: give 1 to 4096 threads")));
     }
+    let gpu = match WorkerGpu::open(&args.gpu, "worker", quiet) {
+        Ok(g) => g,
+        Err(code) => return Ok(code),
+    };
     let rt = super::runtime()?;
     let summary = rt.block_on(async {
         let target = args.connection.target(Duration::from_secs(30))?.ok_or_else(|| UsageError("give --coordinator URL".into()))?;
@@ -62,10 +75,10 @@ pub fn run(args: &Args, quiet: bool) -> anyhow::Result<ExitCode> {
             target,
             cores: threads,
             name: args.name.clone().unwrap_or_else(host_name),
-            gpu_arch: String::new(),
+            gpu_arch: gpu.as_ref().map_or_else(String::new, WorkerGpu::arch),
             grace: args.grace,
         };
-        tcfuzz_worker::service::run(config, super::runner(), super::stop_signal()).await.context("worker")
+        tcfuzz_worker::service::run(config, super::runner(gpu.as_ref()), super::stop_signal()).await.context("worker")
     })?;
     if !quiet {
         eprintln!(
