@@ -105,6 +105,26 @@
 //! completion filled P1's holes, found no graph with the `max` reading the initial `f`, and
 //! counted the chain as canonical too: 7 of 45 executions explored twice.)
 //!
+//! *Holes open at a refilled write half.* Where the revisiting write `a` is the write half of an
+//! rmw whose read `ra` reads a write `w` of another thread: in a graph where `w`
+//! revisited `ra`, deleting `a` and the events added after `ra` outside `w`'s dependency prefix,
+//! `next` refilled `a` at once, rmw halves going first, with every hole that revisit left still
+//! open; `a` revisits from there. So where `e`'s choice of a `co`-later `s` is tested, a hole is
+//! left open where such a graph, with `e` taking `s`, can hold it open: the revisit by `w` left it
+//! a hole (a later event of its thread is in `w`'s prefix), and it was added after `ra` — later in
+//! `ra`'s thread, in a later thread (which `next` comes to after `ra`'s), or after `e` in `e`'s
+//! thread where `s` revisited `e` and left `ra` a hole (a later event of `ra`'s thread in `s`'s
+//! prefix), which `next` refills before `e`'s thread comes back. (`fuzz --seed 32`, program
+//! 26038: `cas y; ld.acquire y; red.min y | cas x; exch y; st.release y, 1`. The `exch` write
+//! revisits P0's `cas` read both from the graph in which the `red` revisited the `exch` read,
+//! the `cas` reading the `st.release` and the `ld.acquire` a hole, and from the one in which the
+//! `cas` reads the initial `y`, `exch` write added fresh. The completion of the second filled the
+//! `ld.acquire` hole — which, reading the store, puts the `exch` before the `red` it reads in
+//! causality — found no graph with the `cas` reading the store, and took both: 3 of 100
+//! executions explored twice. Leaving every hole open for any rmw half lost executions where no
+//! such graph exists, as in `selftest --family proxy` seeds 102193, 105966 and 107246, where the
+//! hole comes before `ra` in the order `next` adds events.)
+//!
 //! *Reads of rmws.* The same holds for every read `e` of an rmw the test looks at (a deleted
 //! one, or `r`): a graph in which `e` reads `s` holds its write half too (rmws are added whole),
 //! so `e` could have read `s` only where a completion with that half in `co` exists. Left out,
@@ -170,7 +190,7 @@
 //! 3). Where a revisit still finds no qualifying graph (a forced source it does not accept), the
 //! explorer records it ([`Explorer::lost_revisit`]) and the verdict says it may miss executions.
 
-use super::holes::{cut, fix_cas_layout, instruction_predecessor};
+use super::holes::{cut, dep_prefix, fix_cas_layout, instruction_predecessor};
 use super::trust::Explorer;
 use super::trust::refilled_early;
 use crate::error::CheckError;
@@ -179,6 +199,7 @@ use crate::exec::event::EventId;
 use crate::exec::event::NewEvent;
 use crate::exec::graph::{ExecutionGraph, HOLE, NodeIndex};
 use crate::exec::interp::{Step, replay};
+use crate::program::CompiledProgram;
 use crate::program::label::{EventKind, Label};
 use crate::program::porf_cycles::accesses;
 
@@ -253,6 +274,9 @@ impl Explorer<'_, '_> {
             }
             return Ok(false);
         }
+        // The holes a graph reached through a revisit of `a`'s read may hold open (module docs,
+        // "Holes open at a refilled write half").
+        let open_at_refill = if self.dependency_revisits { OpenAtRefill::of(g, idx, self.prog, a, r) } else { None };
         let checked = deleted.iter().map(|n| idx.id(n)).chain(pending.iter().map(|p| p.0)).chain(std::iter::once(r).filter(|_| !forced));
         for e in checked {
             let se = 2 * u64::from(g.stamp(e));
@@ -311,8 +335,13 @@ impl Explorer<'_, '_> {
                 // Nothing constrains `e`: it could have taken the co-latest write.
                 return Ok(false);
             }
-            let holes: Vec<EventId> = holes_left(g, &placed).filter(|&h| h != a).collect();
+            let all_holes: Vec<EventId> = holes_left(g, &placed).filter(|&h| h != a).collect();
             for s in later {
+                // (A hole that a graph in which `e` takes `s` may hold open is left open.)
+                let holes: Vec<EventId> = match &open_at_refill {
+                    Some(o) => all_holes.iter().copied().filter(|&h| !o.may_stay_open(g, idx, self.prog, h, (e, s))).collect(),
+                    None => all_holes.clone(),
+                };
                 // (A write that cannot follow `s` whatever the graph holds is not tried.)
                 if label.is_write() && !self.model.may_follow(g, e, s) {
                     continue;
@@ -956,6 +985,64 @@ fn may_wait(g: &ExecutionGraph, a: EventId, h: EventId) -> bool {
     let fills = a.index as usize + 1 < g.threads[a.thread as usize].len();
     let later = h.thread > a.thread || (h.thread == a.thread && h.index > a.index);
     fills && later && !refilled_early(g.label(h))
+}
+
+/// The holes that a graph the exploration reaches can still hold open when it adds the
+/// revisiting write `a`, the write half of an rmw whose read `read` reads a write `source` of
+/// another thread (module docs, "Holes open at a refilled write half"): `source` revisited
+/// `read` in that graph, deleting `a` and the events added after `read` outside its dependency
+/// prefix, and `next` refilled `a` at once, before any other hole.
+struct OpenAtRefill {
+    read: EventId,
+    /// `source`'s dependency prefix: what that revisit kept besides the events up to `read`.
+    source_prefix: BitSet,
+}
+
+impl OpenAtRefill {
+    /// `None` where no such graph holds what the revisit of `r` by `a` keeps: `a` is no rmw's
+    /// write half, its read reads the initial value or its own thread (which cannot revisit it),
+    /// its source depends on it, or `r` was added after the read (that revisit would delete it).
+    fn of(g: &ExecutionGraph, idx: &NodeIndex, prog: &CompiledProgram, a: EventId, r: EventId) -> Option<Self> {
+        if !g.label(a).rmw_write {
+            return None;
+        }
+        let read = EventId { thread: a.thread, index: a.index.checked_sub(1)? };
+        let source = g.event(read).rf?;
+        if source.is_init() || source.thread == read.thread || g.stamp(r) >= g.stamp(read) {
+            return None;
+        }
+        let source_prefix = dep_prefix(g, idx, prog, source);
+        if source_prefix.contains(idx.node(read)) {
+            return None;
+        }
+        Some(OpenAtRefill { read, source_prefix })
+    }
+
+    /// Whether hole `h` may be open in a graph reached that way in which `e` takes `s`: `h` was
+    /// added after `read` — later in `read`'s thread; in a later thread, which `next` comes to
+    /// after `read`'s; or after `e` in `e`'s thread where `s` revisited `e` (added after it) and
+    /// left `read` a hole, which `next` refills before the events after `e` come back fresh —
+    /// and the revisit by `source` left it a hole (a later event of its thread in its prefix).
+    fn may_stay_open(&self, g: &ExecutionGraph, idx: &NodeIndex, prog: &CompiledProgram, h: EventId, (e, s): (EventId, EventId)) -> bool {
+        let later_in = |set: &BitSet, x: EventId| {
+            (x.index as usize + 1..g.threads[x.thread as usize].len()).any(|i| set.contains(idx.node(EventId::new(x.thread as usize, i))))
+        };
+        if !later_in(&self.source_prefix, h) {
+            return false;
+        }
+        let read = self.read;
+        if h.thread == read.thread {
+            return h.index > read.index;
+        }
+        if h.thread > read.thread {
+            return true;
+        }
+        if !(h.thread == e.thread && h.index > e.index && !s.is_init() && g.stamp(s) > g.stamp(e)) {
+            return false;
+        }
+        let s_prefix = dep_prefix(g, idx, prog, s);
+        !later_in(&s_prefix, h) && !s_prefix.contains(idx.node(read)) && later_in(&s_prefix, read)
+    }
 }
 
 /// Whether the revisiting write `a` is the write half of an rmw whose read is kept (`keep`) and
