@@ -60,7 +60,7 @@ impl Corpus {
                 let (k, v) = match entry {
                     Ok(e) => e,
                     Err(e) => {
-                        report.problem(CorpusError::Store { context: format!("{}: reading tree `{tree}`", self.location()), source: e });
+                        report.problem(CorpusError::Store { context: format!("{}: reading tree `{tree}`", self.location()), engine: e });
                         break;
                     }
                 };
@@ -89,7 +89,7 @@ impl Corpus {
                     &keys::id(id),
                     format!("the job is {state:?} but tree `{tree}` has no entry for it"),
                 )),
-                Err(e) => report.problem(CorpusError::Store { context: format!("{}: reading tree `{tree}`", self.location()), source: e }),
+                Err(e) => report.problem(CorpusError::Store { context: format!("{}: reading tree `{tree}`", self.location()), engine: e }),
             }
         }
         Ok(report)

@@ -31,13 +31,15 @@ pub enum CorpusError {
     #[error("{}: {reason}", dir.display())]
     NotACorpus { dir: PathBuf, reason: String },
 
-    /// The storage engine failed (I/O, or damage the engine itself detected).
-    #[error("{context}: {source}")]
-    Store { context: String, source: StoreError },
+    /// The storage engine failed (I/O, or damage the engine itself detected). (The engine's
+    /// error is in the message, not a `source()`: `main` prints the chain, which would say it
+    /// twice.)
+    #[error("{context}: {engine}")]
+    Store { context: String, engine: StoreError },
 
     /// A file outside the database (the acknowledgement file, an export) could not be used.
-    #[error("{}: {source}", path.display())]
-    Io { path: PathBuf, source: std::io::Error },
+    #[error("{}: {error}", path.display())]
+    Io { path: PathBuf, error: std::io::Error },
 
     /// Input that is not acceptable: a record whose program is not a valid litmus program, an
     /// export file that does not parse, an import into a corpus that is not empty.
@@ -48,12 +50,12 @@ pub enum CorpusError {
 impl CorpusError {
     pub(crate) fn store(context: impl Into<String>) -> impl FnOnce(StoreError) -> CorpusError {
         let context = context.into();
-        move |source| CorpusError::Store { context, source }
+        move |engine| CorpusError::Store { context, engine }
     }
 
     pub(crate) fn io(path: impl Into<PathBuf>) -> impl FnOnce(std::io::Error) -> CorpusError {
         let path = path.into();
-        move |source| CorpusError::Io { path, source }
+        move |error| CorpusError::Io { path, error }
     }
 }
 

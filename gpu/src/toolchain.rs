@@ -15,8 +15,9 @@ pub enum ToolError {
         "`{0}` not found: install NVIDIA's pip packages (`bash .ci/setup-nvidia`, or `pip install nvidia-cuda-nvcc nvidia-cuda-tileiras`) or set TCFUZZ_CUDA_BIN to the folder holding it"
     )]
     NotFound(&'static str),
-    #[error("could not run {tool}: {source}")]
-    Spawn { tool: String, source: std::io::Error },
+    /// (The I/O error is in the message, not a `source()`: `main` prints the chain.)
+    #[error("could not run {tool}: {error}")]
+    Spawn { tool: String, error: std::io::Error },
     #[error("{tool} rejected the {what}:\n{stderr}")]
     Rejected { tool: &'static str, what: String, stderr: String },
     #[error("{0}")]
@@ -105,7 +106,7 @@ impl Toolchain {
             .arg(&output)
             .stdin(Stdio::null())
             .output()
-            .map_err(|source| ToolError::Spawn { tool: ptxas.display().to_string(), source })?;
+            .map_err(|error| ToolError::Spawn { tool: ptxas.display().to_string(), error })?;
         if !out.status.success() {
             return Err(ToolError::Rejected {
                 tool: "ptxas",

@@ -29,8 +29,9 @@ pub enum ReportError {
     Corpus(#[from] tcfuzz_corpus::CorpusError),
     #[error("[tcfuzz internal bug] report template: {0}")]
     Template(#[from] minijinja::Error),
-    #[error("cannot write {path}: {source}")]
-    Write { path: PathBuf, source: std::io::Error },
+    /// (The I/O error is in the message, not a `source()`: `main` prints the chain.)
+    #[error("cannot write {path}: {error}")]
+    Write { path: PathBuf, error: std::io::Error },
 }
 
 /// The formats a report is written in.
@@ -121,7 +122,7 @@ pub fn render(report: &Report, format: Format) -> Result<String, ReportError> {
 pub fn write(report: &Report, dir: &Path, formats: &[Format]) -> Result<Vec<PathBuf>, ReportError> {
     let io = |path: &Path| {
         let path = path.to_path_buf();
-        move |source| ReportError::Write { path, source }
+        move |error| ReportError::Write { path, error }
     };
     let programs = dir.join("programs");
     std::fs::create_dir_all(&programs).map_err(io(&programs))?;

@@ -61,7 +61,7 @@ pub fn compile(tileiras: &Path, ptxas: &Path, bytecode: &[u8], arch: &str) -> Re
         .arg(&input)
         .stdin(Stdio::null())
         .output()
-        .map_err(|source| ToolError::Spawn { tool: local.display().to_string(), source })?;
+        .map_err(|error| ToolError::Spawn { tool: local.display().to_string(), error })?;
     if !out.status.success() {
         let mut stderr = String::from_utf8_lossy(&out.stderr).into_owned();
         stderr.push_str(&String::from_utf8_lossy(&out.stdout));
