@@ -146,6 +146,20 @@ fn a_corpus_reopened_straight_after_it_was_dropped_opens() {
     }
 }
 
+/// The engine's words are in the corpus error's message and not again as its `source()`:
+/// `tcfuzz` prints an error with its chain, which would repeat them.
+#[test]
+fn a_corpus_error_says_the_engines_words_once() {
+    let dir = tempfile::tempdir().unwrap();
+    drop(Corpus::open(dir.path()).unwrap());
+    let _held = SledStore::open(dir.path()).unwrap();
+    let err = Corpus::open(dir.path()).err().expect("the database is locked");
+    let text = err.to_string();
+    assert!(text.contains(": cannot open the database: sled: "), "{text}");
+    assert_eq!(text.matches("could not acquire lock").count(), 1, "{text}");
+    assert!(std::error::Error::source(&err).is_none(), "{text}");
+}
+
 #[test]
 fn a_corpus_another_handle_holds_is_an_error_saying_so() {
     let dir = tempfile::tempdir().unwrap();
