@@ -12,7 +12,7 @@ mod witness;
 
 use std::collections::{BTreeMap, BTreeSet, HashSet};
 use std::fmt;
-use std::hash::{DefaultHasher, Hash, Hasher};
+use std::hash::{BuildHasherDefault, DefaultHasher, Hash, Hasher};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 
@@ -433,10 +433,37 @@ struct CappedStates {
     /// With [`crate::Options::count_omitted_states`]: a fingerprint of every distinct state seen
     /// (16 bytes each instead of the state), by the condition's value on it (`[false, true]`).
     /// Without, nothing that grows with the states or the executions.
-    distinct: Option<[HashSet<u128>; 2]>,
+    distinct: Option<[Fingerprints; 2]>,
     /// Whether some final state falsifies / satisfies the condition (`[false, true]`): the
     /// condition's observation, exact with or without `distinct`.
     seen: [bool; 2],
+}
+
+/// A set of [`fingerprint`]s, hashed by folding each (they are hashes already: hashing them
+/// again with SipHash cost a few percent of a check that counts its omitted states).
+type Fingerprints = HashSet<u128, BuildHasherDefault<FoldHasher>>;
+
+/// Folds a `u128` (a [`fingerprint`]) to its two halves' xor.
+#[derive(Default)]
+struct FoldHasher(u64);
+
+impl Hasher for FoldHasher {
+    fn write(&mut self, bytes: &[u8]) {
+        // (Only `u128`s are hashed here; bytes are folded eight at a time all the same.)
+        for chunk in bytes.chunks(8) {
+            let mut word = [0u8; 8];
+            word[..chunk.len()].copy_from_slice(chunk);
+            self.0 ^= u64::from_le_bytes(word);
+        }
+    }
+
+    fn write_u128(&mut self, x: u128) {
+        self.0 ^= (x as u64) ^ ((x >> 64) as u64);
+    }
+
+    fn finish(&self) -> u64 {
+        self.0
+    }
 }
 
 /// A 128-bit hash: two SipHash-1-3 runs with fixed, different keys, so equal fingerprints of
@@ -536,7 +563,7 @@ pub(crate) struct Collector<'a> {
     /// With duplicate detection on ([`crate::Options::detect_duplicates`]): a 128-bit
     /// fingerprint of every graph recorded — 16 bytes per execution, the one part of a
     /// collector that grows with the execution count, so it is there only when asked for.
-    graphs: Option<HashSet<u128>>,
+    graphs: Option<Fingerprints>,
     max_races: usize,
     /// The races recorded so far: one seen again adds nothing to `races` (it is there, or
     /// `max_races` smaller ones are), so an execution whose every possible race is among them
@@ -561,7 +588,7 @@ impl<'a> Collector<'a> {
             misuse: BTreeSet::new(),
             explanations: Vec::new(),
             stats: Stats { duplicates: detect_duplicates.then_some(0), ..Stats::default() },
-            graphs: detect_duplicates.then(HashSet::new),
+            graphs: detect_duplicates.then(Fingerprints::default),
             max_races,
             seen_races: SeenRaces::default(),
             loop_bound: u32::MAX,
