@@ -89,10 +89,17 @@ fn the_execution_budget_stops_the_explorer_with_the_executions_it_explored() {
 
 #[test]
 fn a_deadline_stops_the_oracle_with_its_partial_counts() {
-    let options = Options { deadline: Some(Instant::now() + Duration::from_millis(500)), ..Options::default() };
+    // (Within the oracle's limit: past it the oracle refuses the program before checking any
+    // candidate, deadline or not.)
+    let options = Options { deadline: Some(Instant::now() + Duration::from_millis(500)), oracle_limit: 4_000_000, ..Options::default() };
     let (cause, partial) = interrupted(check_oracle(&writers(), ModelKind::Ptx, &options));
     assert_eq!(cause, Interruption::Deadline);
     assert!(partial.complete > 0 && partial.complete < 3_628_800, "{partial:?}");
+    let options = Options { deadline: Some(Instant::now() + Duration::from_secs(3600)), ..Options::default() };
+    match check_oracle(&writers(), ModelKind::Ptx, &options) {
+        Err(CheckError::TooLarge(why)) => assert_eq!(why, "oracle: more than 2000000 candidates"),
+        other => panic!("expected the oracle to refuse 3,628,801 candidates, got {other:?}"),
+    }
 }
 
 #[test]
