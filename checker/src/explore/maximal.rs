@@ -105,6 +105,28 @@
 //! completion filled P1's holes, found no graph with the `max` reading the initial `f`, and
 //! counted the chain as canonical too: 7 of 45 executions explored twice.)
 //!
+//! *Chained reads ahead of a refill.* "The first added" does not single out the graph where a
+//! refill changed the order of addition. A write `w` that revisits a read `x` leaves holes
+//! before it in its thread where it depends on none of those events, and they are refilled
+//! after `w`; a deleted write `y` of `w`'s location among them (before `w` in program order,
+//! added after it) is then added after `x`'s source — while in the graph where the thread came
+//! in program order, `y` came first and revisited `x` itself. Both are "the first added", and a
+//! revisit that deletes all of them turns the two into one graph. So a chained read `x` reading
+//! `w` does not qualify where such a `y` exists and `x` could read `y`: a completed graph of
+//! `Previous(x)` and `y`'s dependency prefix (which a revisit by `y` keeps) with `x` reading `y`
+//! (and its write half right after, for an rmw), holes filled as for the test above. Where `x`
+//! cannot read `y` no graph of the other kind exists, and `x` reading `w` is canonical. (`selftest
+//! --family ptx` seed 60015091: P1's `st.weak y` revisits P0's first `ld y` both from the graph
+//! where P0's `cas` reads P1's `add` write and from the one where it reads P1's `st y, 1`, which
+//! had revisited it and left the `ld z` and the `add` holes, refilled after it — 36 of 196
+//! executions explored twice; seed 60004622, 27 of 411. Taking only the write first in program
+//! order, without asking whether `x` could read it, lost the `szymanski` n = 1 execution under
+//! PTX in which T0's second `ld flag2` reads T1's `st flag2, 3`, which had revisited it and left
+//! `st flag2, 1` a hole refilled after it, a store the kept reads and the `fence.sc`s forbid it
+//! to read: 24 of GenMC's 25 failed-`assume` executions; the
+//! `co`-earliest and `co`-latest writes in place of the first added lost executions there and
+//! on Tile IR fuzz program 380820.)
+//!
 //! *Holes open at a refilled write half.* Where the revisiting write `a` is the write half of an
 //! rmw whose read `ra` reads a write `w` of another thread: in a graph where `w`
 //! revisited `ra`, deleting `a` and the events added after `ra` outside `w`'s dependency prefix,
@@ -301,6 +323,26 @@ impl Explorer<'_, '_> {
                         };
                         if could {
                             return Ok(false);
+                        }
+                    }
+                    // A chained read whose source was refilled ahead of a write of its thread
+                    // before it in program order: canonical only where it could not read that
+                    // write (module docs, "Chained reads ahead of a refill").
+                    if chained(e) {
+                        for y in refilled_after_source(g, idx, e, deleted) {
+                            // (With what `y` depends on, which a revisit by `y` keeps.)
+                            let y_prefix = dep_prefix(g, idx, self.prog, y);
+                            let keep_y = |x: EventId| keep(x) || (y_prefix.contains(idx.node(x)) && !g.is_hole(x) && x != a);
+                            let placed_y = |x: EventId| keep_y(x) || x == a;
+                            let holes_y: Vec<EventId> = holes_left(g, &placed_y).filter(|&h| h != a && !may_wait(g, a, h)).collect();
+                            let could = if rmw {
+                                self.could_choose_rmw(g, (&keep_y, a), &holes_y, e, y)?
+                            } else {
+                                self.could_choose(g, (&keep_y, a), &holes_y, e, y)?
+                            };
+                            if could {
+                                return Ok(false);
+                            }
                         }
                     }
                     continue;
@@ -903,6 +945,23 @@ fn first_added_leaving_hole(g: &ExecutionGraph, idx: &NodeIndex, x: EventId, w: 
     !g.writes_to(g.loc_of(w)).any(|y| {
         !y.is_init() && y != w && (sx..sw).contains(&g.stamp(y)) && deleted.contains(idx.node(y)) && leaves_hole(g, idx, y, deleted)
     })
+}
+
+/// The writes that make chained read `x`'s source `w` a write refilled ahead of its thread (module
+/// docs, "Chained reads ahead of a refill"): deleted writes of `w`'s location and thread, before
+/// `w` in program order and added after it, that leave a hole.
+fn refilled_after_source(g: &ExecutionGraph, idx: &NodeIndex, x: EventId, deleted: &BitSet) -> Vec<EventId> {
+    let Some(w) = g.event(x).rf.filter(|w| !w.is_init()) else { return Vec::new() };
+    g.writes_to(g.loc_of(w))
+        .filter(|&y| {
+            !y.is_init()
+                && y.thread == w.thread
+                && y.index < w.index
+                && g.stamp(y) > g.stamp(w)
+                && deleted.contains(idx.node(y))
+                && leaves_hole(g, idx, y, deleted)
+        })
+        .collect()
 }
 
 /// Whether deleting `w` (with the events `deleted` holds) leaves a hole: a later event of its
