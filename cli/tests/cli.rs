@@ -814,10 +814,13 @@ mod bench {
         let (large, large_rss) = row("14");
         // 2^10 and 2^14 executions, each with a final state of its own.
         assert_eq!((small, large), (1 << 10, 1 << 14));
-        // Where the OS reports peak RSS (Linux): 16x the executions, within 2 MiB of each other
-        // (it was about 10 MiB more for n = 14).
+        // Where the OS reports peak RSS (Linux): 16x the executions, within 4 MiB of each other
+        // (keeping the states, it was about 10 MiB more for n = 14). Not closer: where the
+        // allocator gets transparent huge pages, the resident set moves in steps of 2 MiB with
+        // what else the machine is doing (seen under the full test suite: 2.5 MiB apart once,
+        // equal when run alone).
         if let (Some(a), Some(b)) = (small_rss, large_rss) {
-            assert!(b < a + 2048, "peak RSS {a} KiB for {small} executions, {b} KiB for {large}");
+            assert!(b < a + 4096, "peak RSS {a} KiB for {small} executions, {b} KiB for {large}");
         }
     }
 
