@@ -6,9 +6,8 @@ use std::time::Duration;
 use anyhow::Context;
 use tcfuzz_worker::service::Config;
 
-use super::GpuArgs;
-use super::WorkerGpu;
 use super::connection::Connection;
+use super::{GpuArgs, WorkerGpu};
 use crate::commands::minimize::parse_duration;
 use crate::exit::UsageError;
 
