@@ -28,7 +28,11 @@ pub(crate) fn frontier(g: &ExecutionGraph, t: usize) -> usize {
 /// - what decides whether the thread goes on: an event needs the earlier barrier arrivals of its
 ///   thread, and an arrival the other arrivals at its instance (a thread goes past a barrier only
 ///   once every member has arrived, so an event after it cannot stay without them); likewise the
-///   read of a `tcgen05.alloc`, which blocks the thread when it finds no room;
+///   read of a `tcgen05.alloc`, which blocks the thread when it finds no room; and the read of
+///   an rmw from which no cycle of these needs can go on ([`Label::orders_thread`]): not
+///   needed, but harmless where no consistent execution has such a cycle, and it keeps the rmw
+///   from becoming a hole, refilled before the writes a revisit deleted return (the rmw-hole gap
+///   of [`super`]);
 /// - what decides where the later events of the thread sit, beyond the value of a `cas` read
 ///   (which [`fix_cas_layout`] follows): the reads a register expected value of a `cas` comes
 ///   from (the `cas` read needs them). (An `mma` whose accumulator flag is a register has the
@@ -154,9 +158,11 @@ fn shape_varying_line(op: &Op) -> bool {
 }
 
 /// Whether the thread goes on past event `l` depends on it (other than through the
-/// dependencies the interpreter records): a barrier arrival, or the read of a `tcgen05.alloc`.
+/// dependencies the interpreter records): a barrier arrival, or the read of a `tcgen05.alloc`;
+/// or an rmw's read from which no cycle of needs can go on ([`Label::orders_thread`]), kept with
+/// every later event of its thread so that no revisit leaves it a hole.
 fn decides_continuation(l: &Label) -> bool {
-    l.is_barrier() || (l.is_read() && l.tc.is_some_and(|t| t.op == TcOp::Alloc))
+    l.is_barrier() || (l.is_read() && l.tc.is_some_and(|t| t.op == TcOp::Alloc)) || l.orders_thread
 }
 
 /// Keeps the events `keep` accepts: a removed event becomes a hole when a later event of its

@@ -67,26 +67,33 @@
 //!   every graph a revisit could start from has it read an earlier write, and where those all
 //!   hold its expected value it writes there, and the events after it are inconsistent — no graph
 //!   to revisit from exists (one of 9,000 random PTX programs). Likewise where the revisit is
-//!   taken but leaves the `cas` a hole that only a write it deleted can fill (`selftest` seed
-//!   251232, the test `ptx::cas_reading_a_store_the_revisit_deletes_is_a_known_gap`): holes
-//!   are filled before that write comes back. (Letting such a hole wait for later writes finds
-//!   those executions but duplicates others: the maximality test would have to know, exactly,
-//!   which holes wait and for what.) Nor through the register a `cas` compares with (its read
-//!   needs the reads that register comes from).
+//!   taken but leaves the `cas` a hole that only a write it deleted can fill: holes are filled
+//!   before that write comes back. (Letting such a hole wait for later writes finds those
+//!   executions but duplicates others: the maximality test would have to know, exactly, which
+//!   holes wait and for what.) Nor through the register a `cas` compares with (its read needs
+//!   the reads that register comes from). A `cas` kept with its thread (below) is on no such
+//!   cycle: `selftest` seed 251232, once missed this way, is reached
+//!   (`ptx::cas_reading_a_store_the_revisit_deletes_is_reached`).
 //!
 //! - The same hole without load buffering (a known gap, open, of the dependency revisits only:
 //!   a program explored with TruSt's, [`revisits`], has no holes): a write that revisits a read and
 //!   depends on a later read of its thread, but not on a `cas` before that read, leaves the
-//!   `cas` a hole, refilled before the write it reads in the missed executions comes back
-//!   (`ptx::cas_hole_refilled_before_its_source_returns_is_a_known_gap_named_by_a_caveat`: 28
-//!   of the oracle's 30 executions). No cycle is needed, so its caveat asks only for a `cas`
-//!   with instructions after it and a write of its location elsewhere (`revisits`'s
-//!   `rmw_hole_possible`): a wide over-approximation until the explorer covers the class.
+//!   `cas` a hole, refilled before the write it reads in the missed executions comes back (28
+//!   of the oracle's 30 executions of
+//!   `ptx::cas_off_every_cycle_is_kept_with_its_thread_and_never_a_hole` before the fix
+//!   below). No cycle is needed. *Closed where no cycle of needs can go on from
+//!   the rmw*: such an rmw is kept with every later event of its thread, as a barrier is
+//!   ([`crate::program::label::Label::orders_thread`], static tests in
+//!   `program::ordering_rmws`), and never becomes a hole; that loses no execution, the prefix
+//!   staying acyclic with `rf` in every consistent one. Open for the others (an rmw on a
+//!   possible load-buffering cycle whose later events need nothing of it), which the caveat
+//!   names: an rmw that is not so kept, with an instruction that may run after it and a write of
+//!   its location elsewhere (`revisits`'s `rmw_hole_possible`).
 //!   The class is wider than a `cas`: any read the revisit leaves a hole whose only consistent
 //!   sources are writes the revisit deletes without leaving holes. The caveat names it for
 //!   every atomic rmw (an acquire `exch` between two relaxed rmws, `selftest` seed 446578: 29 of
-//!   the oracle's 30 executions,
-//!   `ptx::exch_hole_refilled_before_its_source_returns_is_a_known_gap_named_by_a_caveat`),
+//!   the oracle's 30 executions before that exch was kept with its thread,
+//!   `ptx::exch_hole_refilled_before_its_source_returns_is_closed_by_keeping_the_exch`),
 //!   asking for another rmw than a `cas` also that a later instruction of its thread reach
 //!   another thread (what keeps a later event when the revisit deletes the rmw). It does not
 //!   name plain loads: the same test for every load names over a third of all random programs,

@@ -131,6 +131,28 @@ pub enum Op {
     },
 }
 
+impl Op {
+    /// The register an instruction sets, and the operands whose values its events carry.
+    pub(crate) fn registers(&self) -> (Option<usize>, Vec<Opnd>) {
+        match self {
+            Op::Load { dst, .. } => (*dst, Vec::new()),
+            Op::Store { src, .. } => (None, vec![*src]),
+            Op::Rmw { dst, a, b, .. } => (*dst, [Some(*a), *b].into_iter().flatten().collect()),
+            Op::Mov { dst, src } => (*dst, vec![*src]),
+            Op::Add { dst, a, b } => (*dst, vec![*a, *b]),
+            Op::Branch { a, b, .. } | Op::Assume { a, b, .. } => (None, vec![*a, *b]),
+            Op::DynBarrier { reg, .. } => (None, vec![Opnd::Reg(*reg)]),
+            Op::SyncArrive { dst, .. } => (*dst, Vec::new()),
+            Op::SyncWait { dst, operand, .. } => (*dst, vec![*operand]),
+            Op::TcCompute { acc, .. } => (None, acc.iter().map(|(o, _)| *o).collect()),
+            Op::TmemAlloc { op: AllocOp::Dealloc { addr: Some(a), .. }, .. } => (None, vec![*a]),
+            Op::TmemAlloc { .. } | Op::Fence { .. } | Op::Barrier { .. } | Op::BulkCopy { .. } | Op::TcCommit { .. } | Op::Goto { .. } => {
+                (None, Vec::new())
+            }
+        }
+    }
+}
+
 /// The value a [`Op::TcCompute`] writes (abstract; [`crate::program::tc_lower`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum TcFn {

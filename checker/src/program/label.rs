@@ -143,6 +143,12 @@ pub struct Label {
     pub atomic: bool,
     /// The write half of an rmw pair: its program-order predecessor is the read half.
     pub rmw_write: bool,
+    /// The read of an rmw from which no cycle of the explorer's needs can go on to a later event
+    /// of its thread in a consistent execution: the dependency revisits keep every later event
+    /// of its thread with it, as after a barrier, so no revisit leaves it a hole
+    /// ([`crate::explore`], "Not explored"; set by [`crate::program::ordering_rmws`]). No model
+    /// looks at it.
+    pub orders_thread: bool,
     /// Events of `tcgen05` instructions ([`crate::model::tcgen05`]).
     pub tc: Option<TcInfo>,
 }

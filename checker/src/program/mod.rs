@@ -37,6 +37,7 @@ use crate::program::sync::SyncPlan;
 
 pub mod code;
 pub mod label;
+mod ordering_rmws;
 pub(crate) mod porf_cycles;
 pub mod sync;
 mod sync_lower;
@@ -153,6 +154,9 @@ pub struct CompiledProgram {
     pub(crate) observed: Vec<usize>,
     /// Token order of a Tile IR program (`crate::program::tile_program`); `None` for PTX programs.
     pub(crate) tile: Option<crate::program::tile_program::TileInfo>,
+    /// [`Self::may_have_porf_cycles`] where compiling found it out already (a PTX program with an
+    /// rmw: `crate::program::ordering_rmws`), so that the explorer does not search again.
+    pub(crate) porf_cycles: Option<bool>,
 }
 
 impl CompiledProgram {
@@ -187,6 +191,9 @@ impl CompiledProgram {
     /// later write of its own thread; a thread qualifies if a read instruction comes before a
     /// write instruction, or it has a loop and both.
     pub(crate) fn may_have_porf_cycles(&self) -> bool {
+        if let Some(known) = self.porf_cycles {
+            return known;
+        }
         if self.tile.is_none() {
             return crate::program::porf_cycles::may_have_porf_cycles(self);
         }
@@ -416,6 +423,7 @@ impl CompiledProgram {
             condition: CProp::True,
             observed: Vec::new(),
             tile: None,
+            porf_cycles: None,
         };
         // Registers the condition names but no instruction writes still get a slot.
         let mut slot_terms = Vec::new();
@@ -437,6 +445,7 @@ impl CompiledProgram {
         observed.dedup();
         cp.condition = condition;
         cp.observed = observed;
+        crate::program::ordering_rmws::mark_ordering_rmws(&mut cp);
         Ok(cp)
     }
 }
@@ -599,6 +608,7 @@ pub(crate) fn access(kind: EventKind, name: Name, sem: Option<Sem>, scope: Optio
         sc: false,
         atomic: false,
         rmw_write: false,
+        orders_thread: false,
         tc: None,
     };
     match sem {
@@ -631,6 +641,7 @@ pub(crate) fn fence_label(scope: Scope, sc: bool) -> Label {
         sc,
         atomic: false,
         rmw_write: false,
+        orders_thread: false,
         tc: None,
     }
 }
@@ -651,6 +662,7 @@ pub(crate) fn barrier_label(id: u32) -> Label {
         sc: false,
         atomic: false,
         rmw_write: false,
+        orders_thread: false,
         tc: None,
     }
 }

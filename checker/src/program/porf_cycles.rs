@@ -188,7 +188,7 @@ impl Flags {
 /// (indexer 12: 0.14 s of 0.14 s; indexer 15: 106 MB peak); at 200,000, 0.025 s and 89 MB,
 /// with the same verdicts, caveats and revisits on every conformance and example program and on
 /// `selftest --programs 3000 --family all`, seeds 1 and 2.
-const SEARCH_BUDGET: u64 = 200_000;
+pub(crate) const SEARCH_BUDGET: u64 = 200_000;
 
 impl StaticGraph {
     pub(crate) fn new(prog: &CompiledProgram) -> StaticGraph {
@@ -322,7 +322,7 @@ impl StaticGraph {
             }
         }
         for &e in &cyclic {
-            match self.unexcused_cycle_through(e, &mut steps) {
+            match self.unexcused_cycle_through(e, None, &mut steps) {
                 Some(false) => {}
                 // Found, or past the budget: a cycle may be possible.
                 Some(true) | None => return true,
@@ -419,30 +419,33 @@ impl StaticGraph {
     /// Whether a closed walk starts and ends with the `rf` edge `first` and has a stretch without
     /// a global `fence.sc` (or a non-causal `rf`, or a barrier), a stretch that is not a read
     /// and a write of one coherent location (or a barrier), and an `rf` that does not
-    /// synchronize (or a barrier). A search over (node, the location the current stretch read,
-    /// whether it passed a global fence, which of the three the walk so far has).
-    /// `None` past `steps`.
-    fn unexcused_cycle_through(&self, first: usize, steps: &mut u64) -> Option<bool> {
+    /// synchronize (or a barrier) — and, with `via`, goes on from node `via` in program order. A
+    /// search over (node, the location the current stretch read, whether it passed a global
+    /// fence, which of the three the walk so far has, whether it went on from `via`). `None` past
+    /// `steps`.
+    fn unexcused_cycle_through(&self, first: usize, via: Option<usize>, steps: &mut u64) -> Option<bool> {
         #[derive(Clone, Copy, PartialEq, Eq, Hash)]
         struct State {
             node: usize,
             loc: Option<u32>,
             fenced: bool,
             seen: Flags,
+            passed: bool,
         }
         let f = &self.rf[first];
         let component = self.scc[f.r];
-        let enter = |e: &Rf, seen: Flags| State {
+        let enter = |e: &Rf, seen: Flags, passed: bool| State {
             node: e.r,
             loc: Some(e.loc),
             fenced: false,
+            passed,
             seen: seen.or(Flags {
                 unfenced: !e.causal,
                 incoherent: !self.coherent.get(&e.loc).copied().unwrap_or(false),
                 unsynchronized: !e.synchronizing,
             }),
         };
-        let start = enter(f, Flags::default());
+        let start = enter(f, Flags::default(), via.is_none());
         let mut seen = std::collections::HashSet::from([start]);
         let mut stack = vec![start];
         while let Some(s) = stack.pop() {
@@ -453,7 +456,8 @@ impl StaticGraph {
                 }
             };
             for &j in &self.po[s.node] {
-                push(State { node: j, fenced: s.fenced || self.global_fence[j], ..s });
+                let passed = s.passed || via == Some(s.node);
+                push(State { node: j, fenced: s.fenced || self.global_fence[j], passed, ..s });
             }
             for &j in &self.partners[s.node] {
                 push(State { node: j, loc: None, seen: Flags { unfenced: true, incoherent: true, unsynchronized: true }, ..s });
@@ -462,13 +466,70 @@ impl StaticGraph {
                 let out = &self.rf[e];
                 let seen = s.seen.or(Flags { unfenced: !s.fenced, incoherent: s.loc != Some(out.loc), unsynchronized: false });
                 if e == first {
-                    if seen.all() {
+                    if seen.all() && s.passed {
                         return Some(true);
                     }
                     continue;
                 }
-                push(enter(out, seen));
+                push(enter(out, seen, s.passed));
             }
+        }
+        Some(false)
+    }
+
+    /// Whether a `po ∪ rf` cycle the model allows may go from node `a` on to a later instruction
+    /// of its thread ([`Self::porf_cycle_possible`] for the closed walks that take a program-order
+    /// edge out of `a`): some `rf` edge of `a`'s component starts such a closed walk with an
+    /// unfenced, an incoherent and an unsynchronized stretch. `true` past `steps` (the
+    /// conservative answer).
+    pub(crate) fn cycle_possible_through(&self, a: usize, steps: &mut u64) -> bool {
+        // The scan for the edges of `a`'s component counts too.
+        let Some(left) = steps.checked_sub(1 + self.rf.len() as u64 / 16) else { return true };
+        *steps = left;
+        (0..self.rf.len())
+            .filter(|&e| self.scc[self.rf[e].w] == self.scc[a] && self.scc[self.rf[e].r] == self.scc[a])
+            .any(|e| self.unexcused_cycle_through(e, Some(a), steps) != Some(false))
+    }
+
+    /// Whether node `a` can be reached again from the instructions that may run after it in its
+    /// thread, along `needed_by` (per node, the nodes of its thread whose events may need its
+    /// events), possible `rf` and barrier partners: whether keeping every later event of `a`'s
+    /// thread with `a` may close a cycle of needs ([`crate::program::ordering_rmws`]). Linear in
+    /// the graph's size; `None` past `steps`, or where `needed_by` has no answer for a node.
+    pub(crate) fn needed_again_after<'n>(
+        &self,
+        a: usize,
+        needed_by: &dyn Fn(usize) -> Option<&'n Vec<usize>>,
+        steps: &mut u64,
+    ) -> Option<bool> {
+        *steps = steps.checked_sub(1)?;
+        let mut seen = vec![false; self.po.len()];
+        let mut stack: Vec<usize> = self.po[a].clone();
+        // The instructions that may run after `a`: program order from its successors.
+        let mut later = Vec::new();
+        while let Some(x) = stack.pop() {
+            if !std::mem::replace(&mut seen[x], true) {
+                *steps = steps.checked_sub(1)?;
+                later.push(x);
+                stack.extend(&self.po[x]);
+            }
+        }
+        // A cycle leaves the thread (every need within it points forward in its events): only a
+        // walk that took an `rf` edge or a partner counts when it comes back to `a` (in a loop,
+        // program order alone comes back to `a`'s next instance, not to `a`).
+        let mut seen = vec![[false; 2]; self.po.len()];
+        let mut stack: Vec<(usize, bool)> = later.into_iter().map(|x| (x, false)).collect();
+        while let Some((x, crossed)) = stack.pop() {
+            if x == a && crossed {
+                return Some(true);
+            }
+            if std::mem::replace(&mut seen[x][usize::from(crossed)], true) {
+                continue;
+            }
+            let needers = needed_by(x)?;
+            *steps = steps.checked_sub(1 + (needers.len() + self.partners[x].len() + self.rf_out[x].len()) as u64)?;
+            stack.extend(needers.iter().map(|&y| (y, crossed)));
+            stack.extend(self.partners[x].iter().chain(self.rf_out[x].iter().map(|&e| &self.rf[e].r)).map(|&y| (y, true)));
         }
         Some(false)
     }

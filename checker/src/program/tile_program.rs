@@ -79,6 +79,7 @@ fn access_label(kind: EventKind, loc: LocId, ordering: TileOrdering, scope: Opti
         sc: false,
         atomic,
         rmw_write: atomic && kind == EventKind::Write,
+        orders_thread: false,
         tc: None,
     }
 }
@@ -170,6 +171,7 @@ pub fn compile(p: &Program) -> Result<CompiledProgram, CheckError> {
         condition: CProp::True,
         observed: Vec::new(),
         tile: Some(TileInfo { waits_for }),
+        porf_cycles: None,
     };
     // Registers the condition names get their slots first: a new register shifts the location slots.
     create_condition_regs(p, &mut cp, &tiles, &p.condition.prop)?;
