@@ -496,15 +496,16 @@ exists (P1:r0 == 1 /\\ P1:r1 == 0)
         }
     }
 
-    /// Load buffering through a `cas` followed by a load of its location: the explorer's verdict
-    /// carries the `cas` caveat (it finds all 4 executions here all the same).
+    /// Load buffering through a `cas` whose later store another thread reads before it writes
+    /// the `cas`'s location with what it read: the explorer's verdict carries the `cas` and the
+    /// rmw-hole caveats (it finds all 6 executions here all the same).
     const CAS_LB: &str = "PTX cas-lb
 { x = 0; y = 0; }
  P0@cta 0,gpu 0                   | P1@cta 1,gpu 0       ;
- ld.relaxed.gpu r1, y             | ld.relaxed.gpu r0, x ;
- atom.relaxed.gpu.cas r0, x, 0, 1 | st.relaxed.gpu y, 1  ;
+ atom.relaxed.gpu.cas r0, x, 0, 1 | ld.relaxed.gpu r1, y ;
+ st.relaxed.gpu y, 1              | st.relaxed.gpu x, r1 ;
  ld.relaxed.gpu r2, x             |                      ;
-exists (P0:r1 == 1 /\\ P1:r0 == 1)
+exists (P0:r0 == 1 /\\ P1:r1 == 1)
 ";
 
     #[test]
@@ -514,13 +515,13 @@ exists (P0:r1 == 1 /\\ P1:r0 == 1)
         dir.write("mp.litmus", MP_REL_ACQ);
         let explored = check_json(&dir, &["cas.litmus"]);
         assert_eq!(explored["method"], "explorer", "{explored}");
-        assert_eq!(explored["caveats"].as_array().map(Vec::len), Some(1), "{explored}");
+        assert_eq!(explored["caveats"].as_array().map(Vec::len), Some(2), "{explored}");
         let exact = check_json(&dir, &["--exact", "cas.litmus"]);
         assert_eq!(exact["method"], "oracle", "{exact}");
         assert_eq!(exact["caveats"], serde_json::json!([]), "{exact}");
         assert_eq!(
             (&exact["executions"]["complete"], &exact["condition"]["result"]),
-            (&serde_json::json!(4), &serde_json::json!("Sometimes"))
+            (&serde_json::json!(6), &serde_json::json!("Sometimes"))
         );
         // No caveat: the explorer's verdict, as without --exact.
         let plain = check_json(&dir, &["--exact", "mp.litmus"]);
