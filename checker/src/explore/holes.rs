@@ -55,6 +55,9 @@ pub(crate) fn frontier(g: &ExecutionGraph, t: usize) -> usize {
 /// them, [`crate::model::MemoryModel::revisit_forbidden`]) nor after a
 /// `cas` (whether it writes moves the positions of later events, which
 /// [`fix_cas_layout`] follows, but decides nothing about them).
+///
+/// `program::ordering_rmws` over-approximates these needs per instruction (which rmws may be
+/// kept with their threads rests on it): a new kind of need here needs its counterpart there.
 pub(crate) fn dep_prefix(g: &ExecutionGraph, idx: &NodeIndex, prog: &CompiledProgram, e: EventId) -> BitSet {
     let mut set = BitSet::new(idx.len());
     let mut stack = vec![e];
