@@ -71,9 +71,11 @@
 //!   before that write comes back. (Letting such a hole wait for later writes finds those
 //!   executions but duplicates others: the maximality test would have to know, exactly, which
 //!   holes wait and for what.) Nor through the register a `cas` compares with (its read needs
-//!   the reads that register comes from). A `cas` kept with its thread (below) is on no such
-//!   cycle: `selftest` seed 251232, once missed this way, is reached
-//!   (`ptx::cas_reading_a_store_the_revisit_deletes_is_reached`).
+//!   the reads that register comes from). A `cas` kept with its thread (below) never becomes
+//!   such a hole: `selftest` seed 251232, once missed this way, is reached
+//!   (`ptx::cas_reading_a_store_the_revisit_deletes_is_reached`). The rest of this class is
+//!   not about holes (the graph to revisit from is missing, or the cycle runs through the
+//!   `cas`'s own write), so its caveat stays even for a `cas` kept with its thread.
 //!
 //! - The same hole without load buffering (a known gap, open, of the dependency revisits only:
 //!   a program explored with TruSt's, [`revisits`], has no holes): a write that revisits a read and

@@ -168,9 +168,10 @@ pub(crate) fn explores_porf_cycles(kind: ModelKind) -> bool {
 /// operation writing memory this test does not follow). Such a hole is refilled before the
 /// writes the revisit deleted come back, and the executions where the rmw reads one of them may
 /// be missed (module docs of [`super`]; no program is known where it misses one since the rmws
-/// off every cycle of needs are kept with their threads). (An rmw whose write alone a revisit removes, because the write needs a
-/// register loaded earlier while a kept store needs its read, is no hole of this kind: a read of
-/// that write added before the revisited read waits for it, pending — `super::maximal`.)
+/// off every cycle of needs are kept with their threads). (An rmw whose write alone a revisit
+/// removes, because the write needs a register loaded earlier while a kept store needs its read,
+/// is no hole of this kind: a read of that write added before the revisited read waits for it,
+/// pending — `super::maximal`.)
 ///
 /// For an rmw other than a `cas` the test also asks for what makes the hole: the revisit keeps
 /// a later event of its thread only through the revisiting write's dependency prefix, so some
@@ -417,10 +418,6 @@ fn cas_before_ordering(prog: &CompiledProgram) -> bool {
     prog.threads.iter().any(|t| {
         t.code.iter().enumerate().any(|(i, l)| {
             let Op::Rmw { op: tcfuzz_litmus::AtomOp::Cas, a, b: Some(_), read, .. } = &l.op else { return false };
-            // No allowed cycle passes it (`Label::orders_thread`).
-            if read.orders_thread {
-                return false;
-            }
             // A register expected value: the read needs what it comes from (`dep_prefix`).
             if matches!(a, crate::program::Opnd::Reg(_)) {
                 return true;
