@@ -70,11 +70,7 @@ impl<'p> Revisits<'p> {
     /// IR programs, ordered by tokens only, keep the dependency revisits too.
     fn may_need_dependency_revisits(&self) -> bool {
         let p = self.prog;
-        let in_order = p.tile.is_none()
-            && !p.has_async_operations()
-            && p.tmem_allocators.is_empty()
-            && !p.threads.iter().flat_map(|t| &t.code).any(|l| matches!(l.op, Op::BulkCopy { .. } | Op::TcCommit { .. }));
-        !in_order || barrier_after_branch(p) || self.may_have_porf_cycles()
+        !p.performed_in_order() || barrier_after_branch(p) || self.may_have_porf_cycles()
     }
 
     fn graph(&self) -> Option<&StaticGraph> {

@@ -184,6 +184,16 @@ impl CompiledProgram {
         })
     }
 
+    /// Whether every event of this PTX program is performed where its thread issues it: no Tile
+    /// IR, no asynchronous `tcgen05` operation or allocator, no bulk copy, no commit — none of
+    /// which program order puts before the later events of its thread.
+    pub(crate) fn performed_in_order(&self) -> bool {
+        self.tile.is_none()
+            && !self.has_async_operations()
+            && self.tmem_allocators.is_empty()
+            && !self.threads.iter().flat_map(|t| &t.code).any(|l| matches!(l.op, Op::BulkCopy { .. } | Op::TcCommit { .. }))
+    }
+
     /// Whether an execution could have a cyclic `po ∪ rf`. For PTX programs, a static
     /// over-approximation on instructions ([`crate::program::porf_cycles`]). For Tile IR programs, where
     /// program order orders nothing (Tile IR spec §7.12.1), a syntactic test: that needs two

@@ -38,12 +38,8 @@ use tcfuzz_litmus::AtomOp;
 /// rmws on shared slots, `indexer`, would take minutes); past it an rmw stays unmarked, as
 /// every rmw was before.
 pub(crate) fn mark_ordering_rmws(prog: &mut CompiledProgram) {
-    let code = || prog.threads.iter().flat_map(|t| &t.code);
-    let in_order = prog.tile.is_none()
-        && !prog.has_async_operations()
-        && prog.tmem_allocators.is_empty()
-        && !code().any(|l| matches!(l.op, Op::BulkCopy { .. } | Op::TcCommit { .. }));
-    if !in_order || !code().any(|l| matches!(l.op, Op::Rmw { .. })) {
+    let rmw = prog.threads.iter().flat_map(|t| &t.code).any(|l| matches!(l.op, Op::Rmw { .. }));
+    if !prog.performed_in_order() || !rmw {
         return;
     }
     let graph = StaticGraph::new(prog);
