@@ -39,6 +39,11 @@ pub struct ExecutionGraph {
     /// "Pending reads"). Each is refilled reading that write again, with its old stamp, once the
     /// write is back: `(read, write, stamp)`. Empty in almost every graph.
     pub pending: Vec<(EventId, EventId, u32)>,
+    /// The *waiting reads*: read holes that no write of the graph could fill when they were
+    /// next to be filled, each with the stamp the next event had then; `next` lets the other
+    /// threads go on, and tries the hole again once a write of its location with a stamp at
+    /// least that one is in the graph (`explore::trust`, "Waiting holes"). A cut clears them.
+    pub waiting: Vec<(EventId, u32)>,
 }
 
 /// Dense numbering of a graph's events: node `l` is the initial write of location `l`, then the
@@ -73,6 +78,7 @@ impl ExecutionGraph {
             next_stamp: 1,
             refilled: false,
             pending: Vec::new(),
+            waiting: Vec::new(),
         }
     }
 
@@ -222,6 +228,19 @@ impl ExecutionGraph {
         ev.rf = None;
         ev.value = 0;
         self.pending.push((x, w, stamp));
+    }
+
+    /// Marks read hole `x` as waiting for a write added from now on ([`ExecutionGraph::waiting`]).
+    pub fn make_waiting(&mut self, x: EventId) {
+        debug_assert!(self.is_hole(x) && self.label(x).is_read(), "[tcfuzz internal bug] a waiting read that is no read hole");
+        self.waiting.push((x, self.next_stamp));
+    }
+
+    /// Whether `x` is a waiting read hole that no write added since could fill yet.
+    pub fn still_waiting(&self, x: EventId) -> bool {
+        self.waiting.iter().any(|&(h, since)| {
+            h == x && !self.co[self.label(x).loc as usize].iter().any(|&w| self.stamp(w) >= since)
+        })
     }
 
     /// Where `x` is a pending read: the write it waits for.

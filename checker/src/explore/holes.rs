@@ -200,6 +200,8 @@ pub(crate) fn cut(g: &mut ExecutionGraph, keep: &dyn Fn(EventId) -> bool) {
     // A pending read is its thread's last position, a hole: gone with the holes after the last
     // kept event, it comes back as the thread's next event (`super::maximal`, "Pending reads").
     g.pending.clear();
+    // A waiting read is tried again in the revisited graph (`super::trust`, "Waiting holes").
+    g.waiting.clear();
     debug_assert!(
         g.event_ids().all(|e| g.event(e).rf.is_none_or(|w| w.is_init() || present(g, w))),
         "[tcfuzz internal bug] a cut leaves a dangling rf"
@@ -352,6 +354,9 @@ fn renumber(g: &mut ExecutionGraph, t: usize, from: usize, delta: i32) {
     }
     for (x, w, _) in &mut g.pending {
         (*x, *w) = (shift(*x), shift(*w));
+    }
+    for (x, _) in &mut g.waiting {
+        *x = shift(*x);
     }
     let low = if from >= 64 { u64::MAX } else { (1u64 << from) - 1 };
     for ev in &mut g.threads[t] {

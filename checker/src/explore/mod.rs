@@ -98,8 +98,12 @@
 //!   `ptx::exch_hole_refilled_before_its_source_returns_is_closed_by_keeping_the_exch`),
 //!   asking for another rmw than a `cas` also that a later instruction of its thread reach
 //!   another thread (what keeps a later event when the revisit deletes the rmw). It does not
-//!   name plain loads: the same test for every load names over a third of all random programs,
-//!   and no execution missed through a load hole has been seen (`selftest`, 100,000 programs).
+//!   name plain loads: the same test for every load names over a third of all random programs.
+//!   A hole (load or rmw) that no write of the graph can fill waits for a write to come
+//!   ([`trust`], "Waiting holes"); before that, one execution was missed through a load hole
+//!   with no caveat (`selftest` seed 9016819). A load hole that some write of the graph can
+//!   fill, but not the one a missed execution needs, has not been seen (`selftest`, over
+//!   100,000 programs).
 //!
 //! For a PTX program both classes are judged on its instruction graph ([`crate::program::porf_cycles`]):
 //! the `cas` class needs a load-buffering cycle the model allows in some execution (not one

@@ -4,11 +4,10 @@
 //! minimized. Each test asserts what must hold (explorer = oracle, no duplicates). A gap still
 //! open is pinned with `#[ignore]` and the figures it shows (`cargo test -p tcfuzz-checker --test
 //! tests known_gaps -- --ignored` runs those); a fix removes the `#[ignore]` and says in the
-//! test's comment what was wrong, and the test stays as a regression test. Three are open: one
+//! test's comment what was wrong, and the test stays as a regression test. Two are open: one
 //! found by `selftest --programs 25000 --family ptx --seed 60000000` (a `cas` comparing with a
-//! register), whose duplicates are fixed and a spurious caveat remains; a lost revisit that
-//! misses one execution and says so (`tcfuzz generate --seed 6`, program 5741); and one that
-//! misses an execution with no caveat (`selftest --family fenced`, seed 9016819).
+//! register), whose duplicates are fixed and a spurious caveat remains; and a lost revisit that
+//! misses one execution and says so (`tcfuzz generate --seed 6`, program 5741).
 
 use tcfuzz_checker::{Method, ModelKind, Options, check, check_exact, check_oracle};
 
@@ -406,10 +405,12 @@ fn fenced_6_5741_lost_revisit_is_named_and_exact_asks_the_oracle() {
 /// does not admit (the same final states; one of the 19 executions of one state missed). It is
 /// there at `b7bd520` too, before the rmw marks (the program has no rmw). Minimized by `tcfuzz
 /// minimize --kind explorer-vs-oracle` (15 → 10 instructions, every value 0): explorer 68,
-/// oracle 69, no duplicates, with the revisits the explorer picks. Open: not diagnosed.
+/// oracle 69, no duplicates, with the revisits the explorer picks. P0's `st y` revisited P2's
+/// `ld y` and left P0's second `ld x` a hole that only P1's `st x` could fill — deleted by an
+/// earlier revisit, and P1 could not go past its last event while a hole was open. Fixed: such a
+/// hole waits while the other threads go on (`explore::trust`, "Waiting holes").
 #[test]
-#[ignore = "open: the explorer misses one of 69 executions with no caveat"]
-fn fenced_9016819_explorer_misses_one_of_69_executions() {
+fn fenced_9016819_hole_waits_for_a_store_not_yet_added() {
     explorer_equals_oracle(
         r"PTX random-fenced-9016819
 {
@@ -422,6 +423,32 @@ fn fenced_9016819_explorer_misses_one_of_69_executions() {
  ld.relaxed.cta r2, x | st x, 0              |                     ;
  fence.acq_rel.cta    |                      |                     ;
  st y, 0              |                      |                     ;
+exists (true)
+",
+        ModelKind::Ptx,
+    );
+}
+
+/// `selftest --family proxy` seed 100934, minimized with the waiting holes of `explore::trust`
+/// first written to wait wherever no write of the graph could fill a hole: 13 executions, one of
+/// them twice. P1's `ld.acquire x` hole waited in a graph that could never be completed (no
+/// thread could still write `x`), P0 went on, and its `st y_gen` revisited P0's `tld` from there
+/// as well as from the graph the maximality test picks. A hole now waits only where the graph
+/// can be completed. (It carries the rmw-hole caveat, an over-approximation here.)
+#[test]
+fn proxy_100934_no_hole_waits_in_a_graph_that_cannot_be_completed() {
+    explorer_equals_oracle_past_the_rmw_hole_caveat(
+        r"PTX random-proxy-100934
+{
+  x = 0;
+  y = 0;
+  y_gen @ generic aliases y;
+  y_tex @ texture aliases y;
+}
+ P0@cta 1,gpu 0                 | P1@cta 1,gpu 0            ;
+ tld.weak r0, y_tex             | atom.relaxed.add r1, x, 0 ;
+ atom.release.cta.exch r1, x, 0 | ld.acquire.cta r3, x      ;
+ st y_gen, 0                    | st x, 0                   ;
 exists (true)
 ",
         ModelKind::Ptx,
