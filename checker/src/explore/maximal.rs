@@ -46,7 +46,13 @@
 //! ([`Explorer::completable_with_previous_source`]), so the canonical graph is one where `r`
 //! reads such a *forced* source ([`forced_source`]): a deleted write that leaves a hole (a kept
 //! event follows it in its thread), the `co`-latest such write of the location (but for `r`'s
-//! own write half, which Atomicity puts right after it). A deleted write that leaves no hole
+//! own write half, which Atomicity puts right after it, and but for a later write of `r`'s own
+//! thread, which Causality, §8.10.6, forbids it to read wherever the others go: `ld x; st y, 1
+//! | ld x; fence.sc; ld y; st y, 1; st x, 2 | st y, 1; fence.sc; st x, 2` (`tcfuzz generate
+//! --seed 6` program 5741, shrunk) — for P0's `st y` to revisit P1's `ld y`, which reads P2's
+//! `st y` (the `fence.sc`s leave it nothing earlier), P2's store is deleted and leaves a hole;
+//! P1's own `st y`, `co`-after it and deleted too, left P2's store not the `co`-latest, and the
+//! revisit was lost: 83 of 84 executions). A deleted write that leaves no hole
 //! does not count: it is no forced source itself (below), and counting it made the revisit
 //! lost wherever it was `co`-latest (the fenced property test's seed 339: 157 of 160
 //! executions). `r` then stands right after its source in the order of addition (where its
@@ -261,7 +267,9 @@ impl Explorer<'_, '_> {
         // Where an event stands in the order of addition (doubled): a chained read, or `r` with
         // a forced source, right after its source, where its value was chosen, so that every
         // Previous(e) stays closed under `rf` (module docs).
-        let forced = orphan && self.dependency_revisits && forced_source(g, idx, r, deleted);
+        // (A later write of `r`'s own thread is never its source, wherever the others go.)
+        let never_read = |x: EventId| x.thread == r.thread && x.index > r.index && self.model.source_ruled_out(g, r, x, &|e| e == x);
+        let forced = orphan && self.dependency_revisits && forced_source(g, idx, r, deleted, &never_read);
         let is_pending = |x: EventId| pending.iter().any(|p| p.0 == x);
         let at = |x: EventId| -> u64 {
             match g.event(x).rf {
@@ -897,15 +905,16 @@ impl CoAfter {
 
 /// Whether `r`'s source, a write added after `r` that the revisit deletes, may be its forced
 /// source (module docs): it leaves a hole, and no other deleted write of its location that
-/// leaves a hole (but `r`'s write half) is `co`-after it.
-fn forced_source(g: &ExecutionGraph, idx: &NodeIndex, r: EventId, deleted: &BitSet) -> bool {
+/// leaves a hole is `co`-after it — but `r`'s write half, and a write `r` can never read
+/// (`never_read`: a later write of `r`'s thread, which Causality forbids it to read).
+fn forced_source(g: &ExecutionGraph, idx: &NodeIndex, r: EventId, deleted: &BitSet, never_read: &dyn Fn(EventId) -> bool) -> bool {
     let Some(w) = g.event(r).rf else { return false };
     let own_half = |x: EventId| x == EventId { thread: r.thread, index: r.index + 1 } && g.label(x).rmw_write;
     let co_latest = !g
         .writes_to(g.loc_of(w))
         .skip_while(|&x| x != w)
         .skip(1)
-        .any(|x| !own_half(x) && deleted.contains(idx.node(x)) && leaves_hole(g, idx, x, deleted));
+        .any(|x| !own_half(x) && deleted.contains(idx.node(x)) && leaves_hole(g, idx, x, deleted) && !never_read(x));
     leaves_hole(g, idx, w, deleted) && co_latest
 }
 

@@ -4,10 +4,9 @@
 //! minimized. Each test asserts what must hold (explorer = oracle, no duplicates). A gap still
 //! open is pinned with `#[ignore]` and the figures it shows (`cargo test -p tcfuzz-checker --test
 //! tests known_gaps -- --ignored` runs those); a fix removes the `#[ignore]` and says in the
-//! test's comment what was wrong, and the test stays as a regression test. Two are open: one
-//! found by `selftest --programs 25000 --family ptx --seed 60000000` (a `cas` comparing with a
-//! register), whose duplicates are fixed and a spurious caveat remains; and a lost revisit that
-//! misses one execution and says so (`tcfuzz generate --seed 6`, program 5741).
+//! test's comment what was wrong, and the test stays as a regression test. One is open: found
+//! by `selftest --programs 25000 --family ptx --seed 60000000` (a `cas` comparing with a
+//! register), whose duplicates are fixed and a spurious lost-revisit caveat remains.
 
 use tcfuzz_checker::{Method, ModelKind, Options, check, check_exact, check_oracle};
 
@@ -235,11 +234,7 @@ exists (true)
 /// executions, no duplicates, the oracle's states. Still open: the verdict also carries the
 /// lost-revisit caveat ("a load-buffering revisit it cannot take"), which the starting commit
 /// had too and which this test does not allow (the explorer misses nothing here).
-#[test]
-#[ignore = "open: a spurious lost-revisit caveat (the duplicates are fixed)"]
-fn ptx_60015091_explorer_explores_executions_twice() {
-    explorer_equals_oracle_past_the_rmw_hole_caveat(
-        r"PTX random-ptx-60015091
+const PTX_60015091: &str = r"PTX random-ptx-60015091
 {
   x = 0;
   y = 0;
@@ -255,9 +250,29 @@ fn ptx_60015091_explorer_explores_executions_twice() {
                                   | st.weak y, 0                   ;
                                   | L0:                            ;
 exists (true)
-",
-        ModelKind::Ptx,
-    );
+";
+
+#[test]
+#[ignore = "open: a spurious lost-revisit caveat (the duplicates are fixed)"]
+fn ptx_60015091_explorer_explores_executions_twice() {
+    explorer_equals_oracle_past_the_rmw_hole_caveat(PTX_60015091, ModelKind::Ptx);
+}
+
+/// While [`ptx_60015091_explorer_explores_executions_twice`] is open: the explorer's verdict
+/// names both caveats (the rmw hole, the lost revisit), and [`check_exact`] answers with the
+/// oracle's verdict, as the caveats say to.
+#[test]
+fn ptx_60015091_caveats_are_named_and_exact_asks_the_oracle() {
+    let p = tcfuzz_litmus::parse(PTX_60015091).expect("parses");
+    let opts = Options { detect_duplicates: true, ..Options::default() };
+    let e = check(&p, ModelKind::Ptx, &opts).expect("explorer");
+    let o = check_oracle(&p, ModelKind::Ptx, &opts).expect("oracle");
+    assert_eq!((e.stats.complete, e.stats.duplicates, o.stats.complete), (160, Some(0), 160), "the gap changed\n{e}\n{o}");
+    assert_eq!(e.caveats.len(), 2, "{:?}", e.caveats);
+    assert!(e.caveats[0].contains("a cas or another atomic rmw that a revisit removed"), "{:?}", e.caveats);
+    assert!(e.caveats[1].contains("a load-buffering revisit it cannot take"), "{:?}", e.caveats);
+    let exact = check_exact(&p, ModelKind::Ptx, &opts).expect("exact");
+    assert_eq!((exact.method, exact.stats.complete, &exact.states), (Method::Oracle, 160, &o.states));
 }
 
 /// `selftest --family ptx` seed 60004622, minimized as above (12 → 10 instructions): explorer
@@ -354,14 +369,19 @@ exists (true)
 }
 
 /// `tcfuzz generate --seed 6` program 5741 (family fenced; the one of the campaign's first 20,000
-/// programs whose verdict the oracle can judge where the explorer misses an execution), shrunk by
+/// programs whose verdict the oracle can judge where the explorer missed an execution), shrunk by
 /// hand from 14 instructions (`tcfuzz minimize` keeps no explorer-vs-oracle difference that a
 /// caveat covers). No rmw; dependency revisits, a load-buffering cycle being possible. Explorer
-/// 83 complete executions, no duplicates; oracle 84: one of the 8 executions of the state
-/// `P0:r1 = 2, P1:r0 = 2, P1:r1 = 1, x = 2, y = 1` is missed. A revisit finds no graph it may start
-/// from that it accepts (`explore/maximal.rs`, an orphaned read whose source is not forced), and
-/// the verdict carries the lost-revisit caveat: the gap is named (the test below), not closed.
-const FENCED_6_5741: &str = r"PTX random-fenced-6-5741
+/// 83 complete executions, no duplicates, with the lost-revisit caveat; oracle 84: one of the 8
+/// executions of the state `P0:r1 = 2, P1:r0 = 2, P1:r1 = 1, x = 2, y = 1` was missed. For P0's
+/// `st y` to revisit P1's `ld y`, that load must read P2's `st y` (deleted, a hole before P2's
+/// kept fence): a forced source (`explore/maximal.rs`). P1's own later `st y`, `co`-after it and
+/// deleted too, made it not the `co`-latest such write, though the load can never read it
+/// (Causality). Fixed: a later write of the read's own thread does not count there.
+#[test]
+fn fenced_6_5741_own_later_write_is_no_forced_source() {
+    explorer_equals_oracle(
+        r"PTX random-fenced-6-5741
 {
   x = 0;
   y = 0;
@@ -373,31 +393,9 @@ const FENCED_6_5741: &str = r"PTX random-fenced-6-5741
                           | st.relaxed.gpu y, 1      |                          ;
                           | st.relaxed.gpu x, 2      |                          ;
 exists (true)
-";
-
-#[test]
-#[ignore = "open: a lost revisit misses one of 84 executions (named by the lost-revisit caveat)"]
-fn fenced_6_5741_explorer_misses_one_of_84_executions() {
-    explorer_equals_oracle(FENCED_6_5741, ModelKind::Ptx);
-}
-
-/// While [`fenced_6_5741_explorer_misses_one_of_84_executions`] is open: the explorer's verdict
-/// says it may miss executions, misses only executions, and [`check_exact`] gives the oracle's.
-#[test]
-fn fenced_6_5741_lost_revisit_is_named_and_exact_asks_the_oracle() {
-    let p = tcfuzz_litmus::parse(FENCED_6_5741).expect("parses");
-    let opts = Options { detect_duplicates: true, ..Options::default() };
-    let e = check(&p, ModelKind::Ptx, &opts).expect("explorer");
-    let o = check_oracle(&p, ModelKind::Ptx, &opts).expect("oracle");
-    assert_eq!((e.stats.complete, e.stats.duplicates, o.stats.complete), (83, Some(0), 84), "the gap changed\n{e}\n{o}");
-    assert_eq!(e.caveats.len(), 1, "{:?}", e.caveats);
-    assert!(e.caveats[0].contains("a load-buffering revisit it cannot take"), "{:?}", e.caveats);
-    for s in &e.states {
-        let theirs = o.states.iter().find(|t| t.values == s.values).expect("a state the oracle does not have");
-        assert!(s.executions <= theirs.executions, "{s:?}");
-    }
-    let exact = check_exact(&p, ModelKind::Ptx, &opts).expect("exact");
-    assert_eq!((exact.method, exact.stats.complete, &exact.states), (Method::Oracle, 84, &o.states));
+",
+        ModelKind::Ptx,
+    );
 }
 
 /// `selftest --programs 20000 --family all --seed 9000000` found seed 9016819 (family fenced):
