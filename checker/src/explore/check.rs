@@ -131,6 +131,7 @@ pub(super) fn explore_part<'p>(
         lost_revisit: std::cell::Cell::new(false),
         replays: Default::default(),
         stopped: Default::default(),
+        frontiers: Default::default(),
         assumes: p.has_assume(),
         compacted: Default::default(),
         bound: &bound,

@@ -147,6 +147,8 @@ pub(crate) struct Explorer<'a, 'c> {
     pub assumes: bool,
     /// [`Explorer::next`]'s list of the threads it found stopped, with their replays.
     pub stopped: std::cell::RefCell<Vec<(usize, Rc<Replay>)>>,
+    /// [`Explorer::next`]'s list of each thread's frontier (space kept from call to call).
+    pub frontiers: std::cell::RefCell<Vec<usize>>,
     /// Space for the graphs without holes that the model judges ([`Explorer::consistent`]).
     pub compacted: std::cell::RefCell<super::holes::Compacted>,
     /// The deadline and cancellation flag, polled once per graph visited.
@@ -246,10 +248,16 @@ impl Explorer<'_, '_> {
                 }
             }
         }
+        // Each thread's frontier (first hole, or end), found once: most graphs have no hole, and
+        // the passes below look for them.
+        let mut frontiers = self.frontiers.borrow_mut();
+        frontiers.clear();
+        frontiers.extend((0..g.threads.len()).map(|t| frontier(g, t)));
+        let holes = |t: usize| frontiers[t] < g.threads[t].len();
         // An rmw whose read is in the graph and whose write is not goes first. Only a thread whose
-        // event before its frontier (first hole, or end) is an atomic read can be in that state.
+        // event before its frontier is an atomic read can be in that state.
         for (t, evs) in g.threads.iter().enumerate() {
-            let f = frontier(g, t);
+            let f = frontiers[t];
             // (A `cas` read of another value than it expects has no write half.)
             let last = evs.get(f.wrapping_sub(1));
             if last.is_some_and(|e| e.label.is_read() && e.label.atomic && e.cas_expected.is_none_or(|v| v == e.value))
@@ -260,8 +268,8 @@ impl Explorer<'_, '_> {
             }
         }
         // Then the fences that fill holes, wherever they are (module docs).
-        for (t, evs) in g.threads.iter().enumerate() {
-            if let Some(i) = evs.iter().position(|e| e.stamp == HOLE && refilled_early(&e.label)) {
+        for (t, evs) in g.threads.iter().enumerate().filter(|&(t, _)| holes(t)) {
+            if let Some(i) = evs[frontiers[t]..].iter().position(|e| e.stamp == HOLE && refilled_early(&e.label)).map(|i| i + frontiers[t]) {
                 let e = &evs[i];
                 return Ok(Next::Add(
                     EventId::new(t, i),
@@ -271,8 +279,8 @@ impl Explorer<'_, '_> {
         }
         // Holes are filled before any thread goes past its last event: a kept event after a
         // hole may need the events before it (in the same thread) to be justified.
-        let order = (0..g.threads.len()).filter(|&t| frontier(g, t) < g.threads[t].len());
-        let order = order.chain((0..g.threads.len()).filter(|&t| frontier(g, t) == g.threads[t].len()));
+        let order = (0..g.threads.len()).filter(|&t| holes(t));
+        let order = order.chain((0..g.threads.len()).filter(|&t| !holes(t)));
         // (The stopped threads' replays: their registers are wanted only if no thread moves.
         // Space kept from call to call: most calls stop some threads before one moves.)
         let mut stopped = self.stopped.borrow_mut();
@@ -281,18 +289,18 @@ impl Explorer<'_, '_> {
         let mut deferred = None;
         let mut waiting = false;
         for t in order {
-            let f = frontier(g, t);
-            let holes = f < g.threads[t].len();
-            if holes && g.pending_source(EventId::new(t, f)).is_some_and(|w| g.is_hole(w)) {
+            let f = frontiers[t];
+            let at_hole = f < g.threads[t].len();
+            if at_hole && g.pending_source(EventId::new(t, f)).is_some_and(|w| g.is_hole(w)) {
                 // A pending read waits for its write to come back (`maximal`, "Pending reads").
                 continue;
             }
-            if holes && g.still_waiting(EventId::new(t, f)) {
+            if at_hole && g.still_waiting(EventId::new(t, f)) {
                 // A waiting read lets the other threads go on (module docs, "Waiting holes").
                 waiting = true;
                 continue;
             }
-            if !holes && g.waiting_at_barrier(t) {
+            if !at_hole && g.waiting_at_barrier(t) {
                 // Stuck unless the rest of its CTA arrives later; a hang if nobody can move.
                 blocked.push(t);
                 continue;
@@ -301,14 +309,14 @@ impl Explorer<'_, '_> {
             match &r.step {
                 Step::Event(ev) => {
                     debug_assert!(
-                        !holes || {
+                        !at_hole || {
                             let old = &g.threads[t][f].label;
                             (old.kind, old.loc, old.rmw_write) == (ev.label.kind, ev.label.loc, ev.label.rmw_write)
                                 || old.is_accumulator_slot_of(&ev.label)
                         },
                         "[tcfuzz internal bug] a hole refilled with another instruction"
                     );
-                    if !holes && self.assumes && self.fails_on_latest(g, t, f, ev)? {
+                    if !at_hole && self.assumes && self.fails_on_latest(g, t, f, ev)? {
                         deferred.get_or_insert((EventId::new(t, f), ev.clone()));
                         continue;
                     }
@@ -320,7 +328,7 @@ impl Explorer<'_, '_> {
                     blocked.push(t);
                 }
             }
-            debug_assert!(!holes, "[tcfuzz internal bug] a thread stops before its holes");
+            debug_assert!(!at_hole, "[tcfuzz internal bug] a thread stops before its holes");
         }
         if let Some((a, ev)) = deferred {
             return Ok(Next::Add(a, ev));

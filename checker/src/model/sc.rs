@@ -294,6 +294,7 @@ mod tests {
                 lost_revisit: std::cell::Cell::new(false),
                 replays: Default::default(),
                 stopped: Default::default(),
+                frontiers: Default::default(),
                 assumes: prog.has_assume(),
                 compacted: Default::default(),
                 bound: &crate::explore::bound::Bound::new(&crate::Options::default()),

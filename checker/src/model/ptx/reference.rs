@@ -502,6 +502,7 @@ mod tests {
                 lost_revisit: std::cell::Cell::new(false),
                 replays: Default::default(),
                 stopped: Default::default(),
+                frontiers: Default::default(),
                 assumes: p.has_assume(),
                 compacted: Default::default(),
                 bound: &crate::explore::bound::Bound::new(&crate::Options::default()),
