@@ -31,6 +31,9 @@ pub struct ExecutionGraph {
     /// thread: [`crate::program::sync::SyncPlan::dyn_barrier`]).
     pub barrier_dyn_members: Vec<u64>,
     next_stamp: u32,
+    /// How many events were put in the graph since the last revisit cut it (`explore::holes::cut`),
+    /// or since it was made: whether an event came first after a revisit.
+    added_since_cut: u32,
     /// Whether an event was ever put in a hole: until then every thread's events were added in
     /// program order (stamps rising along each thread).
     refilled: bool,
@@ -76,6 +79,7 @@ impl ExecutionGraph {
             barrier_members: Vec::new(),
             barrier_dyn_members: Vec::new(),
             next_stamp: 1,
+            added_since_cut: 0,
             refilled: false,
             pending: Vec::new(),
             waiting: Vec::new(),
@@ -207,6 +211,7 @@ impl ExecutionGraph {
         };
         let stamp = self.next_stamp;
         self.next_stamp += 1;
+        self.added_since_cut = self.added_since_cut.saturating_add(1);
         let event = Event { label: ev.label, value, rf, stamp, deps: ev.deps, cas_expected: ev.cas_expected, span: ev.span };
         let evs = &mut self.threads[id.thread as usize];
         if id.index as usize == evs.len() {
@@ -258,8 +263,19 @@ impl ExecutionGraph {
         let (_, w, stamp) = self.pending.swap_remove(at);
         let value = self.write_value(w);
         self.refilled = true;
+        self.added_since_cut = self.added_since_cut.saturating_add(1);
         self.threads[x.thread as usize][x.index as usize] =
             Event { label: ev.label, value, rf: Some(w), stamp, deps: ev.deps, cas_expected: ev.cas_expected, span: ev.span };
+    }
+
+    /// Records that a revisit cut the graph (`explore::holes::cut`).
+    pub fn mark_cut(&mut self) {
+        self.added_since_cut = 0;
+    }
+
+    /// How many events were put in the graph since a revisit last cut it.
+    pub fn added_since_cut(&self) -> u32 {
+        self.added_since_cut
     }
 
     /// Whether an event was ever put in a hole of this graph or of one it was made from: if not,

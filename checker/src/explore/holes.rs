@@ -202,6 +202,7 @@ pub(crate) fn cut(g: &mut ExecutionGraph, keep: &dyn Fn(EventId) -> bool) {
     g.pending.clear();
     // A waiting read is tried again in the revisited graph (`super::trust`, "Waiting holes").
     g.waiting.clear();
+    g.mark_cut();
     debug_assert!(
         g.event_ids().all(|e| g.event(e).rf.is_none_or(|w| w.is_init() || present(g, w))),
         "[tcfuzz internal bug] a cut leaves a dangling rf"

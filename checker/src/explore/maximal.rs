@@ -381,7 +381,7 @@ impl Explorer<'_, '_> {
             // its read (the write sits right after what the read reads from).
             let followed = (e.index as usize + 1..g.threads[e.thread as usize].len()).any(|i| placed(EventId::new(e.thread as usize, i)))
                 || label.rmw_write;
-            if !followed && holes_left(g, &placed).next().is_none() && !placed_before_revisit(g, a, &keep) {
+            if !followed && holes_left(g, &placed).next().is_none() && !placed_before_revisit(g, a, &keep, e) {
                 // Nothing constrains `e`: it could have taken the co-latest write.
                 return Ok(false);
             }
@@ -558,7 +558,7 @@ impl Explorer<'_, '_> {
         for pos in std::iter::once(at).chain(others) {
             let mut t2 = t.clone();
             t2.insert_co(half, pos);
-            if self.completable_placing(g, t2, holes.clone(), keep, (a, a_in_t))? {
+            if self.completable_placing(g, t2, holes.clone(), keep, (a, a_in_t), e)? {
                 return Ok(true);
             }
         }
@@ -637,7 +637,7 @@ impl Explorer<'_, '_> {
             let at = t.co_position(s).expect("[tcfuzz internal bug] write outside co");
             t.co[loc].insert(at, e);
         }
-        self.completable_placing(g, t, holes, keep, (a, a_in_t))
+        self.completable_placing(g, t, holes, keep, (a, a_in_t), e)
     }
 
     /// [`Self::completable`] for a completion `t` of `Previous(e)` (`keep`) made from `g`, with
@@ -652,8 +652,9 @@ impl Explorer<'_, '_> {
         holes: Vec<EventId>,
         keep: &dyn Fn(EventId) -> bool,
         (a, a_in_t): (EventId, EventId),
+        e: EventId,
     ) -> Result<bool, CheckError> {
-        if !placed_before_revisit(g, a, keep) || !t.is_hole(a_in_t) {
+        if !placed_before_revisit(g, a, keep, e) || !t.is_hole(a_in_t) {
             return self.completable(t, holes);
         }
         let old = g.event(a);
@@ -1116,7 +1117,13 @@ impl OpenAtRefill {
 /// Whether the revisiting write `a` is the write half of an rmw whose read is kept (`keep`) and
 /// was added before the events just before `a`, reading what it read then: a revisit deleted
 /// `a` while it kept the read (a later event of the thread needed the read, not the write), and
-/// `next` refilled `a` at once, an rmw's write half going first. Every graph from which `a`
+/// `next` refilled `a` at once, an rmw's write half going first — and the choice of `e` under
+/// test was made before that revisit. (The events added since, `a` last, hold the latest stamps:
+/// [`ExecutionGraph::added_since_cut`]. Where the revisit also left holes before the read in
+/// its thread, `next` refills those first, with `a` out of `co`, and a graph in which one of
+/// them takes another choice is reached like any other: `selftest --family proxy` seed 109972,
+/// whose refilled `st x` took two places in `co` from which the refilled `add` write revisited
+/// alike, 47,720 executions, 42,480 of them duplicates.) Every graph from which `a`
 /// revisits is then, but for `a`, the graph that revisit left, whose kept events were all in a
 /// graph with `a` in place, right after what its read reads (Atomicity, PTX ISA §8.10.3; Tile IR
 /// spec §7.10): a completion without `a` in `co` can be one no such graph is. Not where that
@@ -1130,11 +1137,13 @@ impl OpenAtRefill {
 /// together, or `a` added fresh), graphs in which `a` has no place are reached like any other
 /// (the revisits come before `VisitCOs`), and `a` is left out (placing it there too made 24 of
 /// the 240 executions of `selftest` tileir seed 400074 duplicates).
-fn placed_before_revisit(g: &ExecutionGraph, a: EventId, keep: &dyn Fn(EventId) -> bool) -> bool {
+fn placed_before_revisit(g: &ExecutionGraph, a: EventId, keep: &dyn Fn(EventId) -> bool, e: EventId) -> bool {
     let Some(index) = a.index.checked_sub(1) else { return false };
     let read = EventId { thread: a.thread, index };
     let revisited = g.event(read).rf.is_some_and(|w| g.stamp(w) > g.stamp(read));
-    g.label(a).rmw_write && keep(read) && g.stamp(a) > g.stamp(read) + 1 && !revisited
+    // The events added since the revisit that left `a` a hole, `a` last, have the latest stamps.
+    let chosen_before_that_revisit = g.stamp(e) + g.added_since_cut() <= g.stamp(a);
+    g.label(a).rmw_write && keep(read) && g.stamp(a) > g.stamp(read) + 1 && !revisited && chosen_before_that_revisit
 }
 
 /// Where event `x` sits after [`fix_cas_layout`] moved the later events of `r`'s thread by
