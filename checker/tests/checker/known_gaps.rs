@@ -460,10 +460,10 @@ exists (true)
 /// `add` read (the `sust` after the branch needs it); `next` refilled the `st x` first, in two
 /// places in `co`, and from both graphs the refilled `add` write revisited P0's `add` read
 /// alike. The maximality test took the `add` write as in place in every graph the revisit could
-/// start from (`placed_before_revisit` in `explore/maximal.rs`), which holds only where it was
-/// refilled first after that revisit; with it in place, the other place of the `st x` could
-/// not be completed, and both graphs qualified. Fixed: that rule asks that the write half be
-/// the first event added since the revisit. No duplicates now; 2,340 of the oracle's 2,400
+/// start from (`placed_before_revisit` in `explore/maximal.rs`), but the `st x` chose its place
+/// after the revisit that deleted it, with the write still a hole; with it in place, the other
+/// place of the `st x` could not be completed, and both graphs qualified. Fixed: the write half counts as in place only
+/// for the choices made before that revisit. No duplicates now; 2,340 of the oracle's 2,400
 /// executions, the rest within the rmw-hole caveat the verdict carries.
 #[test]
 fn proxy_109972_refilled_store_before_an_rmw_write_half_is_explored_once() {
