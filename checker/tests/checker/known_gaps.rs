@@ -4,9 +4,10 @@
 //! minimized. Each test asserts what must hold (explorer = oracle, no duplicates). A gap still
 //! open is pinned with `#[ignore]` and the figures it shows (`cargo test -p tcfuzz-checker --test
 //! tests known_gaps -- --ignored` runs those); a fix removes the `#[ignore]` and says in the
-//! test's comment what was wrong, and the test stays as a regression test. One is open: found
-//! by `selftest --programs 25000 --family ptx --seed 60000000` (a `cas` comparing with a
-//! register), whose duplicates are fixed and a spurious lost-revisit caveat remains.
+//! test's comment what was wrong, and the test stays as a regression test. Four are open: one
+//! found by `selftest --programs 25000 --family ptx --seed 60000000` (a `cas` comparing with a
+//! register), whose duplicates are fixed and a spurious lost-revisit caveat remains; and three
+//! found by `selftest --programs 100000 --family all --seed 12000000` (the end of this file).
 
 use tcfuzz_checker::{Method, ModelKind, Options, check, check_exact, check_oracle};
 
@@ -496,4 +497,89 @@ exists (true)
         let theirs = o.states.iter().find(|t| t.values == s.values).expect("a state the oracle does not have");
         assert!(s.executions <= theirs.executions, "{s:?}");
     }
+}
+
+// Found by `tcfuzz selftest --programs 100000 --family all --seed 12000000` (95,051 agree, 3
+// disagree, 4,946 skipped), each there at `d92195a` too, before this stop's fixes; minimized by
+// `tcfuzz minimize --kind explorer-vs-oracle`. Open, not diagnosed but where said.
+
+/// Seed 12061385 (family tileir): one tile block, four operations on one location, no tokens.
+/// Explorer 20 complete executions, oracle 28, **no caveat**: the 8 missed have the first
+/// `exch` read the last store (`st.weak f, a2`, program order orders nothing in a tile block,
+/// Tile IR spec §7.12.1) and the second `exch` read the initial value. That store depends on
+/// the second `exch`'s read only, but every graph in which the first `exch` reads an earlier
+/// write has both `exch`es read the initial value, which Atomicity rules out — so no graph
+/// exists for the store to revisit from: the class of the `cas` load-buffering caveat
+/// (`explore/mod.rs`, "Not explored"), here with an `exch`, which that caveat does not name.
+#[test]
+#[ignore = "open: the explorer misses 8 of 28 executions with no caveat"]
+fn tileir_12061385_exch_reading_a_later_store_of_its_tile_block() {
+    explorer_equals_oracle(
+        r"TileIR random-tile-12061385
+{
+  f = [0];
+}
+P0@tlb 1, dev 0 {
+  a1 = atom.relaxed.tile_block.exch f, [2];
+  a2 = atom.relaxed.tile_block.exch f, a1;
+  st.weak f, a1;
+  st.weak f, a2;
+}
+exists (true)
+",
+        ModelKind::TileIr,
+    );
+}
+
+/// Seed 12036889 (family proxy): explorer 40 complete executions, 6 of them duplicates, no
+/// caveat; oracle 34.
+#[test]
+#[ignore = "open: the explorer explores 6 of 40 executions twice"]
+fn proxy_12036889_explorer_explores_executions_twice() {
+    explorer_equals_oracle(
+        r"PTX random-proxy-12036889
+{
+  y = 0;
+  z = 0;
+  y_sur @ surface aliases y;
+}
+ P1@cta 0,gpu 0                   | P2@cta 0,gpu 0 | P3@cta 0,gpu 0                 ;
+ atom.relaxed.cta.cas r1, z, 0, 1 | st y, 1        | ld r0, y                       ;
+                                  | ld r0, z       | atom.relaxed.cta.add r1, z, r0 ;
+                                  |                | sust.weak y_sur, r1            ;
+exists (true)
+",
+        ModelKind::Ptx,
+    );
+}
+
+/// Seed 12098744 (family tileir): explorer 57 complete executions, 3 of them duplicates; oracle
+/// 54. The verdict carries the lost-revisit caveat, which covers missed executions, not
+/// duplicates.
+#[test]
+#[ignore = "open: the explorer explores 3 of 57 executions twice"]
+fn tileir_12098744_explorer_explores_executions_twice() {
+    let p = tcfuzz_litmus::parse(
+        r"TileIR random-tile-12098744
+{
+  f = [0];
+}
+P0@tlb 0, dev 0 {
+  r2, <t2> = ld.relaxed.device f;
+  a3 = atom.relaxed.device.add f, [1], <t2>;
+}
+P1@tlb 1, dev 0 {
+  r1 = ld.weak f;
+  a2 = atom.relaxed.device.exch f, r1;
+  st.weak f, a2;
+}
+exists (true)
+",
+    )
+    .expect("parses");
+    let opts = Options { detect_duplicates: true, ..Options::default() };
+    let e = check(&p, ModelKind::TileIr, &opts).expect("explorer");
+    let o = check_oracle(&p, ModelKind::TileIr, &opts).expect("oracle");
+    assert_eq!(e.stats.duplicates, Some(0), "explorer duplicates\n{e}");
+    assert_eq!((e.stats.complete, &e.states), (o.stats.complete, &o.states), "explorer:\n{e}\noracle:\n{o}");
 }
