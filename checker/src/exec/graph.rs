@@ -243,9 +243,7 @@ impl ExecutionGraph {
 
     /// Whether `x` is a waiting read hole that no write added since could fill yet.
     pub fn still_waiting(&self, x: EventId) -> bool {
-        self.waiting.iter().any(|&(h, since)| {
-            h == x && !self.co[self.label(x).loc as usize].iter().any(|&w| self.stamp(w) >= since)
-        })
+        self.waiting.iter().any(|&(h, since)| h == x && !self.co[self.label(x).loc as usize].iter().any(|&w| self.stamp(w) >= since))
     }
 
     /// Where `x` is a pending read: the write it waits for.

@@ -269,7 +269,8 @@ impl Explorer<'_, '_> {
         }
         // Then the fences that fill holes, wherever they are (module docs).
         for (t, evs) in g.threads.iter().enumerate().filter(|&(t, _)| holes(t)) {
-            if let Some(i) = evs[frontiers[t]..].iter().position(|e| e.stamp == HOLE && refilled_early(&e.label)).map(|i| i + frontiers[t]) {
+            if let Some(i) = evs[frontiers[t]..].iter().position(|e| e.stamp == HOLE && refilled_early(&e.label)).map(|i| i + frontiers[t])
+            {
                 let e = &evs[i];
                 return Ok(Next::Add(
                     EventId::new(t, i),
@@ -616,9 +617,11 @@ impl Explorer<'_, '_> {
     /// could go on and give it a source (its own thread does not go on before it is filled).
     fn may_be_written_later(&self, g: &ExecutionGraph, h: EventId) -> bool {
         let loc = g.label(h).loc;
-        self.prog.threads.iter().enumerate().any(|(u, code)| {
-            u != h.thread as usize && code.code.iter().any(|l| accesses(&l.op).writes.iter().any(|w| w.loc == loc))
-        })
+        self.prog
+            .threads
+            .iter()
+            .enumerate()
+            .any(|(u, code)| u != h.thread as usize && code.code.iter().any(|l| accesses(&l.op).writes.iter().any(|w| w.loc == loc)))
     }
 
     /// Whether the model finds `g` (without its holes) consistent.
