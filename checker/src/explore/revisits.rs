@@ -215,7 +215,7 @@ fn rmw_hole_possible(prog: &CompiledProgram) -> bool {
                 let (needs, every_later) = needs_result(t, i);
                 t.code.iter().enumerate().any(|(j, m)| {
                     let later = j > i || (looping && !every_later);
-                    later && !needs[j] && communicates(reads(), ti, &m.op)
+                    later && !needs[j] && communicates(reads(), ti, &m.op, prog.tile.is_some())
                 })
             };
             followed && source_elsewhere && kept_later
@@ -281,11 +281,15 @@ fn locations_read(prog: &CompiledProgram) -> Vec<Vec<u32>> {
 
 /// Whether an event of `op`, an instruction of thread `t`, can be in the dependency prefix of
 /// another thread's event ([`super::holes::dep_prefix`]): it arrives at a barrier, or writes a
-/// location an instruction of another thread reads (`reads`: [`locations_read`]).
-fn communicates(reads: &[Vec<u32>], t: usize, op: &Op) -> bool {
+/// location an instruction of another thread reads (`reads`: [`locations_read`]) — or, in a
+/// Tile IR program (`tile`), of its own thread, whose program order orders nothing (Tile IR
+/// spec §7.12.1): a read may see a later write of its tile block. (Without it, `exch f, 2; exch
+/// f, a1; st.weak f, a2` in one tile block had no caveat where the explorer found 3 of its 5
+/// executions: `known_gaps::tileir_12061385_…`.)
+fn communicates(reads: &[Vec<u32>], t: usize, op: &Op, tile: bool) -> bool {
     let mine = accesses(op);
     !mine.barriers.is_empty()
-        || mine.writes.iter().any(|w| reads.iter().enumerate().any(|(u, locs)| u != t && locs.binary_search(&w.loc).is_ok()))
+        || mine.writes.iter().any(|w| reads.iter().enumerate().any(|(u, locs)| (tile || u != t) && locs.binary_search(&w.loc).is_ok()))
 }
 
 /// Whether some thread of `prog` may arrive at a barrier after a branch (whose condition may
