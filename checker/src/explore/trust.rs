@@ -57,13 +57,9 @@
 //! meanwhile, so the sources it had stay inconsistent, the model being monotone; a revisit
 //! clears the wait, and the read is tried afresh in the revisited graph.) This is the order of
 //! addition the maximality test already assumes where it completes a graph
-//! ([`super::maximal`], `completable`: threads go on past their last event where the holes cannot
-//! be filled otherwise); without it, a revisit the test accepts can lead to a graph the
-//! explorer abandons. A read waits only where that test finds the graph completable (within its
-//! bound of events added past the threads' ends; past it the graph is dropped, as before): a waiting
-//! graph that cannot be completed still makes revisits as threads go on, and the maximality test,
-//! which found no completion, had let another graph make them too (`selftest --family proxy`
-//! seeds 100934 and 108263: 4 of 104 and 6 of 171 executions explored twice). `selftest --family fenced` seed 9016819, minimized: `ld y; fence.acq_rel;
+//! ([`super::maximal`], `completable`: threads go on past their last event where the holes
+//! cannot be filled otherwise); without it, a revisit the test accepts can lead to a graph the
+//! explorer abandons. `selftest --family fenced` seed 9016819, minimized: `ld y; fence.acq_rel;
 //! ld x; fence.acq_rel; st y | ld x; st.release y; st x | ld y; st.release x` (every access
 //! `.cta` or weak). In the missed execution P0's `ld x` reads P1's `st x`. P0's `st y` revisits
 //! P2's `ld y` and leaves P0's `ld x` a hole, and P1's `st x` — deleted when P2's `st.release x`
@@ -72,6 +68,12 @@
 //! first `ld y`, which the `fence.acq_rel` after it makes an acquire), so it cannot read the
 //! initial `x`, and reading that store would put P2's `ld y` before the `st y` it reads. 68 of
 //! the oracle's 69 executions, with no caveat, before.
+//!
+//! A read waits only where that test finds the graph completable (within its bound of events
+//! added past the threads' ends; past it the graph is dropped, as before). A waiting graph that
+//! cannot be completed still makes revisits as threads go on, and the maximality test, which
+//! found no completion, lets another graph make them too (`selftest --family proxy` seeds
+//! 100934 and 108263: 4 of 104 and 6 of 171 executions explored twice).
 //!
 //! *Fences first.* A fence that fills a hole is the same event whenever it comes back: the
 //! kept events after it fix its thread's control flow up to them, and a fence reads and writes
@@ -269,8 +271,8 @@ impl Explorer<'_, '_> {
         }
         // Then the fences that fill holes, wherever they are (module docs).
         for (t, evs) in g.threads.iter().enumerate().filter(|&(t, _)| holes(t)) {
-            if let Some(i) = evs[frontiers[t]..].iter().position(|e| e.stamp == HOLE && refilled_early(&e.label)).map(|i| i + frontiers[t])
-            {
+            // (No hole comes before the frontier.)
+            if let Some(i) = (frontiers[t]..evs.len()).find(|&i| evs[i].stamp == HOLE && refilled_early(&evs[i].label)) {
                 let e = &evs[i];
                 return Ok(Next::Add(
                     EventId::new(t, i),
