@@ -201,6 +201,17 @@
 //! program explored 24 executions twice; with it, the explorer equals the oracle there (148, where
 //! the explorer found 120 before) and on both shapes of
 //! `ptx::rmw_write_held_back_by_its_operand_is_read_by_a_pending_read`.
+//! Standing right after `w` presumes that the revisit of `x` by `w` kept, of the events added
+//! between the two, only what `w` needed then — as that revisit did. Where the revisit of `r`
+//! takes such an event out of `w`'s dependency prefix (as where `w` depends on `r` and `r`'s old
+//! source came between `x` and `w`), `x` with its old stamp no longer stands where a revisit by the
+//! refilled `w` would put it: the graph in which that event was added after `w` (deleted by
+//! `w`'s revisit of `x`, then added again) turns into the same one, so this one does not qualify
+//! ([`Explorer::pending_prefix_shrinks`]). (`selftest --family all` seed 12036889, family
+//! proxy: `cas z | st y, 1; ld z | ld y; atom.add z, r0; sust y, r1`. The `sust` revisits P3's
+//! `ld y` both from the graph where it read P2's `st y, 1`, kept by the `add` write's revisit of
+//! the `cas` because the add's operand came from it, and from the one where it read the initial
+//! `y` and P2's store came after the `add` write: 6 of 40 executions explored twice.)
 //!
 //! *Dead ends.* A revisit can delete a later write `w` of the revisiting write `a`'s own thread
 //! that `r` reads, leaving a hole: `w` comes back after `a`, which program order puts before
@@ -218,7 +229,7 @@
 //! 3). Where a revisit still finds no qualifying graph (a forced source it does not accept), the
 //! explorer records it ([`Explorer::lost_revisit`]) and the verdict says it may miss executions.
 
-use super::holes::{cut, dep_prefix, fix_cas_layout, instruction_predecessor};
+use super::holes::{cut, dep_prefix, fix_cas_layout, instruction_predecessor, present};
 use super::trust::Explorer;
 use super::trust::refilled_early;
 use crate::error::CheckError;
@@ -302,6 +313,11 @@ impl Explorer<'_, '_> {
             {
                 self.lost_revisit.set(true);
             }
+            return Ok(false);
+        }
+        // A pending read stands right after its source only where the revisit leaves that
+        // source's dependency prefix what it was (module docs, "Pending reads").
+        if pending.iter().any(|&(x, w)| self.pending_prefix_shrinks(g, idx, (a, r), (x, w))) {
             return Ok(false);
         }
         // The holes a graph reached through a revisit of `a`'s read may hold open (module docs,
@@ -407,6 +423,22 @@ impl Explorer<'_, '_> {
             }
         }
         Ok(!forced || !self.completable_with_previous_source(g, idx, (a, r), prefix, pending)?)
+    }
+
+    /// Whether the revisit of `r` by `a` takes out of the dependency prefix of pending read `x`'s
+    /// source `w` an event added between `x` and `w` (module docs, "Pending reads"): the revisit
+    /// of `x` by `w` kept it for `w`'s sake, and `w` refilled no longer needs it.
+    fn pending_prefix_shrinks(&self, g: &ExecutionGraph, idx: &NodeIndex, (a, r): (EventId, EventId), (x, w): (EventId, EventId)) -> bool {
+        let (from, to) = (g.stamp(x), g.stamp(r).min(g.stamp(w)));
+        let between: Vec<EventId> = present(g).filter(|&e| (from + 1..to).contains(&g.stamp(e))).collect();
+        if between.is_empty() {
+            return false;
+        }
+        let before = dep_prefix(g, idx, self.prog, w);
+        let mut revisited = g.clone();
+        revisited.set_rf(r, a);
+        let after = dep_prefix(&revisited, idx, self.prog, w);
+        between.iter().any(|&e| before.contains(idx.node(e)) && !after.contains(idx.node(e)))
     }
 
     /// The part of [`Explorer::maximally_added`] about `r` alone, under TruSt's revisits (no
