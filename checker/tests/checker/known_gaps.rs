@@ -4,10 +4,11 @@
 //! minimized. Each test asserts what must hold (explorer = oracle, no duplicates). A gap still
 //! open is pinned with `#[ignore]` and the figures it shows (`cargo test -p tcfuzz-checker --test
 //! tests known_gaps -- --ignored` runs those); a fix removes the `#[ignore]` and says in the
-//! test's comment what was wrong, and the test stays as a regression test. Four are open: one
+//! test's comment what was wrong, and the test stays as a regression test. Two are open: one
 //! found by `selftest --programs 25000 --family ptx --seed 60000000` (a `cas` comparing with a
-//! register), whose duplicates are fixed and a spurious lost-revisit caveat remains; and three
-//! found by `selftest --programs 100000 --family all --seed 12000000` (the end of this file).
+//! register), whose duplicates are fixed and a spurious lost-revisit caveat remains; and one of
+//! the three found by `selftest --programs 100000 --family all --seed 12000000` (the end of this
+//! file), a missed execution a caveat names.
 
 use tcfuzz_checker::{Method, ModelKind, Options, check, check_exact, check_oracle};
 
@@ -501,7 +502,8 @@ exists (true)
 
 // Found by `tcfuzz selftest --programs 100000 --family all --seed 12000000` (95,051 agree, 3
 // disagree, 4,946 skipped), each there at `d92195a` too, before this stop's fixes; minimized by
-// `tcfuzz minimize --kind explorer-vs-oracle`. Open, not diagnosed but where said.
+// `tcfuzz minimize --kind explorer-vs-oracle`. Two fixed since (12036889, 12098744: 95,053 agree,
+// 1 disagrees); 12061385 open.
 
 /// Seed 12061385 (family tileir): one tile block, four operations on one location, no tokens.
 /// Explorer 20 complete executions, oracle 28, with no caveat when found (now the rmw-hole
@@ -574,11 +576,9 @@ exists (true)
 
 /// Seed 12098744 (family tileir): explorer 57 complete executions, 3 of them duplicates; oracle
 /// 54. The verdict carries the lost-revisit caveat, which covers missed executions, not
-/// duplicates. Smaller, with no caveat: `exch f, 2` in one tile block against `ld.weak f; exch
-/// f, r; st.weak f, a2` in another, 24 executions, 3 of them duplicates (oracle 21): an `exch`
-/// whose written value comes from another read, as in seed 12061385 above.
+/// duplicates. Smaller, with no caveat: [`tileir_12098744_shrunk_explorer_explores_executions_twice`].
+/// Fixed with it.
 #[test]
-#[ignore = "open: the explorer explores 3 of 57 executions twice"]
 fn tileir_12098744_explorer_explores_executions_twice() {
     let p = tcfuzz_litmus::parse(
         r"TileIR random-tile-12098744
@@ -603,4 +603,32 @@ exists (true)
     let o = check_oracle(&p, ModelKind::TileIr, &opts).expect("oracle");
     assert_eq!(e.stats.duplicates, Some(0), "explorer duplicates\n{e}");
     assert_eq!((e.stats.complete, &e.states), (o.stats.complete, &o.states), "explorer:\n{e}\noracle:\n{o}");
+}
+
+/// Seed 12098744 shrunk: `exch f, 2` in one tile block against `ld.weak f; exch f, r1; st.weak
+/// f, a2` in another, 24 executions, 3 of them duplicates (oracle 21), no caveat. The store
+/// revisited P1's `ld.weak` with P0's `exch` pending on P1's `exch` write, and it also revisited
+/// P0's `exch` itself (that write its forced source), after which the refilled write revisited
+/// it again: both graphs came to the same executions. Fixed: a pending read of the revisiting
+/// write's location whose source is a hole before that write does not qualify
+/// (`explore/maximal.rs`, "Pending reads").
+#[test]
+fn tileir_12098744_shrunk_explorer_explores_executions_twice() {
+    explorer_equals_oracle(
+        r"TileIR random-tile-12098744-shrunk
+{
+  f = [0];
+}
+P0@tlb 0, dev 0 {
+  a3 = atom.relaxed.device.exch f, [2];
+}
+P1@tlb 1, dev 0 {
+  r1 = ld.weak f;
+  a2 = atom.relaxed.device.exch f, r1;
+  st.weak f, a2;
+}
+exists (true)
+",
+        ModelKind::TileIr,
+    );
 }
