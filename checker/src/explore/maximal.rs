@@ -151,7 +151,13 @@
 //! causality — found no graph with the `cas` reading the store, and took both: 3 of 100
 //! executions explored twice. Leaving every hole open for any rmw half lost executions where no
 //! such graph exists, as in `selftest --family proxy` seeds 102193, 105966 and 107246, where the
-//! hole comes before `ra` in the order `next` adds events.)
+//! hole comes before `ra` in the order `next` adds events.) And only where that revisit kept `e`
+//! itself (added before `ra`, or in `w`'s prefix): else `e` is a hole there too, and holds no
+//! choice. (`selftest --family tileir` seed 13013132, shrunk: `st f | ld.weak f; add f | ld f;
+//! st.weak f; add f`, the last three token-ordered in one tile block. The refilled write of P1's
+//! `add` could not revisit P1's `ld.weak` from the one graph that qualifies: P2's first `ld`
+//! "could have read" P0's store with P2's `st.weak` left open — a graph in which the `ld`, in a
+//! later thread than P1's `add`, would itself be a hole; 169 of 170 executions, no caveat.)
 //!
 //! *Reads of rmws.* The same holds for every read `e` of an rmw the test looks at (a deleted
 //! one, or `r`): a graph in which `e` reads `s` holds its write half too (rmws are added whole),
@@ -1129,19 +1135,24 @@ impl OpenAtRefill {
         Some(OpenAtRefill { read, source_prefix })
     }
 
-    /// Whether hole `h` may be open in a graph reached that way in which `e` takes `s`: `h` was
-    /// added after `read` — later in `read`'s thread; in a later thread, which `next` comes to
-    /// after `read`'s; or after `e` in `e`'s thread where `s` revisited `e` (added after it) and
-    /// left `read` a hole, which `next` refills before the events after `e` come back fresh —
-    /// and the revisit by `source` left it a hole (a later event of its thread in its prefix).
+    /// Whether hole `h` may be open in a graph reached that way in which `e` takes `s`: the
+    /// revisit by `source` kept `e`; `h` was added after `read` — later in `read`'s thread; in a
+    /// later thread, which `next` comes to after `read`'s; or after `e` in `e`'s thread where `s`
+    /// revisited `e` (added after it) and left `read` a hole, which `next` refills before the
+    /// events after `e` come back fresh — and that revisit left it a hole (a later event of its
+    /// thread in `source`'s prefix).
     fn may_stay_open(&self, g: &ExecutionGraph, idx: &NodeIndex, prog: &CompiledProgram, h: EventId, (e, s): (EventId, EventId)) -> bool {
         let later_in = |set: &BitSet, x: EventId| {
             (x.index as usize + 1..g.threads[x.thread as usize].len()).any(|i| set.contains(idx.node(EventId::new(x.thread as usize, i))))
         };
-        if !later_in(&self.source_prefix, h) {
+        let read = self.read;
+        // (`e` holds a choice there only where that revisit kept it: added before `read`, which
+        // `next` comes to in thread order, or in `source`'s prefix. Else it is a hole itself.)
+        let kept_then =
+            e.thread < read.thread || (e.thread == read.thread && e.index < read.index) || self.source_prefix.contains(idx.node(e));
+        if !kept_then || !later_in(&self.source_prefix, h) {
             return false;
         }
-        let read = self.read;
         if h.thread == read.thread {
             return h.index > read.index;
         }
