@@ -666,3 +666,30 @@ exists (true)
         ModelKind::TileIr,
     );
 }
+
+/// `selftest --programs 100000 --family all --seed 14000000` found seed 14082270 (family proxy):
+/// explorer 42 complete executions, oracle 63, **no caveat**; there at `d92195a` too. Shrunk by
+/// `tcfuzz minimize --kind explorer-vs-oracle` (14 → 6 instructions): 9 of 18. P1's `exch` was
+/// kept with every later event of its thread (`program::ordering_rmws`): the static test that
+/// no cycle of needs goes on from it missed that the `exch` reads P1's own `st y`, which writes
+/// what the constant-proxy load read, which may read P1's last store. Fixed: a read needs the
+/// earlier writes of its location in its thread there.
+#[test]
+fn proxy_14082270_an_rmw_on_a_cycle_within_its_thread_is_not_kept_with_it() {
+    explorer_equals_oracle(
+        r"PTX random-proxy-14082270-shrunk
+{
+  x = 0;
+  y = 0;
+  x_con @ constant aliases x;
+}
+ P0@cta 1,gpu 0 | P1@cta 1,gpu 0                 ;
+ ld r0, y       | cold.weak r0, x_con            ;
+ ld r2, y       | st y, r0                       ;
+                | atom.relaxed.cta.exch r2, y, 0 ;
+                | st x, 1                        ;
+exists (true)
+",
+        ModelKind::Ptx,
+    );
+}
