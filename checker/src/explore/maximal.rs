@@ -220,10 +220,10 @@
 //! Standing right after `w` presumes that the revisit of `x` by `w` kept, of the events added
 //! between the two, only what `w` needed then — as that revisit did. Where the revisit of `r`
 //! takes such an event out of `w`'s dependency prefix (as where `w` depends on `r` and `r`'s old
-//! source came between `x` and `w`), `x` with its old stamp no longer stands where a revisit by the
-//! refilled `w` would put it: the graph in which that event was added after `w` (deleted by
-//! `w`'s revisit of `x`, then added again) turns into the same one, so this one does not qualify
-//! ([`Explorer::pending_prefix_shrinks`]). (`selftest --family all` seed 12036889, family
+//! source came between `x` and `w`), `x` with its old stamp no longer stands where a revisit by
+//! the refilled `w` would put it: the graph in which that event was added after `w` (deleted by
+//! `w`'s revisit of `x`, then added again) turns into the same one, so this one does not
+//! qualify ([`Explorer::pending_prefix_shrinks`]). (`selftest --family all` seed 12036889, family
 //! proxy: `cas z | st y, 1; ld z | ld y; atom.add z, r0; sust y, r1`. The `sust` revisits P3's
 //! `ld y` both from the graph where it read P2's `st y, 1`, kept by the `add` write's revisit of
 //! the `cas` because the add's operand came from it, and from the one where it read the initial

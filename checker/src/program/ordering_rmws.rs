@@ -320,8 +320,9 @@ exists (true)
     /// A cycle of needs within one thread: P1's `cold` (a load of `x` through the constant
     /// proxy) may read P1's later `st x` (another proxy: not morally strong, §8.7), its `st y`
     /// writes the value read, and its `exch` of `y` reads that store, of its own thread. Keeping
-    /// `st x` with the `exch` could close the cycle: not marked. (It was, the store's `rf` not counted as a need, and 9 of 18
-    /// executions were missed with no caveat: `selftest --family all` seed 14082270, shrunk.)
+    /// `st x` with the `exch` could close the cycle: not marked. (It was, the store's `rf` not
+    /// counted as a need, and 9 of 18 executions were missed with no caveat: `selftest --family
+    /// all` seed 14082270, shrunk.)
     #[test]
     fn an_rmw_reading_a_store_of_its_own_thread_on_a_cycle_is_not_marked() {
         let own = "PTX own-thread-cycle
