@@ -100,3 +100,21 @@ fn generated_programs_assemble() {
         assert!(assembled >= PER_FAMILY as usize / 2, "{}: only {assembled} of {PER_FAMILY} emitted", family.name());
     }
 }
+
+/// Program 892 of `tcfuzz fuzz --seed 5` (shrunk): TMEM regions declared, no `tcgen05`
+/// instruction. The prologue allocates the regions with `tcgen05.alloc`, so the kernel is an
+/// sm_100a one; emitted for sm_90a, ptxas rejected it on an H200 worker.
+#[test]
+fn declared_tensor_memory_makes_an_sm_100a_kernel() {
+    let program = tcfuzz_litmus::parse(
+        "PTX t\n{ d0 @ tmem cta 0 gpu 0 lanes 0-31 cols 0-31 = 1; s @ shared cta 0 gpu 0 = 4; }\n P0@warp 0,cta 0,gpu 0 ;\n st.shared::cta.b32 [s], 12 ;\nexists (true)\n",
+    )
+    .expect("the program parses");
+    assert_eq!(Target::for_program(&program), Target::Sm100a);
+    let kernel = emit_ptx(&program, Target::Sm100a).expect("emitted");
+    assert!(kernel.ptx.contains("tcgen05.alloc"), "{}", kernel.ptx);
+    let Some(tc) = toolchain() else { return };
+    if let Err(e) = tc.assemble(&kernel.ptx, "sm_100a") {
+        panic!("{e}\n{}", kernel.ptx);
+    }
+}

@@ -81,6 +81,29 @@ fn cluster_barriers_and_cluster_shared_memory() {
     has(&ptx, "barrier.cluster.wait.acquire.aligned;");
 }
 
+/// Program 483 of `tcfuzz fuzz --seed 9` hung on an H200: P0 arrives at the cluster barrier and
+/// ends without waiting, then arrived again at the harness's final cluster barrier (undefined
+/// before a wait). A thread that may end with an arrive pending waits for it first.
+#[test]
+fn a_thread_ending_after_a_cluster_arrive_waits_before_the_final_cluster_barrier() {
+    let ptx = kernel(
+        "PTX t
+{ x = 0; y = 0; }
+ P0@cta 0,cluster 0,gpu 0 | P1@cta 0,cluster 0,gpu 0 ;
+ ld.weak r0, x | ld.acquire.cta r0, x ;
+ st.weak y, 1 | barrier.cluster.arrive.relaxed ;
+ barrier.cluster.arrive.relaxed | barrier.cluster.wait.acquire ;
+exists (true)
+",
+    );
+    let arrive = ptx
+        .find("    barrier.cluster.arrive.relaxed;\n    setp.eq.u32 %cpend, %xlane, %xlane;\n$T0_END:\n    @%cpend barrier.cluster.wait;");
+    assert!(arrive.is_some(), "P0 does not wait out its pending arrive:\n{ptx}");
+    // P1's wait clears the flag, so its end waits for nothing more.
+    has(&ptx, "barrier.cluster.wait.acquire;");
+    assert!(ptx.contains("    barrier.cluster.wait.acquire;\n    setp.ne.u32 %cpend, %xlane, %xlane;\n"), "{ptx}");
+}
+
 #[test]
 fn mbarriers_and_bulk_copies() {
     let ptx = kernel(
@@ -92,7 +115,11 @@ fn mbarriers_and_bulk_copies() {
     has(&ptx, "@%lane0 mbarrier.arrive.expect_tx.release.cta.shared::cta.b64 %d0, [sh1], 64;");
     has(&ptx, "@%lane0 cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [sh0], [%g0], 64, [sh1];");
     has(&ptx, "@%lane0 mbarrier.try_wait.parity.acquire.cta.shared::cta.b64 %p0, [sh1], 0;");
-    has(&ptx, "nanosleep.u32 20000;");
+    // The final state waits 200 µs of the global timer for copies nobody awaits, then orders the
+    // dump's loads after the copies' async-proxy writes.
+    has(&ptx, "mov.u64 %d3, %globaltimer;");
+    has(&ptx, "setp.lt.u64 %p1, %d4, 200000;");
+    has(&ptx, "fence.proxy.async.shared::cta;");
 }
 
 #[test]

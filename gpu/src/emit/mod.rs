@@ -61,7 +61,10 @@ impl Target {
             .iter()
             .flat_map(|t| &t.body)
             .any(|s| matches!(s.kind, tcfuzz_litmus::StmtKind::Instr(tcfuzz_litmus::Instr::Tcgen05(_))));
-        if tc { Target::Sm100a } else { Target::Sm90a }
+        // A declared TMEM region is allocated by the kernel's prologue (`tcgen05.alloc`) even
+        // where no instruction of the program touches it.
+        let tmem = p.locations.iter().any(|l| matches!(l.kind, tcfuzz_litmus::LocationKind::Tmem { .. }));
+        if tc || tmem { Target::Sm100a } else { Target::Sm90a }
     }
 }
 
@@ -312,6 +315,8 @@ impl<'a> KernelWriter<'a> {
         let n_globals = self.plan.globals.len().max(1);
         self.line(".reg .pred %p<8>;");
         self.line(".reg .pred %lane0;");
+        // Whether the thread has a cluster-barrier arrive with no wait after it yet.
+        self.line(".reg .pred %cpend;");
         self.line(".reg .b32 %w<8>;");
         self.line(".reg .b64 %d<8>;");
         self.line(format!(".reg .b64 %v<{n_regs}>;"));
@@ -492,8 +497,21 @@ impl<'a> KernelWriter<'a> {
         }
         self.line(format!("mov.u32 %xstatus, {STATUS_DONE};"));
         self.line("mov.u32 %xloops, 0;");
+        let cluster_arrives = th.body.iter().any(|s| {
+            matches!(s.kind, tcfuzz_litmus::StmtKind::Instr(tcfuzz_litmus::Instr::Barrier(tcfuzz_litmus::Barrier::ClusterArrive { .. })))
+        });
+        if cluster_arrives {
+            self.line("setp.ne.u32 %cpend, %xlane, %xlane;");
+        }
         body::thread(self, t)?;
         self.label(&format!("$T{t}_END"));
+        if cluster_arrives {
+            // A thread may end between a cluster arrive and its wait (the model's phase
+            // completes without it), but arriving again, as the epilogue's cluster barrier does,
+            // before waiting is undefined (PTX ISA `barrier.cluster`): on an H200 such kernels
+            // hung. Wait out the pending phase first; the program's own operations are all done.
+            self.line("@%cpend barrier.cluster.wait;");
+        }
         // Status and registers to the output record (lane 0).
         self.line(format!("mul.wide.u32 %d1, %xinst, {};", 8 * self.out_words));
         self.line("add.u64 %rec, %out, %d1;");
@@ -520,9 +538,19 @@ impl<'a> KernelWriter<'a> {
         {
             // The final state is read after every bulk copy has landed (the model's complete
             // executions include every copy's write), but the ISA has no wait on a copy whose
-            // mbarrier phase nobody awaits: give outstanding copies 20 µs (a 64-byte copy takes
-            // about one).
-            self.line("nanosleep.u32 20000;");
+            // mbarrier phase nobody awaits: give outstanding copies 200 µs of the global timer (a
+            // 64-byte copy takes about one). Not `nanosleep` alone: its delay may be anything in
+            // [0, 2t] (PTX ISA, `nanosleep`), and on an H200 a 20 µs `nanosleep` let a dump read a
+            // copy's destination before the copy landed.
+            self.line("mov.u64 %d3, %globaltimer;");
+            self.label("$SETTLE");
+            self.line("nanosleep.u32 1000;");
+            self.line("mov.u64 %d4, %globaltimer;");
+            self.line("sub.u64 %d4, %d4, %d3;");
+            self.line("setp.lt.u64 %p1, %d4, 200000;");
+            self.line("@%p1 bra $SETTLE;");
+            // The dump's generic-proxy loads after the copies' async-proxy writes (§9.7.16.6.5).
+            self.line("fence.proxy.async.shared::cta;");
         }
         if !plan.tmem.is_empty() {
             self.line("tcgen05.fence::before_thread_sync;");
