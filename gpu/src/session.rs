@@ -12,7 +12,9 @@
 //! The model's verdict comes in as plain data ([`Model`]): this crate does not link the checker
 //! (the CLI and the worker do, and convert).
 
-use tcfuzz_litmus::{Program, Prop, Quantifier, Term, ThreadKind, Value};
+use std::time::{Duration, Instant};
+
+use tcfuzz_litmus::{Instr, Program, Prop, Quantifier, StmtKind, Term, ThreadKind, Value};
 
 use crate::run::compare::{Comparison, compare};
 use crate::run::{Device, Histogram, Loaded, Rng, RunError, StressParams};
@@ -46,8 +48,8 @@ pub enum StressMode {
     /// GPUHarbor's stress defaults: stressing CTAs, shuffled instances, spin barrier, spread and
     /// permuted locations.
     On,
-    /// GPUHarbor's tuning: random configurations, each for a slice of the launches; the one with
-    /// the highest rate of the condition's outcome runs the rest.
+    /// GPUHarbor's tuning: the stress defaults and random configurations, each for a slice of
+    /// the launches; the one with the highest rate of the condition's outcome runs the rest.
     Tune,
 }
 
@@ -85,6 +87,20 @@ pub fn prepare(name: &str, program: Program, model: Model) -> Result<Prepared, P
             model.hung_threads.join(", ")
         )));
     }
+    let instrs = || {
+        program.threads.iter().flat_map(|t| &t.body).filter_map(|s| match &s.kind {
+            StmtKind::Instr(i) => Some(i),
+            _ => None,
+        })
+    };
+    if instrs().any(|i| matches!(i, Instr::Assume { .. })) && instrs().any(|i| matches!(i, Instr::Barrier(_))) {
+        // On hardware a failed `assume` lets its thread run on with values no execution has
+        // (`emit::body`); a branch on them can then skip a CTA or cluster barrier that another
+        // thread waits at forever, and a hung kernel holds the GPU.
+        return Err(PrepareError::Unsupported(format!(
+            "{name}: an `assume` beside a CTA or cluster barrier: after a failed assume a thread may skip the barrier and strand the others"
+        )));
+    }
     let target = Target::for_program(&program);
     let kernel = emit_ptx(&program, target)
         .map_err(|EmitError::Unsupported { span, message }| PrepareError::Unsupported(format!("{name}:{span}: cannot emit: {message}")))?;
@@ -112,34 +128,55 @@ pub struct Observation {
 pub struct Session<'a> {
     prepared: &'a Prepared,
     loaded: Loaded<'a>,
+    /// Most time one [`Session::execute`] or [`Session::confirm`] spends launching (`None`: as
+    /// many launches as asked for).
+    budget: Option<Duration>,
 }
 
 impl<'a> Session<'a> {
     pub fn new(device: &'a Device, prepared: &'a Prepared) -> Result<Session<'a>, RunError> {
-        Ok(Session { prepared, loaded: device.load(&prepared.kernel, prepared.cubin.as_deref())? })
+        Ok(Session { prepared, loaded: device.load(&prepared.kernel, prepared.cubin.as_deref())?, budget: None })
+    }
+
+    /// Bounds the time of each `execute` and `confirm`: once it is spent, no further launch
+    /// starts (each run still has at least one launch per configuration). A fuzzing worker's GPU
+    /// runs one program at a time, and a kernel whose spin loops run to the loop cap takes about
+    /// a second per launch.
+    pub fn with_budget(mut self, budget: Duration) -> Self {
+        self.budget = Some(budget);
+        self
+    }
+
+    fn deadline(&self) -> Option<Instant> {
+        self.budget.map(|b| Instant::now() + b)
     }
 
     /// Runs `launches` launches in `mode`.
     pub fn execute(&self, mode: StressMode, launches: u64, rng: &mut Rng) -> Result<Observation, RunError> {
         let loaded = &self.loaded;
         let max = loaded.max_groups;
+        let until = self.deadline();
         match mode {
             StressMode::Off => {
                 let params = StressParams::plain(max);
-                Ok(Observation { histogram: loaded.run(&params, launches, rng)?, params })
+                Ok(Observation { histogram: loaded.run(&params, launches, rng, until)?, params })
             }
             StressMode::On => {
-                let params = StressParams::stressed((max / 2).max(1), max - (max / 2).max(1));
-                Ok(Observation { histogram: loaded.run(&params, launches, rng)?, params })
+                let params = stressed(max);
+                Ok(Observation { histogram: loaded.run(&params, launches, rng, until)?, params })
             }
             StressMode::Tune => {
                 let configs = launches.clamp(1, 8);
                 let slice = (launches / (2 * configs)).max(1);
                 let mut total = Histogram::default();
                 let mut best: Option<(f64, StressParams)> = None;
-                for _ in 0..configs {
-                    let params = StressParams::random(rng, max);
-                    let h = loaded.run(&params, slice, rng)?;
+                for k in 0..configs {
+                    // GPUHarbor's stress defaults are the first candidate, so tuning never
+                    // settles on a configuration much worse than `On` (in one H200 run, SB showed
+                    // its weak outcome ten times as often under them as under tuning from eight
+                    // random configurations).
+                    let params = if k == 0 { stressed(max) } else { StressParams::random(rng, max) };
+                    let h = loaded.run(&params, slice, rng, until)?;
                     let score = target_count(&self.prepared.program, &h) as f64 / h.seconds.max(1e-9);
                     tracing::debug!(score, ?params, "tuning");
                     if best.as_ref().is_none_or(|(b, _)| score > *b) {
@@ -149,8 +186,8 @@ impl<'a> Session<'a> {
                 }
                 let (_, params) = best.unwrap_or_else(|| (0.0, StressParams::plain(max)));
                 let rest = launches.saturating_sub(configs * slice);
-                if rest > 0 {
-                    total.merge(&loaded.run(&params, rest, rng)?);
+                if rest > 0 && until.is_none_or(|t| Instant::now() < t) {
+                    total.merge(&loaded.run(&params, rest, rng, until)?);
                 }
                 Ok(Observation { histogram: total, params })
             }
@@ -161,11 +198,18 @@ impl<'a> Session<'a> {
     /// that [`confirm_counts`] reads the forbidden states' counts from.
     pub fn confirm(&self, first: &Observation, reruns: u32, launches: u64, rng: &mut Rng) -> Result<Histogram, RunError> {
         let mut again = Histogram::default();
+        let until = self.deadline();
         for _ in 0..reruns {
-            again.merge(&self.loaded.run(&first.params, launches, rng)?);
+            again.merge(&self.loaded.run(&first.params, launches, rng, until)?);
         }
         Ok(again)
     }
+}
+
+/// GPUHarbor's stress defaults with half of `max` groups testing, the other half stressing.
+fn stressed(max: u32) -> StressParams {
+    let testing = (max / 2).max(1);
+    StressParams::stressed(testing, max.saturating_sub(testing))
 }
 
 /// The GPU histogram beside the model's allowed states.
@@ -282,6 +326,21 @@ mod tests {
         let m = model(&[&[("x", 1)]], 0);
         let again = histogram(&["x"], &[(&[2], 4), (&[1], 10)]);
         assert_eq!(confirm_counts(&m, &[vec![2], vec![3]], &again), [(vec![2], 4), (vec![3], 0)]);
+    }
+
+    #[test]
+    fn an_assume_beside_a_cta_barrier_is_refused() {
+        let p = tcfuzz_litmus::parse(
+            "PTX T\n{ x = 0; }\n P0@cta 0,gpu 0 | P1@cta 0,gpu 0 ;\n ld.relaxed.gpu r0, x | bar.cta.sync 1 ;\n assume.eq r0, 1 | ;\n beq r0, 0, L0 | ;\n bar.cta.sync 1 | ;\n L0: | ;\nexists (true)\n",
+        )
+        .expect("the test program parses");
+        let Err(PrepareError::Unsupported(why)) = prepare("t.litmus", p, Model::default()) else {
+            panic!("an assume beside a barrier must be refused")
+        };
+        assert_eq!(
+            why,
+            "t.litmus: an `assume` beside a CTA or cluster barrier: after a failed assume a thread may skip the barrier and strand the others"
+        );
     }
 
     #[test]

@@ -6,13 +6,16 @@
 //! [`StressParams`] and adds every finished instance's final state to a [`Histogram`]. Instances
 //! where some thread hit the loop cap or failed an `assume` are counted apart, never as states
 //! (they are not executions of the program). Every launch has a deadline: a kernel that does not
-//! finish in time is reported as hung (the context is then unusable; the process should exit).
+//! finish in time is reported as hung: the context is then unusable, and the device leaves it
+//! (and the kernel's module and buffers) to the process's exit rather than wait for the kernel.
 
 pub mod compare;
 pub mod stress;
 
 use std::collections::BTreeMap;
+use std::mem::ManuallyDrop;
 use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 use cudarc::driver::{CudaContext, CudaFunction, CudaStream, LaunchConfig, PushKernelArg};
@@ -32,6 +35,10 @@ pub enum RunError {
     Driver { what: &'static str, error: String },
     #[error("the kernel did not finish within {0:?}: it hangs (the GPU stays busy until this process exits)")]
     Hang(Duration),
+    /// An earlier kernel hung: the context cannot run anything until the process exits (and a
+    /// driver call on it may wait for that kernel forever).
+    #[error("an earlier kernel hangs on this GPU: nothing more runs on it until this process exits")]
+    HungBefore,
 }
 
 fn driver(what: &'static str) -> impl FnOnce(cudarc::driver::DriverError) -> RunError {
@@ -59,9 +66,26 @@ impl DeviceInfo {
 }
 
 pub struct Device {
-    ctx: Arc<CudaContext>,
-    stream: Arc<CudaStream>,
+    // Not dropped after a hung kernel (see `Drop`).
+    ctx: ManuallyDrop<Arc<CudaContext>>,
+    stream: ManuallyDrop<Arc<CudaStream>>,
+    /// Set when a kernel missed its deadline: it still runs, and the context is unusable.
+    hung: AtomicBool,
     pub info: DeviceInfo,
+}
+
+impl Drop for Device {
+    fn drop(&mut self) {
+        // Releasing the stream and the context of a hung kernel waits for the kernel, forever:
+        // they are left to the process's exit (the driver reclaims them there).
+        if !self.hung.load(Ordering::Relaxed) {
+            // SAFETY: dropped once, here, and never used again.
+            unsafe {
+                ManuallyDrop::drop(&mut self.stream);
+                ManuallyDrop::drop(&mut self.ctx);
+            }
+        }
+    }
 }
 
 impl Device {
@@ -84,8 +108,9 @@ impl Device {
             .map_err(driver("read the multiprocessor count"))?;
         let stream = ctx.default_stream();
         Ok(Device {
-            ctx,
-            stream,
+            ctx: ManuallyDrop::new(ctx),
+            stream: ManuallyDrop::new(stream),
+            hung: AtomicBool::new(false),
             info: DeviceInfo { name, arch: format!("sm_{}{}", cc.0, cc.1), compute_capability: cc, multiprocessors: sms },
         })
     }
@@ -93,6 +118,11 @@ impl Device {
     /// Loads `kernel`: its cubin when one is given (assembled by `ptxas`), else its PTX, which the
     /// driver compiles.
     pub fn load(&self, kernel: &Kernel, cubin: Option<&[u8]>) -> Result<Loaded<'_>, RunError> {
+        // A driver call on the context of a hung kernel may wait for it forever: on an H200 a
+        // fuzzing worker froze this way (a thread loading the next program, we believe).
+        if self.hung.load(Ordering::Relaxed) {
+            return Err(RunError::HungBefore);
+        }
         if !self.info.runs(kernel.target) {
             return Err(RunError::WrongArch { device: self.info.name.clone(), arch: self.info.arch.clone(), target: kernel.target.arch() });
         }
@@ -104,11 +134,34 @@ impl Device {
         let function = module.load_function(ENTRY).map_err(driver("find the kernel's entry"))?;
         // Every CTA of a launch must be resident at once (spin loops and the spin barrier wait
         // across CTAs): the largest launch is what the occupancy calculator allows.
-        let block = kernel.layout.block_threads;
+        let layout = &kernel.layout;
+        let block = layout.block_threads;
         let per_sm = function.occupancy_max_active_blocks_per_multiprocessor(block, 0, None).map_err(driver("query occupancy"))?;
-        let max_ctas = per_sm.max(1) * self.info.multiprocessors.max(1) as u32;
-        let max_groups = (max_ctas / kernel.layout.ctas_per_instance.max(1)).max(1);
-        Ok(Loaded { device: self, kernel: kernel.clone(), function, max_groups })
+        let mut max_ctas = per_sm.max(1) * self.info.multiprocessors.max(1) as u32;
+        let cluster = layout.cluster_size.max(1);
+        let mut clusters = None;
+        if cluster > 1 {
+            // A cluster's CTAs are placed together on one GPC, so fewer CTAs of a cluster kernel
+            // may be resident than the per-SM occupancy says (CUDA C++ Programming Guide, "Thread
+            // Block Clusters"): ask the driver how many clusters fit.
+            let grid = (max_ctas / cluster).max(1) * cluster;
+            let cfg = LaunchConfig { grid_dim: (grid, 1, 1), block_dim: (block, 1, 1), shared_mem_bytes: 0 };
+            let n = function.occupancy_max_active_clusters(cfg, &self.stream).map_err(driver("query cluster occupancy"))?;
+            max_ctas = max_ctas.min(n.max(1) * cluster);
+            clusters = Some(n);
+        }
+        let max_groups = (max_ctas / layout.ctas_per_instance.max(1)).max(1);
+        tracing::debug!(
+            per_sm,
+            ?clusters,
+            max_ctas,
+            max_groups,
+            registers = function.num_regs().ok(),
+            block_threads = block,
+            ctas_per_instance = layout.ctas_per_instance,
+            "occupancy"
+        );
+        Ok(Loaded { device: self, kernel: kernel.clone(), function: ManuallyDrop::new(function), max_groups })
     }
 }
 
@@ -116,9 +169,19 @@ impl Device {
 pub struct Loaded<'d> {
     device: &'d Device,
     kernel: Kernel,
-    function: CudaFunction,
+    // Its module is not unloaded after a hung kernel (see `Device`'s `Drop`).
+    function: ManuallyDrop<CudaFunction>,
     /// Most groups (instances + stress groups) one launch may have with every CTA resident.
     pub max_groups: u32,
+}
+
+impl Drop for Loaded<'_> {
+    fn drop(&mut self) {
+        if !self.device.hung.load(Ordering::Relaxed) {
+            // SAFETY: dropped once, here, and never used again.
+            unsafe { ManuallyDrop::drop(&mut self.function) };
+        }
+    }
 }
 
 /// Final states seen, and how many instances ended otherwise.
@@ -162,9 +225,12 @@ impl Histogram {
 pub const LAUNCH_DEADLINE: Duration = Duration::from_secs(20);
 
 impl Loaded<'_> {
-    /// Runs `launches` launches with `params` (clamped to [`Self::max_groups`]); `rng` drives
-    /// every host-side choice.
-    pub fn run(&self, params: &StressParams, launches: u64, rng: &mut Rng) -> Result<Histogram, RunError> {
+    /// Runs `launches` launches with `params` (clamped to [`Self::max_groups`]), or fewer if
+    /// `until` passes first (at least one); `rng` drives every host-side choice.
+    pub fn run(&self, params: &StressParams, launches: u64, rng: &mut Rng, until: Option<Instant>) -> Result<Histogram, RunError> {
+        if self.device.hung.load(Ordering::Relaxed) {
+            return Err(RunError::HungBefore);
+        }
         let layout = &self.kernel.layout;
         let mut p = params.clone();
         p.instances = p.instances.clamp(1, self.max_groups);
@@ -194,7 +260,10 @@ impl Loaded<'_> {
             shared_mem_bytes: 0,
         };
         let start = Instant::now();
-        for _ in 0..launches {
+        for k in 0..launches {
+            if k > 0 && until.is_some_and(|t| Instant::now() >= t) {
+                break;
+            }
             let data = stress::launch_data(layout, &p, rng);
             stream.memcpy_htod(&data.ctl, &mut ctl).map_err(driver("copy the control block"))?;
             stream.memcpy_htod(&data.mem, &mut mem).map_err(driver("copy the initial memory"))?;
@@ -204,7 +273,14 @@ impl Loaded<'_> {
             // SAFETY: the kernel's four parameters are these device pointers, sized by the layout
             // the kernel was emitted with.
             unsafe { launch.launch(cfg) }.map_err(driver("launch"))?;
-            self.wait()?;
+            if let Err(e) = self.wait() {
+                if matches!(e, RunError::Hang(_)) {
+                    self.device.hung.store(true, Ordering::Relaxed);
+                    // The kernel still uses its buffers: never free them.
+                    std::mem::forget((mem, out, ctl, scratch));
+                }
+                return Err(e);
+            }
             stream.memcpy_dtoh(&out, &mut host_out).map_err(driver("copy the output back"))?;
             stream.memcpy_dtoh(&mem, &mut host_mem).map_err(driver("copy the memory back"))?;
             self.tally(&mut h, &host_out, &host_mem, &data.slots, n);

@@ -23,8 +23,8 @@ pub enum StressArg {
     /// GPUHarbor's stress defaults: stressing CTAs, shuffled instances, spin barrier, spread and
     /// permuted locations.
     On,
-    /// GPUHarbor's tuning: random configurations, each for a slice of the launches; the one with
-    /// the highest rate of the condition's outcome runs the rest.
+    /// GPUHarbor's tuning: the stress defaults and random configurations, each for a slice of
+    /// the launches; the one with the highest rate of the condition's outcome runs the rest.
     Tune,
 }
 
