@@ -79,6 +79,24 @@ pub struct Stats {
     pub oracle_runs: u64,
     pub oracle_skipped: u64,
     pub by_family: BTreeMap<FamilyKind, FamilyStats>,
+    /// What the GPU oracle did (all zero without a GPU).
+    pub gpu: GpuStats,
+}
+
+/// Programs the GPU oracle ran, and those it could not.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct GpuStats {
+    pub ran: u64,
+    /// Test instances those runs had (each a final state or unfinished).
+    pub instances: u64,
+    /// Outside what the harness runs (cannot be emitted, a target this GPU lacks).
+    pub unsupported: u64,
+    /// The GPU or the emitted kernel failed (a driver error, a hang, a kernel that does not
+    /// assemble): each is logged as a warning; the first is kept to show in the summary.
+    pub failed: u64,
+    pub first_failure: Option<String>,
+    /// Not run because the GPU was given up after a hung kernel (a failure, counted once).
+    pub given_up: u64,
 }
 
 /// Counts per generator family.
@@ -99,6 +117,14 @@ impl Stats {
         self.generator_errors += o.generator_errors;
         self.oracle_runs += o.oracle_runs;
         self.oracle_skipped += o.oracle_skipped;
+        self.gpu.ran += o.gpu.ran;
+        self.gpu.instances += o.gpu.instances;
+        self.gpu.unsupported += o.gpu.unsupported;
+        self.gpu.failed += o.gpu.failed;
+        self.gpu.given_up += o.gpu.given_up;
+        if self.gpu.first_failure.is_none() {
+            self.gpu.first_failure.clone_from(&o.gpu.first_failure);
+        }
         for (f, s) in &o.by_family {
             let e = self.by_family.entry(*f).or_default();
             e.programs += s.programs;
@@ -168,9 +194,22 @@ enum Checked {
         found: Vec<Found>,
         oracle_runs: u64,
         oracle_skipped: u64,
-        /// Coverage features of the GPU run.
-        gpu_features: Vec<String>,
+        /// The GPU run, if the GPU oracle ran.
+        gpu: Option<GpuRun>,
     },
+}
+
+/// How the GPU oracle's run of one program went.
+enum GpuRun {
+    /// It ran: its instances and coverage features.
+    Ran {
+        instances: u64,
+        features: Vec<String>,
+    },
+    Unsupported,
+    Failed(String),
+    /// Not run: the GPU was given up after a hung kernel.
+    GivenUp,
 }
 
 /// Runs jobs under one configuration.
@@ -274,12 +313,26 @@ impl Executor {
                 executions = e;
             }
             Ok(Checked::Unsupported) => out.stats.unsupported += 1,
-            Ok(Checked::Done { executions: e, verdicts, found, oracle_runs, oracle_skipped, gpu_features }) => {
+            Ok(Checked::Done { executions: e, verdicts, found, oracle_runs, oracle_skipped, gpu }) => {
                 executions = e;
                 out.stats.oracle_runs += oracle_runs;
                 out.stats.oracle_skipped += oracle_skipped;
                 let mut features = crate::coverage::features(&made.program, &made.origin, &verdicts);
-                features.extend(gpu_features);
+                match gpu {
+                    None => {}
+                    Some(GpuRun::Ran { instances, features: f }) => {
+                        out.stats.gpu.ran += 1;
+                        out.stats.gpu.instances += instances;
+                        features.extend(f);
+                    }
+                    Some(GpuRun::Unsupported) => out.stats.gpu.unsupported += 1,
+                    Some(GpuRun::Failed(why)) => {
+                        tracing::warn!(index, "the GPU oracle failed: {why}");
+                        out.stats.gpu.failed += 1;
+                        out.stats.gpu.first_failure.get_or_insert(why);
+                    }
+                    Some(GpuRun::GivenUp) => out.stats.gpu.given_up += 1,
+                }
                 let new = first_reached(&features, &job.known, &out.features);
                 for f in features {
                     *out.features.entry(f).or_insert(0) += 1;
@@ -469,7 +522,11 @@ impl Executor {
                 Err(_) => skipped += 1,
             }
         }
-        let mut gpu_features = Vec::new();
+        let mut gpu_run = None;
+        if hooks.gpu.is_some() && hooks.cancel.is_some_and(|c| c.load(Ordering::Relaxed)) {
+            // A stop waits for the program in progress; its GPU run would only delay it.
+            return Checked::Cancelled;
+        }
         if let Some(gpu) = hooks.gpu
             && sample(GPU, oracles.gpu.every)
             && let Some((_, v)) = verdicts.iter().find(|(m, _)| *m == ModelKind::Ptx)
@@ -481,12 +538,23 @@ impl Executor {
                 Ok(o) => {
                     let (f, features) = gpu_oracle::decide(p, &model, &o);
                     found.extend(f);
-                    gpu_features = features;
+                    gpu_run = Some(GpuRun::Ran { instances: o.first.instances, features });
                 }
-                Err(Skip::Unsupported(_) | Skip::Failed(_)) => skipped += 1,
+                Err(Skip::Unsupported(_)) => {
+                    skipped += 1;
+                    gpu_run = Some(GpuRun::Unsupported);
+                }
+                Err(Skip::Failed(why)) => {
+                    skipped += 1;
+                    gpu_run = Some(GpuRun::Failed(why));
+                }
+                Err(Skip::GivenUp) => {
+                    skipped += 1;
+                    gpu_run = Some(GpuRun::GivenUp);
+                }
             }
         }
-        Checked::Done { executions, verdicts, found, oracle_runs: runs, oracle_skipped: skipped, gpu_features }
+        Checked::Done { executions, verdicts, found, oracle_runs: runs, oracle_skipped: skipped, gpu: gpu_run }
     }
 
     /// The signature `recheck`'s kind of discrepancy has on `program`, if it has one: the
@@ -573,7 +641,7 @@ fn rejected(e: &CheckError) -> Checked {
         }],
         oracle_runs: 0,
         oracle_skipped: 0,
-        gpu_features: Vec::new(),
+        gpu: None,
     }
 }
 

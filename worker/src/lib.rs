@@ -39,7 +39,7 @@ pub mod service;
 mod tileiras;
 
 pub use config::{FuzzConfig, GpuConfig, OracleConfig, ProgramBudget, ReferenceConfig};
-pub use executor::{Candidate, ConfigError, Executor, FamilyStats, Hooks, Job, JobResult, Stats};
+pub use executor::{Candidate, ConfigError, Executor, FamilyStats, GpuStats, Hooks, Job, JobResult, Stats};
 pub use finding::{Finding, Kind, Recheck, Side};
 pub use oracles::differential::Compiler;
 pub use oracles::gpu::{GpuRunner, LocalGpu};

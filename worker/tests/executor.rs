@@ -304,9 +304,49 @@ fn the_gpu_oracle_reports_forbidden_states_of_race_free_programs_only() {
     assert_eq!(found.len() as u64, runs);
     assert!(found.iter().all(|f| f.signature.contains(" threads [") && f.signature.contains(": state [")), "{found:?}");
     assert!(r.features.contains_key("gpu:ran"));
+    assert_eq!((r.stats.gpu.ran, r.stats.gpu.instances, r.stats.gpu.failed), (runs, runs * 100, 0));
     // Without the hook nothing runs on a GPU, whatever the config says.
     let r = e.run(&job(3, 0, 40), &Hooks::default());
     assert!(r.findings.iter().all(|f| f.kind != Kind::GpuForbiddenOutcome));
+}
+
+/// A GPU whose first kernel hangs: every later program is refused as `LocalGpu` refuses it.
+struct Hanging {
+    runs: std::sync::atomic::AtomicU64,
+}
+
+impl tcfuzz_worker::GpuRunner for Hanging {
+    fn run(
+        &self,
+        p: &Program,
+        _: &tcfuzz_gpu::session::Model,
+        _: u64,
+        _: u32,
+        _: u64,
+    ) -> Result<tcfuzz_worker::oracles::gpu::Observed, tcfuzz_worker::oracles::gpu::Skip> {
+        use tcfuzz_worker::oracles::gpu::Skip;
+        match self.runs.fetch_add(1, std::sync::atomic::Ordering::Relaxed) {
+            0 => Err(Skip::Failed(format!("{}: the kernel did not finish within 20s", p.name))),
+            _ => Err(Skip::GivenUp),
+        }
+    }
+}
+
+#[test]
+fn a_hung_gpu_is_one_failure_and_the_programs_after_it_are_counted_apart() {
+    let mut config = random_only(&["ptx"]);
+    config.oracles.explorer_vs_oracle = 0;
+    config.oracles.gpu.every = 1;
+    let e = Executor::new(config).unwrap();
+    let gpu = Hanging { runs: Default::default() };
+    let r = e.run(&job(3, 0, 40), &Hooks { gpu: Some(&gpu), ..Hooks::default() });
+    let runs = gpu.runs.load(std::sync::atomic::Ordering::Relaxed);
+    assert!(runs > 1, "{runs} GPU runs");
+    let g = &r.stats.gpu;
+    assert_eq!((g.ran, g.failed, g.given_up), (0, 1, runs - 1));
+    assert!(g.first_failure.as_deref().is_some_and(|f| f.ends_with(": the kernel did not finish within 20s")), "{g:?}");
+    assert!(r.findings.is_empty());
+    assert!(!r.features.contains_key("gpu:ran"));
 }
 
 /// A job's seed candidates are the programs that were the first of the job to reach a feature

@@ -9,8 +9,10 @@
 use std::collections::BTreeSet;
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Duration;
 
 use tcfuzz_checker::Verdict;
+use tcfuzz_gpu::Target;
 use tcfuzz_gpu::run::{Device, Histogram, Rng, RunError};
 use tcfuzz_gpu::session::{self, Model, PrepareError, Session, StressMode};
 use tcfuzz_litmus::Program;
@@ -34,6 +36,8 @@ pub enum Skip {
     Unsupported(String),
     /// The GPU failed (a driver error, a hung kernel: the device is then given up).
     Failed(String),
+    /// The GPU was given up after a hung kernel (see [`Skip::Failed`]).
+    GivenUp,
 }
 
 /// A GPU the executor may run programs on.
@@ -52,12 +56,18 @@ pub fn model_of(v: &Verdict) -> Model {
     }
 }
 
-/// Whether a verdict is one a GPU run can be judged against: race-free (a racy program's
-/// behaviour is undefined), no hang, nothing blocked by the loop bound (the GPU loops further),
-/// every state kept and no caveat (an incomplete allowed set would make allowed states look
-/// forbidden).
+/// Whether a verdict is one a GPU run can be judged against: some complete execution (where
+/// every execution fails an `assume`, every instance would too, each spinning to the loop cap),
+/// race-free (a racy program's behaviour is undefined), no hang, nothing blocked by the loop
+/// bound (the GPU loops further), every state kept and no caveat (an incomplete allowed set
+/// would make allowed states look forbidden).
 pub(crate) fn judgeable(v: &Verdict) -> bool {
-    v.races.is_empty() && v.hung_threads.is_empty() && v.blocked_threads.is_empty() && v.caveats.is_empty() && v.omitted_states == 0
+    !v.states.is_empty()
+        && v.races.is_empty()
+        && v.hung_threads.is_empty()
+        && v.blocked_threads.is_empty()
+        && v.caveats.is_empty()
+        && v.omitted_states == 0
 }
 
 /// The program's shape: thread count and its instruction kinds (with qualifiers), a set.
@@ -111,6 +121,11 @@ pub(crate) fn decide(p: &Program, model: &Model, o: &Observed) -> (Option<Found>
     (Some(found), features)
 }
 
+/// Most time one program's GPU run (and, apart, its confirming re-runs) may take: the executor's
+/// threads share the GPU one program at a time, and a stop (`--duration`, a job handed back)
+/// waits for the runs in progress.
+pub const RUN_BUDGET: Duration = Duration::from_secs(2);
+
 /// This machine's first GPU, shared by the executor's threads (one launch at a time).
 pub struct LocalGpu {
     device: Mutex<Device>,
@@ -137,7 +152,13 @@ impl LocalGpu {
 impl GpuRunner for LocalGpu {
     fn run(&self, program: &Program, model: &Model, iterations: u64, reruns: u32, seed: u64) -> Result<Observed, Skip> {
         if self.broken.load(Ordering::Relaxed) {
-            return Err(Skip::Failed("the GPU hung on an earlier program".into()));
+            return Err(Skip::GivenUp);
+        }
+        let target = Target::for_program(program);
+        if let Ok(device) = self.device.lock()
+            && !device.info.runs(target)
+        {
+            return Err(Skip::Unsupported(format!("{}: a {} program; this GPU is {}", program.name, target.arch(), device.info.arch)));
         }
         // Emission and assembly need no lock.
         let prepared = session::prepare(&program.name, program.clone(), model.clone()).map_err(|e| match e {
@@ -145,18 +166,24 @@ impl GpuRunner for LocalGpu {
             PrepareError::Internal(m) => Skip::Failed(m),
         })?;
         let device = self.device.lock().map_err(|_| Skip::Failed("[tcfuzz internal bug] the GPU lock is poisoned".into()))?;
-        let fail = |e: RunError| {
-            if matches!(e, RunError::Hang(_)) {
+        // Checked again under the lock: the program before may have hung while this one waited.
+        if self.broken.load(Ordering::Relaxed) {
+            return Err(Skip::GivenUp);
+        }
+        let fail = |e: RunError| match e {
+            RunError::Hang(_) => {
                 self.broken.store(true, Ordering::Relaxed);
+                Skip::Failed(format!("{}: {e}; the GPU is given up for the rest of this process", program.name))
             }
-            match e {
-                RunError::WrongArch { .. } => Skip::Unsupported(e.to_string()),
-                e => Skip::Failed(e.to_string()),
-            }
+            RunError::HungBefore => Skip::GivenUp,
+            RunError::WrongArch { .. } => Skip::Unsupported(e.to_string()),
+            e => Skip::Failed(format!("{}: {e}", program.name)),
         };
-        let session = Session::new(&device, &prepared).map_err(fail)?;
+        let session = Session::new(&device, &prepared).map_err(fail)?.with_budget(RUN_BUDGET);
         let mut rng = Rng::new(seed);
         let first = session.execute(StressMode::Tune, iterations, &mut rng).map_err(fail)?;
+        let h = &first.histogram;
+        tracing::debug!(program = %program.name, launches = h.launches, instances = h.instances, unfinished = h.unfinished, seconds = h.seconds, "ran on the GPU");
         let again = if session::judge(model, &first.histogram).forbidden().is_empty() {
             None
         } else {

@@ -615,6 +615,10 @@ fn summary(plan: &Plan, out: &Out, totals: &Totals, seconds: f64, discrepancies_
                 "seconds": seconds,
                 "programs_per_s": per_s(st.programs, seconds),
                 "executions_per_s": per_s(st.executions, seconds),
+                "gpu": plan.gpu.as_ref().map(|_| json!({
+                    "ran": st.gpu.ran, "instances": st.gpu.instances, "unsupported": st.gpu.unsupported,
+                    "failed": st.gpu.failed, "first_failure": st.gpu.first_failure, "given_up": st.gpu.given_up,
+                })),
             })
             .to_string(),
         );
@@ -659,6 +663,19 @@ fn summary(plan: &Plan, out: &Out, totals: &Totals, seconds: f64, discrepancies_
         "coverage: {coverage_features} features ({} new), {} seeds added; oracles ran {} times ({} skipped)\n",
         totals.new_features, totals.seeds_added, st.oracle_runs, st.oracle_skipped
     ));
+    if let Some(gpu) = &plan.gpu {
+        let g = &st.gpu;
+        text.push_str(&format!(
+            "gpu: {} programs ran on the {} ({} instances), {} not runnable there, {} failed{}{}\n",
+            g.ran,
+            gpu.describe(),
+            g.instances,
+            g.unsupported,
+            g.failed,
+            g.first_failure.as_ref().map_or(String::new(), |f| format!(" (first: {f})")),
+            if g.given_up > 0 { format!("; {} more not run: the GPU was given up after a hung kernel", g.given_up) } else { String::new() }
+        ));
+    }
     if totals.new.is_empty() {
         text.push_str(&format!("campaign {campaign} (seed {}) is in {}", plan.seed, plan.corpus.display()));
     } else {
