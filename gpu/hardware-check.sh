@@ -1,0 +1,61 @@
+#!/usr/bin/env bash
+# The GPU checks of tcfuzz on a machine with an NVIDIA GPU and a CUDA toolkit (ptxas), each step
+# bounded in time, everything written under OUTDIR (a log and one JSON file per step):
+#
+#   gpu/hardware-check.sh TCFUZZ OUTDIR [SCALE]
+#
+# 1. the GPU and the toolkit as the machine reports them, and `tcfuzz gpu info --json`;
+# 2. a smoke run: MP on the GPU, 20 launches without stress;
+# 3. `tcfuzz gpu bench --json`: MP, SB, LB, IRIW, 2+2W, the mbarrier and bulk-copy producer /
+#    consumer and the release/acquire controls, without stress, stressed and tuned;
+# 4. `tcfuzz gpu run --json` on every PTX and mbarrier example (tcgen05 ones need sm_100);
+# 5. a `tcfuzz fuzz --gpu` campaign of one minute.
+#
+# SCALE (default 1) multiplies the launches of steps 3 and 4 (100: 10,000 launches per bench row,
+# about 5 minutes in all on an H200). A step that fails or runs out of time is logged and the
+# next one runs. Exit status: 7 when some step reported a state the model forbids, else 0.
+set -u
+bin=$1
+out=$2
+scale=${3:-1}
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+mkdir -p "$out"
+log="$out/log.txt"
+forbidden=0
+
+# The toolkit's ptxas, where the machine has one beside nvcc.
+if [ -z "${TCFUZZ_CUDA_BIN:-}" ]; then
+    for d in /usr/local/cuda/bin "$(dirname "$(command -v nvcc 2>/dev/null || echo /nonexistent/nvcc)")"; do
+        if [ -x "$d/ptxas" ]; then export TCFUZZ_CUDA_BIN=$d; break; fi
+    done
+fi
+
+# step NAME LIMIT_S COMMAND...: stdout to NAME.json (or the log), stderr to the log.
+step() {
+    local name=$1 limit=$2
+    shift 2
+    printf '\n==> %s (limit %ss, at %ss): %s\n' "$name" "$limit" "$SECONDS" "$*" | tee -a "$log"
+    local start=$SECONDS rc=0
+    timeout -k 5 "$limit" "$@" >"$out/$name.json" 2>>"$log" || rc=$?
+    printf '<== %s: exit %s after %ss\n' "$name" "$rc" "$((SECONDS - start))" | tee -a "$log"
+    tail -c 4000 "$out/$name.json" >>"$log"
+    [ "$rc" -eq 7 ] && forbidden=1
+    return 0
+}
+
+{
+    echo "tcfuzz hardware check, $(date -u +%FT%TZ), scale $scale"
+    nvidia-smi --query-gpu=name,driver_version,compute_cap,memory.total --format=csv 2>&1
+    echo "ptxas: ${TCFUZZ_CUDA_BIN:-none}/ptxas"
+    "${TCFUZZ_CUDA_BIN:-/nonexistent}/ptxas" --version 2>&1 | tail -1
+    "$bin" --version
+} >>"$log" 2>&1
+
+cd "$here"
+step info 30 "$bin" gpu info --json
+step smoke 45 "$bin" -vv gpu run examples/ptx/MP+relaxed-gpu-diffcta.litmus --iterations 20 --stress off --json
+step bench 180 "$bin" gpu bench --iterations $((100 * scale)) --json
+step examples 150 "$bin" gpu run examples/ptx examples/mbarrier --iterations $((40 * scale)) --stress tune --json
+step fuzz 90 "$bin" -vv fuzz --gpu --corpus "$(mktemp -d)" --seed 5 --duration 60s --gpu-iterations 20 --json
+echo "done at ${SECONDS}s" | tee -a "$log"
+[ "$forbidden" -eq 0 ] || exit 7
