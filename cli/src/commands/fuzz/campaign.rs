@@ -604,24 +604,25 @@ fn summary(plan: &Plan, out: &Out, totals: &Totals, seconds: f64, discrepancies_
         .collect();
     if plan.json {
         out.line(&json!({"event": "families", "families": families}).to_string());
-        out.line(
-            &json!({
-                "programs": st.programs,
-                "executions": st.executions,
-                "too_large": st.too_large,
-                "discrepancies_new": totals.new.len(),
-                "discrepancies_total": discrepancies_total,
-                "coverage_features": coverage_features,
-                "seconds": seconds,
-                "programs_per_s": per_s(st.programs, seconds),
-                "executions_per_s": per_s(st.executions, seconds),
-                "gpu": plan.gpu.as_ref().map(|_| json!({
-                    "ran": st.gpu.ran, "instances": st.gpu.instances, "unsupported": st.gpu.unsupported,
-                    "failed": st.gpu.failed, "first_failure": st.gpu.first_failure, "given_up": st.gpu.given_up,
-                })),
-            })
-            .to_string(),
-        );
+        let mut summary = json!({
+            "programs": st.programs,
+            "executions": st.executions,
+            "too_large": st.too_large,
+            "discrepancies_new": totals.new.len(),
+            "discrepancies_total": discrepancies_total,
+            "coverage_features": coverage_features,
+            "seconds": seconds,
+            "programs_per_s": per_s(st.programs, seconds),
+            "executions_per_s": per_s(st.executions, seconds),
+        });
+        if plan.gpu.is_some() {
+            let g = &st.gpu;
+            summary["gpu"] = json!({
+                "ran": g.ran, "instances": g.instances, "unsupported": g.unsupported,
+                "failed": g.failed, "first_failure": g.first_failure, "given_up": g.given_up,
+            });
+        }
+        out.line(&summary.to_string());
         return;
     }
     if plan.quiet {

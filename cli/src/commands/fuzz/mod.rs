@@ -43,7 +43,11 @@ one object with the counts per generator family:
                \"executions_per_s\"}, \"pattern\": ..., \"mutant\": ..., \"coverage\": ...}
 and last the summary, exactly these keys:
   programs, executions, too_large, discrepancies_new, discrepancies_total,
-  coverage_features, seconds, programs_per_s, executions_per_s";
+  coverage_features, seconds, programs_per_s, executions_per_s
+and, with --gpu, gpu: {\"ran\", \"instances\", \"unsupported\", \"failed\",
+  \"first_failure\", \"given_up\"} (programs run on the GPU, their test instances,
+  programs it cannot run, failures with the first one's message, programs not run
+  after a hung kernel)";
 
 /// Run the fuzzing loop: generate programs, check them, record what differs.
 ///
