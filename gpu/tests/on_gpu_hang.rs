@@ -2,31 +2,18 @@
 //! reason printed, everywhere else. A test binary of its own: the hung kernel keeps the
 //! process's (primary) context busy until the process exits, so no other GPU test can share it.
 
-use tcfuzz_gpu::run::{Device, Rng, RunError, StressParams};
+mod common;
+
+use common::{MP_REL_ACQ, sm90_device};
+use tcfuzz_gpu::run::{Rng, RunError, StressParams};
 use tcfuzz_gpu::{Target, emit_ptx};
-
-fn device() -> Option<Device> {
-    match Device::open() {
-        Ok(d) if d.info.runs(Target::Sm90a) => Some(d),
-        Ok(d) => {
-            println!("skipped: the {} ({}) is not an sm_90 device", d.info.name, d.info.arch);
-            None
-        }
-        Err(e) => {
-            println!("skipped: {e}");
-            None
-        }
-    }
-}
-
-const MP_REL_ACQ: &str = "PTX MP\n{ x = 0; flag = 0; P1:r0 = 0; P1:r1 = 0; }\n P0@cta 0,gpu 0 | P1@cta 1,gpu 0 ;\n st.relaxed.gpu x, 1 | ld.acquire.gpu r0, flag ;\n st.release.gpu flag, 1 | ld.relaxed.gpu r1, x ;\nexists (P1:r0 == 1 /\\ P1:r1 == 0)\n";
 
 /// A kernel that never ends: the launch is reported as hung after its deadline, and giving up
 /// the kernel, its module and the device returns at once (the context is left to the process's
 /// exit; waiting for it would hang a fuzzing worker for good).
 #[test]
 fn a_hung_kernel_is_reported_and_given_up_without_waiting_for_it() {
-    let Some(device) = device() else { return };
+    let Some(device) = sm90_device() else { return };
     let program = tcfuzz_litmus::parse(MP_REL_ACQ).expect("MP parses");
     let mut kernel = emit_ptx(&program, Target::Sm90a).expect("MP is emitted");
     // Spin on a volatile load of the control block's first word (the instance count, never all

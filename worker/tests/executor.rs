@@ -263,6 +263,14 @@ fn without_a_planted_fault_the_same_programs_show_nothing() {
     assert!(r.stats.oracle_runs > 100, "{:?}", r.stats);
 }
 
+/// Random PTX programs, every one that the GPU oracle can judge run on the GPU.
+fn gpu_executor() -> Executor {
+    let mut config = random_only(&["ptx"]);
+    config.oracles.explorer_vs_oracle = 0;
+    config.oracles.gpu.every = 1;
+    Executor::new(config).unwrap()
+}
+
 /// A GPU that shows, beside every allowed state, the first allowed state with its first value
 /// changed to 999 (a state no generated program allows): what a broken GPU or harness would do.
 struct Forbidding {
@@ -291,10 +299,7 @@ impl tcfuzz_worker::GpuRunner for Forbidding {
 
 #[test]
 fn the_gpu_oracle_reports_forbidden_states_of_race_free_programs_only() {
-    let mut config = random_only(&["ptx"]);
-    config.oracles.explorer_vs_oracle = 0;
-    config.oracles.gpu.every = 1;
-    let e = Executor::new(config).unwrap();
+    let e = gpu_executor();
     let gpu = Forbidding { runs: Default::default() };
     let r = e.run(&job(3, 0, 40), &Hooks { gpu: Some(&gpu), ..Hooks::default() });
     let runs = gpu.runs.load(std::sync::atomic::Ordering::Relaxed);
@@ -334,10 +339,7 @@ impl tcfuzz_worker::GpuRunner for Hanging {
 
 #[test]
 fn a_hung_gpu_is_one_failure_and_the_programs_after_it_are_counted_apart() {
-    let mut config = random_only(&["ptx"]);
-    config.oracles.explorer_vs_oracle = 0;
-    config.oracles.gpu.every = 1;
-    let e = Executor::new(config).unwrap();
+    let e = gpu_executor();
     let gpu = Hanging { runs: Default::default() };
     let r = e.run(&job(3, 0, 40), &Hooks { gpu: Some(&gpu), ..Hooks::default() });
     let runs = gpu.runs.load(std::sync::atomic::Ordering::Relaxed);
