@@ -788,7 +788,9 @@ exists (true)
 /// 18000000`): explorer 39 complete executions, 5 of them duplicates, **no caveat**; oracle 34,
 /// the same 18 final states. There at `d92195a` too. `tcfuzz minimize --kind explorer-vs-oracle`
 /// shrinks it to 8 instructions, but the shrunk program carries the rmw-hole caveat, so the
-/// original is pinned. Not diagnosed.
+/// original is pinned. Not diagnosed; in each of the 5 graphs explored twice, P0's `atom.add z`
+/// reads P2's `atom.exch z` (`co` of z: the exch, then the add); they come in both `co` orders
+/// of x (P0's `atom.add x`, P2's `st x`).
 #[test]
 #[ignore = "open: the explorer explores 5 of 39 executions twice"]
 fn assume_18076234_explorer_explores_executions_twice() {
