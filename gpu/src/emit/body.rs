@@ -456,7 +456,6 @@ fn barrier(k: &mut KernelWriter, t: usize, b: &Barrier, span: Span) -> Result<()
                 k.need(80);
             }
             k.line(format!("barrier.cluster.arrive{sem}{};", if *aligned { ".aligned" } else { "" }));
-            k.line("setp.eq.u32 %cpend, %xlane, %xlane;");
         }
         Barrier::ClusterWait { acquire, aligned } => {
             cluster_barrier_check(k, span)?;
@@ -464,7 +463,6 @@ fn barrier(k: &mut KernelWriter, t: usize, b: &Barrier, span: Span) -> Result<()
                 k.need(80);
             }
             k.line(format!("barrier.cluster.wait{}{};", if *acquire { ".acquire" } else { "" }, if *aligned { ".aligned" } else { "" }));
-            k.line("setp.ne.u32 %cpend, %xlane, %xlane;");
         }
     }
     Ok(())

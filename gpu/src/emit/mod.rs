@@ -8,7 +8,8 @@
 //!            instance's global locations, shared locations and mbarriers initialised, declared
 //!            TMEM regions allocated and initialised; CTA barrier 15 (and a cluster barrier)
 //! pre-test   optional memory stress, optional spin barrier of every testing warp
-//! body       one block per litmus thread (dispatched on CTA position and warp)
+//! body       one block per litmus thread (dispatched on CTA position and warp); at its end
+//!            the thread leaves the cluster barrier closed ([`cluster`])
 //! epilogue   each thread's status and registers to the output record; barrier 15; shared
 //!            locations to the output record (after outstanding bulk copies land); implicit TMEM
 //!            allocations released
@@ -17,6 +18,7 @@
 //! The control block and output record are documented in [`crate::layout`].
 
 mod body;
+mod cluster;
 mod plan;
 mod tcgen05;
 
@@ -151,7 +153,8 @@ pub fn emit_ptx(program: &Program, target: Target) -> Result<Kernel, EmitError> 
     if tc && target != Target::Sm100a {
         return Err(EmitError::unsupported(Span::default(), "the program uses tcgen05, which needs --target sm_100a"));
     }
-    let mut k = KernelWriter::new(program, &plan, target);
+    let closings = cluster::closings(program, &plan)?;
+    let mut k = KernelWriter::new(program, &plan, target, closings);
     k.write()?;
     let version = k.version;
     let layout = Layout {
@@ -194,10 +197,12 @@ pub(crate) struct KernelWriter<'a> {
     /// Per thread, its registers: litmus name → PTX register index.
     pub(crate) regs: Vec<Vec<(String, u32)>>,
     n_regs: u32,
+    /// Per thread, how it leaves the cluster barrier closed at its end ([`cluster`]).
+    closings: Vec<cluster::Closing>,
 }
 
 impl<'a> KernelWriter<'a> {
-    fn new(p: &'a Program, plan: &'a Plan, target: Target) -> Self {
+    fn new(p: &'a Program, plan: &'a Plan, target: Target, closings: Vec<cluster::Closing>) -> Self {
         KernelWriter {
             p,
             plan,
@@ -208,6 +213,7 @@ impl<'a> KernelWriter<'a> {
             out_words: 0,
             regs: Vec::new(),
             n_regs: 0,
+            closings,
         }
     }
 
@@ -316,7 +322,6 @@ impl<'a> KernelWriter<'a> {
         self.line(".reg .pred %p<8>;");
         self.line(".reg .pred %lane0;");
         // Whether the thread has a cluster-barrier arrive with no wait after it yet.
-        self.line(".reg .pred %cpend;");
         self.line(".reg .b32 %w<8>;");
         self.line(".reg .b64 %d<8>;");
         self.line(format!(".reg .b64 %v<{n_regs}>;"));
@@ -497,20 +502,15 @@ impl<'a> KernelWriter<'a> {
         }
         self.line(format!("mov.u32 %xstatus, {STATUS_DONE};"));
         self.line("mov.u32 %xloops, 0;");
-        let cluster_arrives = th.body.iter().any(|s| {
-            matches!(s.kind, tcfuzz_litmus::StmtKind::Instr(tcfuzz_litmus::Instr::Barrier(tcfuzz_litmus::Barrier::ClusterArrive { .. })))
-        });
-        if cluster_arrives {
-            self.line("setp.ne.u32 %cpend, %xlane, %xlane;");
-        }
         body::thread(self, t)?;
         self.label(&format!("$T{t}_END"));
-        if cluster_arrives {
-            // A thread may end between a cluster arrive and its wait (the model's phase
-            // completes without it), but arriving again, as the epilogue's cluster barrier does,
-            // before waiting is undefined (PTX ISA `barrier.cluster`): on an H200 such kernels
-            // hung. Wait out the pending phase first; the program's own operations are all done.
-            self.line("@%cpend barrier.cluster.wait;");
+        let closing = self.closings[t];
+        if closing.wait_pending {
+            self.line("barrier.cluster.wait;");
+        }
+        if closing.join {
+            self.line("barrier.cluster.arrive;");
+            self.line("barrier.cluster.wait;");
         }
         // Status and registers to the output record (lane 0).
         self.line(format!("mul.wide.u32 %d1, %xinst, {};", 8 * self.out_words));
