@@ -32,6 +32,11 @@ pub enum MisuseRule {
     /// A `cta_group::2` `mma`, `cp`, `shift` or `commit` issued when the peer CTA may have exited
     /// (Table 46: "the peer CTA should be active and should not have exited").
     PeerCtaExited,
+    /// An arrive-on operation on an mbarrier whose current phase has no pending arrival left
+    /// (it waits for transactions): the pending arrival count would leave its range (PTX ISA
+    /// §9.7.13.15.1, "Contents of the mbarrier object": 0 to 2^20 - 1). Kept here, beside the
+    /// allocator's rules, because it is the one list of misuse rules verdicts name.
+    MbarrierOverArrival,
 }
 
 impl MisuseRule {
@@ -42,13 +47,16 @@ impl MisuseRule {
             MisuseRule::DeallocNotAllocated => "dealloc-not-allocated",
             MisuseRule::ExitWithLiveColumns => "exit-with-live-columns",
             MisuseRule::PeerCtaExited => "peer-cta-exited",
+            MisuseRule::MbarrierOverArrival => "mbarrier-over-arrival",
         }
     }
 
     /// The rule [`MisuseRule::name`] names.
     pub fn from_name(name: &str) -> Option<MisuseRule> {
         use MisuseRule::*;
-        [AllocAfterRelinquish, DeallocNotAllocated, ExitWithLiveColumns, PeerCtaExited].into_iter().find(|r| r.name() == name)
+        [AllocAfterRelinquish, DeallocNotAllocated, ExitWithLiveColumns, PeerCtaExited, MbarrierOverArrival]
+            .into_iter()
+            .find(|r| r.name() == name)
     }
 
     /// What was violated, for reports.
@@ -58,6 +66,7 @@ impl MisuseRule {
             MisuseRule::DeallocNotAllocated => "tcgen05.dealloc of columns that are not allocated",
             MisuseRule::ExitWithLiveColumns => "CTA exits with Tensor Memory still allocated",
             MisuseRule::PeerCtaExited => "cta_group::2 tcgen05 operation issued when the peer CTA may have exited",
+            MisuseRule::MbarrierOverArrival => "arrive-on operation on an mbarrier whose phase has no pending arrival left",
         }
     }
 
@@ -65,6 +74,7 @@ impl MisuseRule {
     pub fn section(self) -> &'static str {
         match self {
             MisuseRule::PeerCtaExited => "PTX ISA §9.7.16.5 Table 46",
+            MisuseRule::MbarrierOverArrival => "PTX ISA §9.7.13.15.1",
             _ => "PTX ISA §9.7.16.7.1",
         }
     }

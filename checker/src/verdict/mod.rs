@@ -404,6 +404,9 @@ fn misuse_advice(rule: crate::program::tmem::MisuseRule) -> String {
         MisuseRule::ExitWithLiveColumns => {
             "A CTA must deallocate every Tensor Memory column it allocated before it exits: add a tcgen05.dealloc on every path to the exit"
         }
+        MisuseRule::MbarrierOverArrival => {
+            "Each phase of an mbarrier takes exactly its expected arrivals: arrive once per participant and phase, and let a participant wait for the phase to complete before it arrives for the next one"
+        }
         MisuseRule::PeerCtaExited => {
             "A cta_group::2 operation needs its peer CTA alive, and nothing makes a thread of the peer CTA wait for the issue: make the peer CTA wait for it (a cluster barrier, or an mbarrier the operation's commit arrives on) before it exits"
         }
@@ -768,6 +771,9 @@ impl<'a> Collector<'a> {
         if !self.prog.tmem_allocators.is_empty() || self.prog.has_async_operations() {
             self.record_misuse(g, blocked.is_empty());
         }
+        if !self.prog.mbarriers.is_empty() {
+            self.record_over_arrivals(g);
+        }
         self.counted();
         if !blocked.is_empty() {
             self.stats.blocked += 1;
@@ -847,6 +853,29 @@ impl<'a> Collector<'a> {
         let headline = format!("{} race between {} and {}", kind.name(), ev(a), ev(b));
         let missing = format!("Nothing orders them either way. What would: {}.", repair_hint(g, model, kind, a, b));
         self.explain(g, format!("{} race", kind.name()), headline, missing, &[a, b]);
+    }
+
+    /// The arrives of `g` that took an mbarrier's pending arrival count below zero, or further
+    /// below ([`crate::program::tmem::MisuseRule::MbarrierOverArrival`]): the state each wrote says so, against
+    /// the state before it (its coherence predecessor, which it read).
+    fn record_over_arrivals(&mut self, g: &ExecutionGraph) {
+        let pending = |v: i64| crate::program::sync::Mbar::unpack(v).map_or(0, |m| m.pending);
+        for &l in &self.prog.mbarriers {
+            let mut before = None;
+            for w in g.writes_to(l) {
+                let now = pending(g.write_value(w));
+                if before.replace(now).is_none_or(|was| now >= 0 || now >= was) {
+                    continue;
+                }
+                let rule = crate::program::tmem::MisuseRule::MbarrierOverArrival;
+                let (thread, span) = (self.prog.threads[w.thread as usize].name.clone(), g.event(w).span);
+                if self.witnesses.is_some() {
+                    let headline = format!("{} by {thread} at {span}", rule.describe());
+                    self.explain(g, rule.name().into(), headline, misuse_advice(rule), &[w]);
+                }
+                self.misuse.insert(Misuse { rule, thread, span });
+            }
+        }
     }
 
     /// The allocator rules ([`crate::program::tmem`]) and the CTA-pair rule ([`crate::exec::cta_pair`]) broken
