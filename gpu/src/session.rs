@@ -31,6 +31,9 @@ pub struct Model {
     pub races: usize,
     /// Threads that may wait forever: such a kernel would hold the GPU.
     pub hung_threads: Vec<String>,
+    /// The rules the program breaks (`rule by thread`): its behaviour is undefined, and on an
+    /// H200 an over-arrived mbarrier faulted the kernel and with it the context.
+    pub misuse: Vec<String>,
 }
 
 impl Model {
@@ -85,6 +88,12 @@ pub fn prepare(name: &str, program: Program, model: Model) -> Result<Prepared, P
         return Err(PrepareError::Unsupported(format!(
             "{name}: the model says the program may hang ({}); a hung kernel would hold the GPU",
             model.hung_threads.join(", ")
+        )));
+    }
+    if !model.misuse.is_empty() {
+        return Err(PrepareError::Unsupported(format!(
+            "{name}: the model says the program misuses ({}): its behaviour is undefined, and a faulting kernel would take the GPU's context with it",
+            model.misuse.join(", ")
         )));
     }
     let instrs = || {
@@ -306,6 +315,7 @@ mod tests {
             states: states.iter().map(|s| (s.iter().map(|(n, v)| (n.to_string(), *v)).collect(), 1)).collect(),
             races,
             hung_threads: Vec::new(),
+            misuse: Vec::new(),
         }
     }
 
@@ -350,5 +360,17 @@ mod tests {
         let m = Model { hung_threads: vec!["P0".into()], ..Model::default() };
         let Err(PrepareError::Unsupported(why)) = prepare("t.litmus", p, m) else { panic!("a possible hang must be refused") };
         assert_eq!(why, "t.litmus: the model says the program may hang (P0); a hung kernel would hold the GPU");
+    }
+
+    #[test]
+    fn a_program_that_misuses_is_refused_before_emission() {
+        let p = tcfuzz_litmus::parse("PTX T\n{ x = 0; }\n P0@cta 0,gpu 0 ;\n st.relaxed.gpu x, 1 ;\nexists (x == 1)\n")
+            .expect("the test program parses");
+        let m = Model { misuse: vec!["mbarrier-over-arrival by P0".into()], ..Model::default() };
+        let Err(PrepareError::Unsupported(why)) = prepare("t.litmus", p, m) else { panic!("a misuse must be refused") };
+        assert_eq!(
+            why,
+            "t.litmus: the model says the program misuses (mbarrier-over-arrival by P0): its behaviour is undefined, and a faulting kernel would take the GPU's context with it"
+        );
     }
 }

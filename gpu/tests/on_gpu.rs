@@ -13,7 +13,7 @@ use tcfuzz_gpu::session::{self, Model, Session, StressMode};
 /// the flag without the data.
 fn mp_model() -> Model {
     let s = |a: i64, b: i64| (vec![("P1:r0".to_string(), a), ("P1:r1".to_string(), b), ("x".to_string(), 1), ("flag".to_string(), 1)], 1);
-    Model { states: vec![s(0, 0), s(0, 1), s(1, 1)], races: 0, hung_threads: Vec::new() }
+    Model { states: vec![s(0, 0), s(0, 1), s(1, 1)], races: 0, hung_threads: Vec::new(), misuse: Vec::new() }
 }
 
 #[test]

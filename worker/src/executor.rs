@@ -95,7 +95,7 @@ pub struct GpuStats {
     /// assemble): each is logged as a warning; the first is kept to show in the summary.
     pub failed: u64,
     pub first_failure: Option<String>,
-    /// Not run because the GPU was given up after a hung kernel (a failure, counted once).
+    /// Not run because the GPU was given up after a hung or faulted kernel (a failure, counted once).
     pub given_up: u64,
 }
 
@@ -208,7 +208,7 @@ enum GpuRun {
     },
     Unsupported,
     Failed(String),
-    /// Not run: the GPU was given up after a hung kernel.
+    /// Not run: the GPU was given up after a hung or faulted kernel.
     GivenUp,
 }
 

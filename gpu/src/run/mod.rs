@@ -35,10 +35,14 @@ pub enum RunError {
     Driver { what: &'static str, error: String },
     #[error("the kernel did not finish within {0:?}: it hangs (the GPU stays busy until this process exits)")]
     Hang(Duration),
-    /// An earlier kernel hung: the context cannot run anything until the process exits (and a
-    /// driver call on it may wait for that kernel forever).
-    #[error("an earlier kernel hangs on this GPU: nothing more runs on it until this process exits")]
-    HungBefore,
+    /// The kernel trapped (an illegal address, an out-of-range barrier operation, ...): the
+    /// driver's errors of this kind are sticky, the context runs nothing more.
+    #[error("the kernel faulted ({0}): the GPU's context is lost until this process exits")]
+    Faulted(String),
+    /// An earlier kernel hung or faulted: the context cannot run anything until the process
+    /// exits (and a driver call on it may wait for a hung kernel forever).
+    #[error("an earlier kernel hung or faulted on this GPU: nothing more runs on it until this process exits")]
+    Lost,
 }
 
 fn driver(what: &'static str) -> impl FnOnce(cudarc::driver::DriverError) -> RunError {
@@ -69,8 +73,8 @@ pub struct Device {
     // Not dropped after a hung kernel (see `Drop`).
     ctx: ManuallyDrop<Arc<CudaContext>>,
     stream: ManuallyDrop<Arc<CudaStream>>,
-    /// Set when a kernel missed its deadline: it still runs, and the context is unusable.
-    hung: AtomicBool,
+    /// Set when a kernel missed its deadline (it still runs) or faulted: the context is unusable.
+    lost: AtomicBool,
     pub info: DeviceInfo,
 }
 
@@ -78,7 +82,7 @@ impl Drop for Device {
     fn drop(&mut self) {
         // Releasing the stream and the context of a hung kernel waits for the kernel, forever:
         // they are left to the process's exit (the driver reclaims them there).
-        if !self.hung.load(Ordering::Relaxed) {
+        if !self.lost.load(Ordering::Relaxed) {
             // SAFETY: dropped once, here, and never used again.
             unsafe {
                 ManuallyDrop::drop(&mut self.stream);
@@ -110,7 +114,7 @@ impl Device {
         Ok(Device {
             ctx: ManuallyDrop::new(ctx),
             stream: ManuallyDrop::new(stream),
-            hung: AtomicBool::new(false),
+            lost: AtomicBool::new(false),
             info: DeviceInfo { name, arch: format!("sm_{}{}", cc.0, cc.1), compute_capability: cc, multiprocessors: sms },
         })
     }
@@ -120,8 +124,8 @@ impl Device {
     pub fn load(&self, kernel: &Kernel, cubin: Option<&[u8]>) -> Result<Loaded<'_>, RunError> {
         // A driver call on the context of a hung kernel may wait for it forever: on an H200 a
         // fuzzing worker froze this way (a thread loading the next program, we believe).
-        if self.hung.load(Ordering::Relaxed) {
-            return Err(RunError::HungBefore);
+        if self.lost.load(Ordering::Relaxed) {
+            return Err(RunError::Lost);
         }
         if !self.info.runs(kernel.target) {
             return Err(RunError::WrongArch { device: self.info.name.clone(), arch: self.info.arch.clone(), target: kernel.target.arch() });
@@ -177,7 +181,7 @@ pub struct Loaded<'d> {
 
 impl Drop for Loaded<'_> {
     fn drop(&mut self) {
-        if !self.device.hung.load(Ordering::Relaxed) {
+        if !self.device.lost.load(Ordering::Relaxed) {
             // SAFETY: dropped once, here, and never used again.
             unsafe { ManuallyDrop::drop(&mut self.function) };
         }
@@ -228,8 +232,8 @@ impl Loaded<'_> {
     /// Runs `launches` launches with `params` (clamped to [`Self::max_groups`]), or fewer if
     /// `until` passes first (at least one); `rng` drives every host-side choice.
     pub fn run(&self, params: &StressParams, launches: u64, rng: &mut Rng, until: Option<Instant>) -> Result<Histogram, RunError> {
-        if self.device.hung.load(Ordering::Relaxed) {
-            return Err(RunError::HungBefore);
+        if self.device.lost.load(Ordering::Relaxed) {
+            return Err(RunError::Lost);
         }
         let layout = &self.kernel.layout;
         let mut p = params.clone();
@@ -274,8 +278,8 @@ impl Loaded<'_> {
             // the kernel was emitted with.
             unsafe { launch.launch(cfg) }.map_err(driver("launch"))?;
             if let Err(e) = self.wait() {
-                if matches!(e, RunError::Hang(_)) {
-                    self.device.hung.store(true, Ordering::Relaxed);
+                if matches!(e, RunError::Hang(_) | RunError::Faulted(_)) {
+                    self.device.lost.store(true, Ordering::Relaxed);
                     // The kernel still uses its buffers: never free them.
                     std::mem::forget((mem, out, ctl, scratch));
                 }
@@ -300,7 +304,7 @@ impl Loaded<'_> {
             match event.try_is_complete() {
                 Ok(true) => return Ok(()),
                 Ok(false) => {}
-                Err(e) => return Err(RunError::Driver { what: "run the kernel", error: format!("{e:?}") }),
+                Err(e) => return Err(RunError::Faulted(format!("{e:?}"))),
             }
             if start.elapsed() > LAUNCH_DEADLINE {
                 return Err(RunError::Hang(LAUNCH_DEADLINE));

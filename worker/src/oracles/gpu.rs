@@ -36,7 +36,7 @@ pub enum Skip {
     Unsupported(String),
     /// The GPU failed (a driver error, a hung kernel: the device is then given up).
     Failed(String),
-    /// The GPU was given up after a hung kernel (see [`Skip::Failed`]).
+    /// The GPU was given up after a hung or faulted kernel (see [`Skip::Failed`]).
     GivenUp,
 }
 
@@ -53,18 +53,26 @@ pub fn model_of(v: &Verdict) -> Model {
         states: v.states.iter().map(|s| (s.values.iter().map(|(n, v)| (n.to_string(), *v)).collect(), s.executions)).collect(),
         races: v.races.len(),
         hung_threads: v.hung_threads.clone(),
+        misuse: v
+            .misuse
+            .iter()
+            .map(|m| format!("{} by {}", m.rule.name(), m.thread))
+            .collect::<std::collections::BTreeSet<_>>()
+            .into_iter()
+            .collect(),
     }
 }
 
 /// Whether a verdict is one a GPU run can be judged against: some complete execution (where
 /// every execution fails an `assume`, every instance would too, each spinning to the loop cap),
-/// race-free (a racy program's behaviour is undefined), no hang, nothing blocked by the loop
+/// race-free and misuse-free (the behaviour is undefined), no hang, nothing blocked by the loop
 /// bound (the GPU loops further), every state kept and no caveat (an incomplete allowed set
 /// would make allowed states look forbidden).
 pub(crate) fn judgeable(v: &Verdict) -> bool {
     !v.states.is_empty()
         && v.races.is_empty()
         && v.hung_threads.is_empty()
+        && v.misuse.is_empty()
         && v.blocked_threads.is_empty()
         && v.caveats.is_empty()
         && v.omitted_states == 0
@@ -129,7 +137,7 @@ pub const RUN_BUDGET: Duration = Duration::from_secs(2);
 /// This machine's first GPU, shared by the executor's threads (one launch at a time).
 pub struct LocalGpu {
     device: Mutex<Device>,
-    /// Set after a hung kernel: the context is unusable until the process exits.
+    /// Set after a hung or faulted kernel: the context is unusable until the process exits.
     broken: AtomicBool,
 }
 
@@ -171,11 +179,11 @@ impl GpuRunner for LocalGpu {
             return Err(Skip::GivenUp);
         }
         let fail = |e: RunError| match e {
-            RunError::Hang(_) => {
+            RunError::Hang(_) | RunError::Faulted(_) => {
                 self.broken.store(true, Ordering::Relaxed);
                 Skip::Failed(format!("{}: {e}; the GPU is given up for the rest of this process", program.name))
             }
-            RunError::HungBefore => Skip::GivenUp,
+            RunError::Lost => Skip::GivenUp,
             RunError::WrongArch { .. } => Skip::Unsupported(e.to_string()),
             e => Skip::Failed(format!("{}: {e}", program.name)),
         };
@@ -206,7 +214,7 @@ mod tests {
     fn model() -> Model {
         let s =
             |a: i64, b: i64| (vec![("P1:r0".to_string(), a), ("P1:r1".to_string(), b), ("x".to_string(), 1), ("flag".to_string(), 1)], 1);
-        Model { states: vec![s(0, 0), s(0, 1), s(1, 1)], races: 0, hung_threads: Vec::new() }
+        Model { states: vec![s(0, 0), s(0, 1), s(1, 1)], races: 0, hung_threads: Vec::new(), misuse: Vec::new() }
     }
 
     fn histogram(states: &[([i64; 4], u64)]) -> Histogram {

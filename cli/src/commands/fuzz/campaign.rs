@@ -674,7 +674,11 @@ fn summary(plan: &Plan, out: &Out, totals: &Totals, seconds: f64, discrepancies_
             g.unsupported,
             g.failed,
             g.first_failure.as_ref().map_or(String::new(), |f| format!(" (first: {f})")),
-            if g.given_up > 0 { format!("; {} more not run: the GPU was given up after a hung kernel", g.given_up) } else { String::new() }
+            if g.given_up > 0 {
+                format!("; {} more not run: the GPU was given up after a hung or faulted kernel", g.given_up)
+            } else {
+                String::new()
+            }
         ));
     }
     if totals.new.is_empty() {

@@ -47,7 +47,7 @@ and last the summary, exactly these keys:
 and, with --gpu, gpu: {\"ran\", \"instances\", \"unsupported\", \"failed\",
   \"first_failure\", \"given_up\"} (programs run on the GPU, their test instances,
   programs it cannot run, failures with the first one's message, programs not run
-  after a hung kernel)";
+  after a hung or faulted kernel)";
 
 /// Run the fuzzing loop: generate programs, check them, record what differs.
 ///

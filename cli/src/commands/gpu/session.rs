@@ -131,8 +131,8 @@ pub fn run(args: &RunArgs, quiet: bool) -> anyhow::Result<ExitCode> {
                     eprintln!("tcfuzz gpu run: {e}; everything else works without one (`tcfuzz emit` assembles the kernel)");
                     return Ok(ExitCode::from(exit::NO_GPU));
                 }
-                Err(e) if matches!(e.downcast_ref::<RunError>(), Some(RunError::Hang(_))) => {
-                    // The context is unusable after a hung kernel: stop here.
+                Err(e) if matches!(e.downcast_ref::<RunError>(), Some(RunError::Hang(_) | RunError::Faulted(_))) => {
+                    // The context is unusable after a hung or faulted kernel: stop here.
                     eprintln!("{}: error: {e:#}", path.display());
                     return Ok(ExitCode::from(exit::INPUT_ERRORS));
                 }
