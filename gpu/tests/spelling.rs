@@ -196,6 +196,12 @@ fn refusals_name_what_a_kernel_cannot_express() {
     );
     assert_eq!(
         refusal(
+            "PTX t\n{ x = 0; }\n P0@cta 0,gpu 0 ;\n barrier.cluster.arrive ;\n barrier.cluster.wait ;\n barrier.cluster.wait ;\nexists (true)\n"
+        ),
+        "P0 waits at the cluster barrier with no arrive since its last wait"
+    );
+    assert_eq!(
+        refusal(
             "PTX t\n{ x = 0; }\n P0@cta 0,gpu 0 ;\n LC00: ;\n barrier.cluster.arrive ;\n barrier.cluster.wait ;\n ld.relaxed.gpu r0, x ;\n beq r0, 0, LC00 ;\nexists (true)\n"
         ),
         "P0 branches and uses the cluster barrier: how often it arrives is not known before the run"
