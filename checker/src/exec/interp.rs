@@ -27,7 +27,7 @@
 use crate::error::CheckError;
 use crate::exec::event::NewEvent;
 use crate::program::label::Label;
-use crate::program::sync::{arrive, wait_succeeds};
+use crate::program::sync::{SyncOp, arrive, cluster_arrives_twice, wait_succeeds};
 use crate::program::tmem::MisuseRule;
 use crate::program::{AllocOp, MAX_EVENTS_PER_THREAD, Op, Opnd, ThreadCode, rmw_result};
 use tcfuzz_litmus::AtomOp;
@@ -163,6 +163,11 @@ pub fn replay(code: &ThreadCode, performed: &[i64], loop_bound: u32) -> Result<R
                 }
                 let (old, read_index) = (performed[k], k);
                 k += 1;
+                if let (SyncOp::ClusterArrive { .. }, Some(d)) = (op, *dst)
+                    && cluster_arrives_twice(old, regs[d])
+                {
+                    misuse.push((read_index, MisuseRule::ClusterArriveTwice));
+                }
                 let mut deps = 0;
                 let (new, phase) = arrive(*op, old, &mut |o| {
                     let (v, d) = val(&regs, &rdeps, o);
@@ -209,7 +214,7 @@ pub fn replay(code: &ThreadCode, performed: &[i64], loop_bound: u32) -> Result<R
                     ctrl |= 1 << k | d;
                 }
                 if let Some(d) = *dst {
-                    regs[d] = i64::from(ok);
+                    regs[d] = crate::program::sync::wait_result(*mode, ok);
                     rdeps[d] = 1 << k;
                 }
                 k += 1;

@@ -174,6 +174,14 @@ impl CompiledProgram {
         self.threads[..t].iter().map(|t| t.reg_names.len()).sum()
     }
 
+    /// Whether some thread arrives at a cluster barrier (whose misuse a replay finds).
+    pub(crate) fn has_cluster_barrier(&self) -> bool {
+        self.threads
+            .iter()
+            .flat_map(|t| &t.code)
+            .any(|l| matches!(l.op, Op::SyncArrive { op: crate::program::sync::SyncOp::ClusterArrive { .. }, .. }))
+    }
+
     /// Whether some thread issues an asynchronous tcgen05 operation (whose perform program order
     /// does not order, PTX ISA §9.7.16.6.1).
     pub(crate) fn has_async_operations(&self) -> bool {

@@ -46,7 +46,14 @@
 //!   count that is a multiple of the warp size (32) counts warps, a litmus thread standing for its
 //!   warp. Without `b` "all threads in the CTA participate": `b` is the number of the CTA's threads.
 //! - **Cluster barrier** (`barrier.cluster.arrive` / `.wait`, §9.7.13.3): like a CTA barrier whose
-//!   count is every thread of the cluster; `wait` waits for the phase of the thread's last arrive.
+//!   count is every thread of the cluster. "barrier.cluster.wait instruction causes the executing
+//!   thread to wait for all non-exited threads of the cluster to perform barrier.cluster.arrive":
+//!   a wait succeeds once the phase of the thread's pending arrive (its last, not yet waited on)
+//!   has completed, and consumes it; a wait with no pending arrive waits for an arrive of its own
+//!   thread, which never comes — it hangs (an H200 agrees: `arrive; wait; wait` never returned).
+//!   The hidden register `%cluster.pending` holds the pending arrive's phase + 1, or 0. "Each
+//!   thread must arrive at the barrier only once before the barrier completes": an arrive while
+//!   the thread's earlier arrive's phase has not completed is misuse (`cluster-arrive-twice`).
 //! - **Dat3M's quorum barrier** `bar.cta.sync a, b, c` (its `Barrier/quorum*` tests): a barrier
 //!   named by `(a, b)`; a thread arrives, then waits until at least `c` threads have arrived at
 //!   it; arrivals are never reset (a late arrival passes at once). This is what Dat3M's expected
@@ -157,6 +164,9 @@ pub enum SyncOp {
     MbarCompleteTx { tx: Opnd },
     /// A counted barrier (CTA or cluster): the phase completes at `expected` arrivals.
     BarArrive { expected: i64 },
+    /// A cluster barrier's arrive: [`SyncOp::BarArrive`] whose result is the phase + 1 (the
+    /// thread's `%cluster.pending`).
+    ClusterArrive { expected: i64 },
     /// Dat3M's quorum barrier: one more arrival, never reset.
     QuorumArrive,
 }
@@ -170,6 +180,9 @@ pub enum WaitMode {
     MbarState,
     /// Counted barrier: the phase `operand` (the thread's arrival phase) has completed.
     BarPhase,
+    /// Cluster barrier: `operand` is the thread's `%cluster.pending` (its pending arrive's phase
+    /// + 1), that phase has completed; with none pending (0) never.
+    ClusterPhase,
     /// Dat3M quorum: at least `q` arrivals.
     Quorum(i64),
 }
@@ -199,8 +212,28 @@ pub fn arrive(op: SyncOp, old: i64, arg: &mut dyn FnMut(Opnd) -> i64) -> (i64, i
             let (phase, arrived) = (old >> 32, (old & 0xffff_ffff) + 1);
             if arrived >= expected { ((phase + 1) << 32, phase) } else { ((phase << 32) | arrived, phase) }
         }
+        SyncOp::ClusterArrive { expected } => {
+            let (new, phase) = arrive(SyncOp::BarArrive { expected }, old, arg);
+            (new, phase + 1)
+        }
         SyncOp::QuorumArrive => (old + 1, 0),
     }
+}
+
+/// What a successful wait writes to its destination register: 1 (a `try_wait`'s predicate), or,
+/// for a cluster barrier, 0 — the pending arrive is consumed.
+pub fn wait_result(mode: WaitMode, ok: bool) -> i64 {
+    match mode {
+        WaitMode::ClusterPhase if ok => 0,
+        _ => i64::from(ok),
+    }
+}
+
+/// Whether a cluster-barrier arrive that read `old` comes while the thread's earlier arrive
+/// (`pending`, its `%cluster.pending`) is of a phase that has not completed: "each thread must
+/// arrive at the barrier only once before the barrier completes" (§9.7.13.3).
+pub fn cluster_arrives_twice(old: i64, pending: i64) -> bool {
+    pending > 0 && (old >> 32) < pending
 }
 
 /// Whether a wait with `operand` succeeds on value `v`.
@@ -209,6 +242,7 @@ pub fn wait_succeeds(mode: WaitMode, v: i64, operand: i64) -> bool {
         WaitMode::MbarParity => Mbar::unpack(v).is_some_and(|m| (m.phase & 1) != (operand & 1)),
         WaitMode::MbarState => Mbar::unpack(v).is_some_and(|m| (m.phase ^ operand) & 1 == 1),
         WaitMode::BarPhase => (v >> 32) > operand,
+        WaitMode::ClusterPhase => operand > 0 && (v >> 32) >= operand,
         WaitMode::Quorum(q) => v >= q,
     }
 }

@@ -32,6 +32,9 @@ fn wait_label(name: Name, scope: Scope, acquire: bool, span: Span) -> Result<Lab
     Ok(l)
 }
 
+/// The hidden register of a thread's pending cluster-barrier arrive ([`crate::program::sync`]).
+const CLUSTER_PENDING: &str = "%cluster.pending";
+
 fn obj(loc: u32) -> Name {
     Name { loc, vloc: loc }
 }
@@ -73,13 +76,13 @@ pub(crate) fn barrier(b: &Barrier, ti: usize, sync: &SyncPlan, regs: &mut Regs, 
         Barrier::ClusterArrive { sem, .. } => {
             let mut write = write;
             write.release = *sem != Some(Sem::Relaxed);
-            let dst = regs.reg("%cluster.phase")?;
-            Op::SyncArrive { dst, op: SyncOp::BarArrive { expected: sync.cluster_size(ti) }, read, write, wait: None }
+            let dst = regs.reg(CLUSTER_PENDING)?;
+            Op::SyncArrive { dst, op: SyncOp::ClusterArrive { expected: sync.cluster_size(ti) }, read, write, wait: None }
         }
         Barrier::ClusterWait { .. } => {
-            let operand = regs.opnd(&Operand::Reg("%cluster.phase".to_string()))?;
+            let operand = regs.opnd(&Operand::Reg(CLUSTER_PENDING.to_string()))?;
             let label = wait_label(obj(loc), Scope::Cluster, true, span)?;
-            Op::SyncWait { dst: None, mode: WaitMode::BarPhase, operand, blocking: true, label }
+            Op::SyncWait { dst: regs.reg(CLUSTER_PENDING)?, mode: WaitMode::ClusterPhase, operand, blocking: true, label }
         }
     })
 }

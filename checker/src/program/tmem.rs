@@ -37,6 +37,10 @@ pub enum MisuseRule {
     /// §9.7.13.15.1, "Contents of the mbarrier object": 0 to 2^20 - 1). Kept here, beside the
     /// allocator's rules, because it is the one list of misuse rules verdicts name.
     MbarrierOverArrival,
+    /// A `barrier.cluster.arrive` while the thread's earlier arrive is of a phase that has not
+    /// completed: "each thread must arrive at the barrier only once before the barrier
+    /// completes" (PTX ISA §9.7.13.3, `barrier.cluster`).
+    ClusterArriveTwice,
 }
 
 impl MisuseRule {
@@ -48,13 +52,14 @@ impl MisuseRule {
             MisuseRule::ExitWithLiveColumns => "exit-with-live-columns",
             MisuseRule::PeerCtaExited => "peer-cta-exited",
             MisuseRule::MbarrierOverArrival => "mbarrier-over-arrival",
+            MisuseRule::ClusterArriveTwice => "cluster-arrive-twice",
         }
     }
 
     /// The rule [`MisuseRule::name`] names.
     pub fn from_name(name: &str) -> Option<MisuseRule> {
         use MisuseRule::*;
-        [AllocAfterRelinquish, DeallocNotAllocated, ExitWithLiveColumns, PeerCtaExited, MbarrierOverArrival]
+        [AllocAfterRelinquish, DeallocNotAllocated, ExitWithLiveColumns, PeerCtaExited, MbarrierOverArrival, ClusterArriveTwice]
             .into_iter()
             .find(|r| r.name() == name)
     }
@@ -67,6 +72,7 @@ impl MisuseRule {
             MisuseRule::ExitWithLiveColumns => "CTA exits with Tensor Memory still allocated",
             MisuseRule::PeerCtaExited => "cta_group::2 tcgen05 operation issued when the peer CTA may have exited",
             MisuseRule::MbarrierOverArrival => "arrive-on operation on an mbarrier whose phase has no pending arrival left",
+            MisuseRule::ClusterArriveTwice => "barrier.cluster.arrive before the phase of the thread's earlier arrive completed",
         }
     }
 
@@ -75,6 +81,7 @@ impl MisuseRule {
         match self {
             MisuseRule::PeerCtaExited => "PTX ISA §9.7.16.5 Table 46",
             MisuseRule::MbarrierOverArrival => "PTX ISA §9.7.13.15.1",
+            MisuseRule::ClusterArriveTwice => "PTX ISA §9.7.13.3",
             _ => "PTX ISA §9.7.16.7.1",
         }
     }

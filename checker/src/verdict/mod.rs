@@ -404,6 +404,9 @@ fn misuse_advice(rule: crate::program::tmem::MisuseRule) -> String {
         MisuseRule::ExitWithLiveColumns => {
             "A CTA must deallocate every Tensor Memory column it allocated before it exits: add a tcgen05.dealloc on every path to the exit"
         }
+        MisuseRule::ClusterArriveTwice => {
+            "A thread arrives at the cluster barrier once per phase: wait (barrier.cluster.wait) for the phase to complete before arriving again"
+        }
         MisuseRule::MbarrierOverArrival => {
             "Each phase of an mbarrier takes exactly its expected arrivals: arrive once per participant and phase, and let a participant wait for the phase to complete before it arrives for the next one"
         }
@@ -768,7 +771,7 @@ impl<'a> Collector<'a> {
                 }
             }
         }
-        if !self.prog.tmem_allocators.is_empty() || self.prog.has_async_operations() {
+        if !self.prog.tmem_allocators.is_empty() || self.prog.has_async_operations() || self.prog.has_cluster_barrier() {
             self.record_misuse(g, blocked.is_empty());
         }
         if !self.prog.mbarriers.is_empty() {

@@ -232,6 +232,41 @@ fn cluster_barrier_release_and_relaxed() {
     assert!(!rlx.races.is_empty() && rlx.stats.blocked == 0, "{rlx}");
 }
 
+/// "barrier.cluster.wait instruction causes the executing thread to wait for all non-exited
+/// threads of the cluster to perform barrier.cluster.arrive" (PTX ISA §9.7.13.3): a wait with no
+/// arrive of its own thread since its last wait waits for that thread, forever. Programs 7189 of
+/// `tcfuzz fuzz --seed 5` and 12132 of `--seed 9` (this shape) hung an H200; the model had let
+/// the second wait pass.
+#[test]
+fn a_cluster_wait_without_its_own_arrive_hangs() {
+    let twice = verdict(
+        "PTX wait-twice\n{ y = 0; }\n P0@cta 0,cluster 0,gpu 0 | P1@cta 0,cluster 0,gpu 0 ;\n barrier.cluster.arrive.relaxed | ld.relaxed.cta r0, y ;\n ld.weak r0, y | barrier.cluster.arrive.relaxed ;\n | barrier.cluster.wait.acquire ;\n | barrier.cluster.wait.acquire ;\nexists (true)\n",
+    );
+    assert_eq!((twice.stats.complete, twice.stats.blocked), (0, 2), "{twice}");
+    assert!(twice.stats.hangs > 0 && twice.misuse.is_empty(), "{twice}");
+    assert_eq!(twice.hung_threads, vec!["P1 (on %barrier.cluster@gpu0.cluster0)".to_string()]);
+    // A wait before any arrive, likewise; one after an arrive of its own returns.
+    let first = verdict("PTX wait-first\n{ y = 0; }\n P0@cta 0,cluster 0,gpu 0 ;\n barrier.cluster.wait ;\nexists (true)\n");
+    assert_eq!((first.stats.complete, first.stats.blocked), (0, 1), "{first}");
+    let paired = verdict(
+        "PTX paired\n{ y = 0; }\n P0@cta 0,cluster 0,gpu 0 ;\n barrier.cluster.arrive ;\n barrier.cluster.wait ;\n barrier.cluster.arrive ;\n barrier.cluster.wait ;\nexists (true)\n",
+    );
+    assert_eq!((paired.stats.complete, paired.stats.blocked), (1, 0), "{paired}");
+}
+
+/// "Each thread must arrive at the barrier only once before the barrier completes" (§9.7.13.3):
+/// P0's second arrive, before P1 has arrived, is misuse; after the phase completed (P1 arrived
+/// first, in the other executions) it is not.
+#[test]
+fn a_second_cluster_arrive_before_the_phase_completes_is_misuse() {
+    let v = verdict(
+        "PTX arrive-twice\n{ x = 0; }\n P0@cta 0,cluster 0,gpu 0 | P1@cta 0,cluster 0,gpu 0 ;\n barrier.cluster.arrive | st.relaxed.cta x, 1 ;\n barrier.cluster.arrive | barrier.cluster.arrive ;\nexists (true)\n",
+    );
+    let rules: Vec<(&str, &str)> = v.misuse.iter().map(|m| (m.rule.name(), m.thread.as_str())).collect();
+    assert_eq!(rules, [("cluster-arrive-twice", "P0")], "{v}");
+    assert_eq!(v.stats.blocked, 0, "{v}");
+}
+
 /// A non-blocking `test_wait` writes 1 or 0; an mbarrier declared without `count` needs
 /// `mbarrier.init`.
 #[test]

@@ -17,10 +17,11 @@
 //!
 //! That needs `a` and `pending` known before the run: a thread with cluster-barrier operations
 //! has no branch, never arrives twice without a wait, and never waits without an arrive since
-//! its last wait (the model lets such a wait pass at once; on an H200 it waited forever, in
-//! programs 7189 of `fuzz --seed 5` and 12132 of `--seed 9`). Arrive counts further apart than one
-//! mean some wait can never return; the model says hang and such a program is not run, but the
-//! emitter refuses it too rather than trust that.
+//! its last wait (such a wait waits for an arrive of its own thread: the model says it hangs, and
+//! on an H200 it did, in programs 7189 of `fuzz --seed 5` and 12132 of `--seed 9`). Arrive counts
+//! further apart than one mean some wait can never return. The model says hang or misuse for
+//! all of these and such programs are not run; the emitter refuses them too rather than trust
+//! that.
 
 use tcfuzz_litmus::{Barrier, Instr, Program, StmtKind};
 
