@@ -353,21 +353,26 @@ mod tests {
         );
     }
 
-    #[test]
-    fn a_program_that_may_hang_is_refused_before_emission() {
+    /// Why `prepare` refuses a one-store program under `model`.
+    fn refused_under(model: Model) -> String {
         let p = tcfuzz_litmus::parse("PTX T\n{ x = 0; }\n P0@cta 0,gpu 0 ;\n st.relaxed.gpu x, 1 ;\nexists (x == 1)\n")
             .expect("the test program parses");
-        let m = Model { hung_threads: vec!["P0".into()], ..Model::default() };
-        let Err(PrepareError::Unsupported(why)) = prepare("t.litmus", p, m) else { panic!("a possible hang must be refused") };
+        match prepare("t.litmus", p, model) {
+            Err(PrepareError::Unsupported(why)) => why,
+            Err(e) => panic!("refused for the wrong reason: {e}"),
+            Ok(_) => panic!("the program must be refused"),
+        }
+    }
+
+    #[test]
+    fn a_program_that_may_hang_is_refused_before_emission() {
+        let why = refused_under(Model { hung_threads: vec!["P0".into()], ..Model::default() });
         assert_eq!(why, "t.litmus: the model says the program may hang (P0); a hung kernel would hold the GPU");
     }
 
     #[test]
     fn a_program_that_misuses_is_refused_before_emission() {
-        let p = tcfuzz_litmus::parse("PTX T\n{ x = 0; }\n P0@cta 0,gpu 0 ;\n st.relaxed.gpu x, 1 ;\nexists (x == 1)\n")
-            .expect("the test program parses");
-        let m = Model { misuse: vec!["mbarrier-over-arrival by P0".into()], ..Model::default() };
-        let Err(PrepareError::Unsupported(why)) = prepare("t.litmus", p, m) else { panic!("a misuse must be refused") };
+        let why = refused_under(Model { misuse: vec!["mbarrier-over-arrival by P0".into()], ..Model::default() });
         assert_eq!(
             why,
             "t.litmus: the model says the program misuses (mbarrier-over-arrival by P0): its behaviour is undefined, and a faulting kernel would take the GPU's context with it"
