@@ -859,8 +859,8 @@ impl<'a> Collector<'a> {
     }
 
     /// The arrives of `g` that took an mbarrier's pending arrival count below zero, or further
-    /// below ([`crate::program::tmem::MisuseRule::MbarrierOverArrival`]): the state each wrote says so, against
-    /// the state before it (its coherence predecessor, which it read).
+    /// below (`MisuseRule::MbarrierOverArrival`): the state each wrote says so, against the
+    /// state before it (its coherence predecessor, which it read).
     fn record_over_arrivals(&mut self, g: &ExecutionGraph) {
         let pending = |v: i64| crate::program::sync::Mbar::unpack(v).map_or(0, |m| m.pending);
         for &l in &self.prog.mbarriers {
@@ -881,8 +881,9 @@ impl<'a> Collector<'a> {
         }
     }
 
-    /// The allocator rules ([`crate::program::tmem`]) and the CTA-pair rule ([`crate::exec::cta_pair`]) broken
-    /// in `g`; `complete`: every thread exited.
+    /// The allocator rules ([`crate::program::tmem`]), the cluster-barrier rule (both found by
+    /// each thread's replay) and the CTA-pair rule ([`crate::exec::cta_pair`]) broken in `g`;
+    /// `complete`: every thread exited.
     fn record_misuse(&mut self, g: &ExecutionGraph, complete: bool) {
         for (t, evs) in g.threads.iter().enumerate() {
             let performed: Vec<i64> = evs.iter().map(|e| e.value).collect();

@@ -321,7 +321,6 @@ impl<'a> KernelWriter<'a> {
         let n_globals = self.plan.globals.len().max(1);
         self.line(".reg .pred %p<8>;");
         self.line(".reg .pred %lane0;");
-        // Whether the thread has a cluster-barrier arrive with no wait after it yet.
         self.line(".reg .b32 %w<8>;");
         self.line(".reg .b64 %d<8>;");
         self.line(format!(".reg .b64 %v<{n_regs}>;"));
