@@ -578,6 +578,10 @@ pub(crate) struct Collector<'a> {
     seen_races: SeenRaces,
     /// The loop bound the threads run under (to tell a failed blocking wait from the loop bound).
     loop_bound: u32,
+    /// Whether the program has operations whose misuse rules a replay of each execution finds
+    /// (the allocator, asynchronous operations, the cluster barrier): decided once, not per
+    /// execution.
+    replays_for_misuse: bool,
 }
 
 impl<'a> Collector<'a> {
@@ -598,6 +602,7 @@ impl<'a> Collector<'a> {
             max_races,
             seen_races: SeenRaces::default(),
             loop_bound: u32::MAX,
+            replays_for_misuse: !prog.tmem_allocators.is_empty() || prog.has_async_operations() || prog.has_cluster_barrier(),
         }
     }
 
@@ -771,7 +776,7 @@ impl<'a> Collector<'a> {
                 }
             }
         }
-        if !self.prog.tmem_allocators.is_empty() || self.prog.has_async_operations() || self.prog.has_cluster_barrier() {
+        if self.replays_for_misuse {
             self.record_misuse(g, blocked.is_empty());
         }
         if !self.prog.mbarriers.is_empty() {
