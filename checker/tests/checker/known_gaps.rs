@@ -4,11 +4,11 @@
 //! minimized. Each test asserts what must hold (explorer = oracle, no duplicates). A gap still
 //! open is pinned with `#[ignore]` and the figures it shows (`cargo test -p tcfuzz-checker --test
 //! tests known_gaps -- --ignored` runs those); a fix removes the `#[ignore]` and says in the
-//! test's comment what was wrong, and the test stays as a regression test. Four are open: one
-//! found by `selftest --programs 25000 --family ptx --seed 60000000` (a `cas` comparing with a
-//! register), whose duplicates are fixed and a spurious lost-revisit caveat remains; one of the
-//! three found by `selftest --programs 100000 --family all --seed 12000000`, a missed execution a
-//! caveat names; and two of those found by `--seed 15000000` (the end of this file).
+//! test's comment what was wrong, and the test stays as a regression test. Five are open: a
+//! spurious lost-revisit caveat (`ptx` seed 60015091, a `cas` comparing with a register, whose
+//! duplicates are fixed), a missed execution a caveat names (`tileir` 12061385), missed
+//! executions with no caveat (`sync` 15092254), and executions explored twice (`tcgen05`
+//! 19030579, `assume` 18076234).
 
 use tcfuzz_checker::{Method, ModelKind, Options, check, check_exact, check_oracle};
 
@@ -24,6 +24,22 @@ fn explorer_equals_oracle(text: &str, model: ModelKind) {
         let e = check(&p, model, &opts).expect("explorer");
         let o = check_oracle(&p, model, &opts).expect("oracle");
         assert!(e.caveats.is_empty(), "a caveat now names this gap: {:?}", e.caveats);
+        assert_eq!(e.stats.duplicates, Some(0), "explorer duplicates\n{e}");
+        assert_eq!(e.stats.complete, o.stats.complete, "complete executions\nexplorer:\n{e}\noracle:\n{o}");
+        assert_eq!(e.states, o.states, "final states\nexplorer:\n{e}\noracle:\n{o}");
+    }
+}
+
+/// [`explorer_equals_oracle`] for a program whose shape raises caveats of the explorer's
+/// verdict (executions it may not explore, judged from the program alone): explorer = oracle all
+/// the same, and no revisit lost on the way (the one caveat the exploration itself adds).
+fn explorer_equals_oracle_despite_static_caveats(text: &str, model: ModelKind) {
+    let p = tcfuzz_litmus::parse(text).expect("parses");
+    for always_dependency_revisits in [false, true] {
+        let opts = Options { detect_duplicates: true, always_dependency_revisits, ..Options::default() };
+        let e = check(&p, model, &opts).expect("explorer");
+        let o = check_oracle(&p, model, &opts).expect("oracle");
+        assert!(!e.caveats.iter().any(|c| c.contains("revisit it cannot take")), "a revisit was lost: {:?}", e.caveats);
         assert_eq!(e.stats.duplicates, Some(0), "explorer duplicates\n{e}");
         assert_eq!(e.stats.complete, o.stats.complete, "complete executions\nexplorer:\n{e}\noracle:\n{o}");
         assert_eq!(e.states, o.states, "final states\nexplorer:\n{e}\noracle:\n{o}");
@@ -749,22 +765,15 @@ exists (true)
 }
 
 /// Seed 15024631 (family fenced): explorer 537 complete executions, 2 of them duplicates, no
-/// caveat. Shrunk (18 → 10 instructions): 147, 3 of them duplicates; oracle 144.
-///
-/// Partly diagnosed (the trace of each duplicate's two paths): both paths reach a graph where
-/// P0's `ld r1, y` (R) has just been added reading the initial value, with P1's `st y, 0` (1.1)
-/// and P2's `st y, 0` (2.1) both holes. One path refills 1.1, which revisits R. The other
-/// refills 1.1 without a revisit, then 2.1 revisits R (deleting 1.1 into a hole again), and then
-/// the refilled 1.1 revisits R a second time. That last revisit should fail the maximality test:
-/// R reads 2.1, a write added after R and outside 1.1's dependency prefix, so R's source is not
-/// in `Previous(R)`. In `maximally_added` R is an orphan there (its source is later than R and
-/// deleted), and a trace of that test shows `forced_source` holding for it (2.1 leaves a hole,
-/// no deleted write is `co`-after it), so the revisit is taken. But the refilled 1.1 already had
-/// its turn at R when it was first added (the first path), and R could read the initial value
-/// there: the forced-source exemption should not apply where the revisiting write is a refilled
-/// hole that could revisit R before. A hypothesis, not tried.
+/// caveat. Shrunk (18 → 10 instructions): 147, 3 of them duplicates; oracle 144. Both paths of
+/// each duplicate reached a graph where P0's `ld r1, y` (R) had just been added reading the
+/// initial value, with P1's `st y, 0` (1.1) and P2's `st y, 0` (2.1) both holes. One path
+/// refilled 1.1, which revisited R. The other refilled 1.1 without a revisit, then 2.1 revisited
+/// R (deleting 1.1 into a hole again), and then the refilled 1.1 revisited R a second time, R
+/// reading 2.1 as a forced source: the test that R could read nothing of `Previous(R)` filled
+/// 2.1's hole, which P1's refill comes before. Fixed: that test leaves open the holes `next` has
+/// not come to when it adds the revisiting write (`maximal.rs`, "forced" source, seed 20009547).
 #[test]
-#[ignore = "open: the explorer explores 3 of 147 executions twice"]
 fn fenced_15024631_explorer_explores_executions_twice() {
     explorer_equals_oracle(
         r"PTX random-fenced-15024631-shrunk
@@ -787,9 +796,9 @@ exists (true)
 /// Seed 20014656 (family fenced; `tcfuzz selftest --programs 100000 --family all --seed
 /// 20000000`): explorer 441 complete executions, 1 of them a duplicate, no caveat. `tcfuzz
 /// minimize --kind explorer-vs-oracle` shrinks it to this: 514 executions, 2 duplicates; oracle
-/// 512. Not diagnosed; plain accesses and `fence.sc.cta` in three threads, like fenced 15024631.
+/// 512. Plain accesses and `fence.sc.cta` in three threads, like fenced 15024631, and fixed by
+/// the same change.
 #[test]
-#[ignore = "open: the explorer explores 2 of 514 executions twice"]
 fn fenced_20014656_explorer_explores_executions_twice() {
     explorer_equals_oracle(
         r"PTX random-fenced-20014656-shrunk
@@ -811,13 +820,19 @@ exists (true)
 }
 
 /// Seed 20009547 (family proxy; `tcfuzz selftest --programs 100000 --family all --seed
-/// 20000000`): the explorer stops with "the exploration went 20000 graphs deep, which only
+/// 20000000`): the explorer stopped with "the exploration went 20000 graphs deep, which only
 /// revisits that undo each other for ever reach"; the oracle finds 960 executions, 17 final
-/// states. The same at `d92195a`. Not diagnosed.
+/// states. P1's `st.release y` and `st.relaxed y_gen` name different aliases of `y`, so nothing
+/// orders them in `co`, and neither is in the other's dependency prefix: with both holes and
+/// P0's `ld y` kept after them, each refilled store revisited the load and deleted the other,
+/// which was then the load's forced source — for ever. Fixed: the test that the load could read
+/// nothing of `Previous` leaves open the holes `next` has not come to when it adds the
+/// revisiting write (`maximal.rs`, module docs on the forced source), so only the later store's
+/// revisit qualifies. The program's register-compared `cas` and its rmws raise caveats of their
+/// own (from the program alone).
 #[test]
-#[ignore = "open: the explorer's revisits undo each other until its depth limit"]
 fn proxy_20009547_explorer_revisits_for_ever() {
-    explorer_equals_oracle(
+    explorer_equals_oracle_despite_static_caveats(
         r"PTX random-proxy-20009547
 {
   x = 0;
@@ -835,6 +850,24 @@ fn proxy_20009547_explorer_revisits_for_ever() {
  cold.weak r3, y_con           |                               ;
  st.weak x_gen, 2              |                               ;
  fence.proxy.alias             |                               ;
+exists (true)
+",
+        ModelKind::Ptx,
+    );
+    // `tcfuzz minimize --kind explorer-vs-oracle` of it: 108 executions.
+    explorer_equals_oracle_despite_static_caveats(
+        r"PTX random-proxy-20009547-shrunk
+{
+  x = 0;
+  y = 0;
+  x_gen @ generic aliases x;
+  y_gen @ generic aliases y;
+}
+ P0@cta 1,gpu 0                | P1@cta 1,gpu 0            ;
+ atom.acquire.cta.add r0, x, 0 | st y, 0                   ;
+ ld r1, y                      | st y_gen, 0               ;
+ st.weak x_gen, 0              | fence.proxy.alias         ;
+                               | atom.release.add r0, x, 0 ;
 exists (true)
 ",
         ModelKind::Ptx,
