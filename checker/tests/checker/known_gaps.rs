@@ -759,10 +759,12 @@ exists (true)
 /// which puts P0's store before P2's in `co`). Letting a hole read wait also where none of its
 /// admitted sources has a completion (`completable`) finds the 6 here, but explores
 /// executions twice in 10 other tests of this file: the dead-end graphs still make revisits
-/// that reach what the waiting read reaches. (Found by `selftest`: a `.shared::cta` arrive on
-/// another CTA's mbarrier, which the PTX ISA leaves undefined (a remote arrive is
-/// `.shared::cluster` with a sink `_` destination); the validator accepts it within a cluster.
-/// The same shape with `atom.cta.add` on global memory is explored in full: 348 of 348.)
+/// that reach what the waiting read reaches. (P1's arrive is a `.shared::cta` arrive that
+/// returns a state, on another CTA's mbarrier: the forms of `mbarrier.arrive` that reach another
+/// CTA's mbarrier are `.shared::cluster` ones with a sink `_` destination, so the validator,
+/// which accepts any access within the cluster, may be too lenient here — not checked against
+/// the ISA text. The same shape with `atom.cta.add` on global memory is explored in full: 348
+/// of 348.)
 #[test]
 #[ignore = "open: the explorer misses 6 of 348 executions with no caveat"]
 fn sync_15092254_explorer_misses_executions() {
