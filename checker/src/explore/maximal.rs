@@ -249,7 +249,15 @@
 //! proxy: `cas z | st y, 1; ld z | ld y; atom.add z, r0; sust y, r1`. The `sust` revisits P3's
 //! `ld y` both from the graph where it read P2's `st y, 1`, kept by the `add` write's revisit of
 //! the `cas` because the add's operand came from it, and from the one where it read the initial
-//! `y` and P2's store came after the `add` write: 6 of 40 executions explored twice.)
+//! `y` and P2's store came after the `add` write: 6 of 40 executions explored twice.) The event
+//! may also go with the revisit itself — `r`, or one added after it that the revisit deletes.
+//! (`selftest --family all` seed 18076234, family assume: P2's `exch z` write depends on a load
+//! of `y` that read P1's `st y`, whose value came from P1's `ld x`, so its revisit of P0's
+//! `atom.add z` kept P1's two events. P2's `st x` then revisited P1's `ld x`, deleting the
+//! `st y` and the load of `y`, with P0's `add` pending on the `exch` write — the same graph as
+//! the one in which P1's events came after the `exch` write's revisit, the load of `y` reading
+//! the initial value: 5 of 39 executions explored twice. The test looked only at events added
+//! before `r`.)
 //! Nor does a pending `x` that reads `a`'s location where `w` comes before `a` in `a`'s thread:
 //! `a` revisits `x` as well (`x` is in no prefix), deleting `w`, which leaves a hole before `a`
 //! and is `x`'s forced source there, and the refilled `w` revisits `x` in turn — the graph that
@@ -365,7 +373,7 @@ impl Explorer<'_, '_> {
         // source's dependency prefix what it was (module docs, "Pending reads").
         // (And not where `a` revisits it too: it reads `a`'s location, its source a hole before `a`.)
         let revisited_by_a_too = |x: EventId, w: EventId| g.label(x).loc == g.label(a).loc && w.thread == a.thread && w.index < a.index;
-        if pending.iter().any(|&(x, w)| revisited_by_a_too(x, w) || self.pending_prefix_shrinks(g, idx, (a, r), (x, w))) {
+        if pending.iter().any(|&(x, w)| revisited_by_a_too(x, w) || self.pending_prefix_shrinks(g, idx, (a, r), (x, w), deleted)) {
             return Ok(false);
         }
         // The holes a graph reached through a revisit of `a`'s read may hold open (module docs,
@@ -484,9 +492,17 @@ impl Explorer<'_, '_> {
 
     /// Whether the revisit of `r` by `a` takes out of the dependency prefix of pending read `x`'s
     /// source `w` an event added between `x` and `w` (module docs, "Pending reads"): the revisit
-    /// of `x` by `w` kept it for `w`'s sake, and `w` refilled no longer needs it.
-    fn pending_prefix_shrinks(&self, g: &ExecutionGraph, idx: &NodeIndex, (a, r): (EventId, EventId), (x, w): (EventId, EventId)) -> bool {
-        let (from, to) = (g.stamp(x), g.stamp(r).min(g.stamp(w)));
+    /// of `x` by `w` kept it for `w`'s sake, and `w` refilled no longer needs it — the revisit
+    /// deletes it, or changes the `rf` through which `w` depended on it.
+    fn pending_prefix_shrinks(
+        &self,
+        g: &ExecutionGraph,
+        idx: &NodeIndex,
+        (a, r): (EventId, EventId),
+        (x, w): (EventId, EventId),
+        deleted: &BitSet,
+    ) -> bool {
+        let (from, to) = (g.stamp(x), g.stamp(w));
         let between: Vec<EventId> = present(g).filter(|&e| (from + 1..to).contains(&g.stamp(e))).collect();
         if between.is_empty() {
             return false;
@@ -495,7 +511,10 @@ impl Explorer<'_, '_> {
         let mut revisited = g.clone();
         revisited.set_rf(r, a);
         let after = dep_prefix(&revisited, idx, self.prog, w);
-        between.iter().any(|&e| before.contains(idx.node(e)) && !after.contains(idx.node(e)))
+        between.iter().any(|&e| {
+            let n = idx.node(e);
+            before.contains(n) && (deleted.contains(n) || !after.contains(n))
+        })
     }
 
     /// The part of [`Explorer::maximally_added`] about `r` alone, under TruSt's revisits (no

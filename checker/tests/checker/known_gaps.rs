@@ -4,11 +4,10 @@
 //! minimized. Each test asserts what must hold (explorer = oracle, no duplicates). A gap still
 //! open is pinned with `#[ignore]` and the figures it shows (`cargo test -p tcfuzz-checker --test
 //! tests known_gaps -- --ignored` runs those); a fix removes the `#[ignore]` and says in the
-//! test's comment what was wrong, and the test stays as a regression test. Four are open: a
+//! test's comment what was wrong, and the test stays as a regression test. Three are open: a
 //! spurious lost-revisit caveat (`ptx` seed 60015091, a `cas` comparing with a register, whose
-//! duplicates are fixed), a missed execution a caveat names (`tileir` 12061385), missed
-//! executions with no caveat (`sync` 15092254), and executions explored twice (`assume`
-//! 18076234).
+//! duplicates are fixed), a missed execution a caveat names (`tileir` 12061385), and missed
+//! executions with no caveat (`sync` 15092254).
 
 use tcfuzz_checker::{Method, ModelKind, Options, check, check_exact, check_oracle};
 
@@ -934,11 +933,15 @@ exists (true)
 /// 18000000`): explorer 39 complete executions, 5 of them duplicates, **no caveat**; oracle 34,
 /// the same 18 final states. There at `d92195a` too. `tcfuzz minimize --kind explorer-vs-oracle`
 /// shrinks it to 8 instructions, but the shrunk program carries the rmw-hole caveat, so the
-/// original is pinned. Not diagnosed; in each of the 5 graphs explored twice, P0's `atom.add z`
-/// reads P2's `atom.exch z` (`co` of z: the exch, then the add); they come in both `co` orders
-/// of x (P0's `atom.add x`, P2's `st x`).
+/// original is pinned. In each of the 5 graphs explored twice, P0's `atom.add z` reads P2's
+/// `atom.exch z`. One path: P2's load of `y` read P1's `st y` (whose value P1's `ld x` loaded),
+/// so the `exch` write depended on P1's events and its revisit of the `add` kept them; P2's `st
+/// x` then revisited P1's `ld x`, deleting the `st y`, P2's load of `y` and the `exch` write,
+/// with the `add` pending on it. The other: P1's events came after the `exch` write's revisit
+/// (P2's load of `y` reading the initial value), and the `st x` revisited the `ld x` deleting
+/// only the `st y`. Fixed: the pending `add` no longer qualifies where the revisit deletes an
+/// event the `exch` write's dependency prefix held (`maximal.rs`, "Pending reads").
 #[test]
-#[ignore = "open: the explorer explores 5 of 39 executions twice"]
 fn assume_18076234_explorer_explores_executions_twice() {
     explorer_equals_oracle(
         r"PTX random-assume-18076234
