@@ -758,7 +758,9 @@ exists (true)
 /// which puts P0's store before P2's in `co`). Letting a hole read wait also where none of its
 /// admitted sources has a completion (`completable`) finds the 6 here, but explores
 /// executions twice in 10 other tests of this file: the dead-end graphs still make revisits
-/// that reach what the waiting read reaches. (P1's arrive is a `.shared::cta` arrive that
+/// that reach what the waiting read reaches. Not exploring those dead-end sources at all (and
+/// waiting) finds the 6 too, but misses executions of `fuzz_380820` and `tcgen05_19030579`:
+/// a graph with no completion can still be the one graph a revisit may start from. (P1's arrive is a `.shared::cta` arrive that
 /// returns a state, on another CTA's mbarrier: the forms of `mbarrier.arrive` that reach another
 /// CTA's mbarrier are `.shared::cluster` ones with a sink `_` destination, so the validator,
 /// which accepts any access within the cluster, may be too lenient here — not checked against
