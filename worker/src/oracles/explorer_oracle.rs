@@ -71,11 +71,14 @@ pub enum Coverage {
 }
 
 impl Coverage {
-    /// What the explorer covers under `model` by the checker's crate docs ("Limitations and
-    /// caveats") where its verdict has a caveat: exactly the executions without a `po ∪ rf` cycle
-    /// under Tile IR. Under PTX its dependency revisits reach beyond that but miss a class no
-    /// restriction of the oracle describes exactly; those verdicts are held to the unrestricted
-    /// oracle, with misses allowed ([`Comparison::WithinCaveat`]).
+    /// Which oracle a verdict of the explorer with a caveat is compared with first under
+    /// `model`. Under PTX the dependency revisits reach executions with a `po ∪ rf` cycle but
+    /// miss a class no restriction of the oracle describes exactly; those verdicts are held to
+    /// the unrestricted oracle, with misses allowed ([`Comparison::WithinCaveat`]). Under Tile
+    /// IR, first to the oracle restricted to the executions without a `po ∪ rf` cycle, which most
+    /// caveated Tile IR verdicts equal; but Tile IR programs get the dependency revisits too, so
+    /// where that differs the verdict is held to the unrestricted oracle as under PTX
+    /// ([`compare_verdict`]).
     pub fn of_explorer(model: ModelKind) -> Coverage {
         match model {
             ModelKind::TileIr => Coverage::PorfAcyclic,
@@ -193,6 +196,11 @@ pub fn compare_verdict(prog: &CompiledProgram, model: ModelKind, settings: &Sett
     {
         if differences(explorer, &all).is_empty() {
             return Comparison::AgreeUnrestricted;
+        }
+        // (`selftest` seed 20046006, family tileir: 132 executions of the unrestricted oracle's
+        // 136, where the restricted one finds 82, was a disagreement.)
+        if within(explorer, &all) {
+            return Comparison::WithinCaveat;
         }
         diffs.push(format!(
             "the unrestricted oracle finds {} complete and {} blocked executions: the explorer matches neither",
@@ -424,6 +432,28 @@ mod tests {
     }
 
     const SB: &str = "PTX SB\n{ x = 0; y = 0; }\n P0@cta 0,gpu 0 | P1@cta 1,gpu 0 ;\n st.relaxed.gpu x, 1 | st.relaxed.gpu y, 1 ;\n ld.relaxed.gpu r0, y | ld.relaxed.gpu r0, x ;\nexists (P0:r0 == 0 /\\ P1:r0 == 0)\n";
+
+    /// `selftest --family tileir` seed 20046006: the explorer, with the rmw-hole caveat, finds
+    /// 132 of the unrestricted oracle's 136 executions and 50 more than the oracle restricted
+    /// to executions without a `po ∪ rf` cycle (82): within its caveat, not a disagreement.
+    #[test]
+    fn a_tile_ir_verdict_between_the_restricted_and_the_full_oracle_is_within_its_caveat() {
+        let src = "TileIR random-tile-20046006\n{\n  x = [0, 0];\n  f = [0];\n}\n\
+            P0@tlb 1, dev 0 {\n  r1, <t1> = ld.acquire.device f;\n  r2, <t2> = ld.weak x[1];\n  \
+            a3, <t3> = atom.release.sys.add f, [1], <t2>;\n}\n\
+            P1@tlb 1, dev 0 {\n  a1, <t1> = atom.acquire.device.max f, [2];\n  <t2> = st.relaxed.device x, [1, 2], <t1>;\n}\n\
+            P2@tlb 0, dev 0 {\n  r1, <t1> = ld.acquire.device f;\n  <t2> = st.relaxed.device f, [2], <t1>;\n  \
+            r3, <t3> = ld.relaxed.tile_block f, <t2>;\n}\nexists (x == [1, 1])\n";
+        let p = tcfuzz_litmus::parse(src).expect("valid program");
+        let prog = CompiledProgram::compile(&p).expect("compiles");
+        let settings = Settings::default();
+        let v = check_compiled(&prog, ModelKind::TileIr, &explorer_options(&settings)).expect("checks");
+        assert!(!v.caveats.is_empty(), "the rmw-hole caveat");
+        let restricted = run_oracle(&prog, ModelKind::TileIr, &settings, Coverage::PorfAcyclic).expect("no panic").expect("oracle");
+        let all = run_oracle(&prog, ModelKind::TileIr, &settings, Coverage::All).expect("no panic").expect("oracle");
+        assert_eq!((v.stats.complete, restricted.stats.complete, all.stats.complete), (132, 82, 136));
+        assert_eq!(compare_verdict(&prog, ModelKind::TileIr, &settings, &v), Comparison::WithinCaveat);
+    }
 
     #[test]
     fn a_verdict_agrees_with_itself() {

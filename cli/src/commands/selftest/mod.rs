@@ -58,11 +58,10 @@ then one summary object:
 /// hung threads and the threads that hit the loop bound; the explorer must also report 0
 /// duplicate executions.
 /// Both run with loop bound 1. An explorer verdict without caveats claims to be exact and is
-/// compared with the unrestricted oracle. One with a caveat (load buffering it may not explore)
-/// under tileir is compared with the oracle restricted to the executions without a po ∪ rf cycle
-/// (what the explorer covers there); if they differ, it still agrees when it equals the
-/// unrestricted oracle (it found what its caveat says it may miss). Any other
-/// verdict with a caveat agrees when it equals the unrestricted oracle, or when it misses
+/// compared with the unrestricted oracle. One with a caveat under tileir is compared first with
+/// the oracle restricted to the executions without a po ∪ rf cycle (which most such verdicts
+/// equal); where they differ, it is judged as under ptx. A verdict with a caveat agrees when it
+/// equals the unrestricted oracle (it found what its caveat says it may miss), or when it misses
 /// executions but nothing else: each final state it reports is the oracle's with at most its
 /// count, each race and misuse it reports is the oracle's, no duplicates.
 ///
