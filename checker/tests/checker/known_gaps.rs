@@ -976,8 +976,9 @@ exists (true)
 /// `st.weak x_gen` revisits P0's `exch x` read, deleting P3's `ld y` and `add` write (holes
 /// before the kept `add` read) and all of P2, from two graphs. In one, P3's `ld y` reads P0's
 /// `cas` write: the `add` write's earlier revisit of the `exch` had deleted P2 (outside its
-/// prefix) and kept the `ld y` (its operand), so P2 came back with later stamps than the load,
-/// and the load "could not have read" P2's `cas` write. In the other, the load reads P2's
+/// prefix) and kept the `ld y` (its operand), so P2 came back with later stamps than the load:
+/// P2's `cas` write is not in the load's `Previous`, and reading P0's counts as maximal. In the
+/// other, the load reads P2's
 /// `cas` write, which the earlier revisit kept for that reason. Both pass the maximality test;
 /// under TruSt's `po ∪ rf` prefixes the load would be kept by the final revisit and the two
 /// results would differ. What is missing is a rule for a deleted read that an earlier revisit
