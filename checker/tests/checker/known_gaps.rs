@@ -744,30 +744,30 @@ exists (true)
     );
 }
 
-/// Seed 15092254 (family sync): explorer 1,026 complete executions, oracle 1,044, **no
-/// caveat**. Shrunk (8 → 7 instructions): 342 of 348.
+/// Seed 15092254 (family sync): explorer 1,026 complete executions, oracle 1,044, **no caveat**.
+/// Shrunk (8 → 7 instructions): 342 of 348.
 ///
-/// Diagnosed, not fixed. The 6 missed are every execution in which P0's arrive reads the
-/// initial `bar`, P1's `ld x` reads P2's `st x` (`co` of `x`: P2's store first) and P2's arrive
-/// reads P1's arrive — possible because P1 (CTA 1) and P2 (CTA 0) arrive with `.cta` scope,
-/// not morally strong, so Atomicity does not tie them. The explorer reaches the graph in which
-/// P2's `st x` has revisited P1's `ld x` and left P2's arrive and `test_wait` holes (the store
-/// depends on neither); P1 cannot go on before they are refilled, so P2's arrive cannot read
-/// P1's arrive, which comes later. It does not wait for it ("Waiting holes", `trust.rs`): it
-/// has sources that the model admits — the initial value, whose write half then has no place
-/// (P0's rmw, morally strong with it, read the initial value too), and P0's arrive, after
-/// which the `test_wait` has no source (each one makes it synchronize with P0's release,
-/// which puts P0's store before P2's in `co`). Letting a hole read wait also where none of its
-/// admitted sources has a completion (`completable`) finds the 6 here, but explores
-/// executions twice in 10 other tests of this file: the dead-end graphs still make revisits
+/// Diagnosed, not fixed. The 6 missed are every execution in which P0's arrive reads the initial
+/// `bar`, P1's `ld x` reads P2's `st x` (`co` of `x`: P2's store first) and P2's arrive reads P1's
+/// arrive — possible because P1 (CTA 1) and P2 (CTA 0) arrive with `.cta` scope, not morally
+/// strong, so Atomicity does not tie them. The explorer reaches the graph in which P2's `st x` has
+/// revisited P1's `ld x` and left P2's arrive and `test_wait` holes (the store depends on neither);
+/// P1 cannot go on before they are refilled, so P2's arrive cannot read P1's arrive, which comes
+/// later. It does not wait for it ("Waiting holes", `trust.rs`): it has sources that the model
+/// admits — the initial value, whose write half then has no place (P0's rmw, morally strong with
+/// it, read the initial value too), and P0's arrive, after which the `test_wait` has no source
+/// (each one makes it synchronize with P0's release, which puts P0's store before P2's in `co`).
+/// Letting a hole read wait also where none of its admitted sources has a completion
+/// (`completable`) finds the 6 here, but explores executions twice in 7 tests of this file that
+/// pass without it (the fenced and proxy ones among them): the dead-end graphs still make revisits
 /// that reach what the waiting read reaches. Not exploring those dead-end sources at all (and
-/// waiting) finds the 6 too, but misses executions of `fuzz_380820` and `tcgen05_19030579`:
-/// a graph with no completion can still be the one graph a revisit may start from. (P1's arrive is a `.shared::cta` arrive that
-/// returns a state, on another CTA's mbarrier: the forms of `mbarrier.arrive` that reach another
-/// CTA's mbarrier are `.shared::cluster` ones with a sink `_` destination, so the validator,
-/// which accepts any access within the cluster, may be too lenient here — not checked against
-/// the ISA text. The same shape with `atom.cta.add` on global memory is explored in full: 348
-/// of 348.)
+/// waiting) finds the 6 too, but misses executions of `fuzz_380820` and `tcgen05_19030579`: a graph
+/// with no completion can still be the one graph a revisit may start from. (P1's arrive is a
+/// `.shared::cta` arrive that returns a state, on another CTA's mbarrier: the forms of
+/// `mbarrier.arrive` that reach another CTA's mbarrier are `.shared::cluster` ones with a sink `_`
+/// destination, so the validator, which accepts any access within the cluster, may be too lenient
+/// here — not checked against the ISA text. The same shape with `atom.cta.add` on global memory is
+/// explored in full: 348 of 348.)
 #[test]
 #[ignore = "open: the explorer misses 6 of 348 executions with no caveat"]
 fn sync_15092254_explorer_misses_executions() {
