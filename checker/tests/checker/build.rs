@@ -99,9 +99,12 @@ pub fn exists_regs(q: Quantifier, eqs: &[(&str, &str, i64)]) -> Condition {
     Condition { quantifier: q, prop, span: Span::default() }
 }
 
-/// Whether every caveat of a verdict is the one naming rmw holes (`explore::trust`'s
-/// `rmw_hole_possible`): an over-approximation that names many programs the explorer is exact
-/// on, where a test still asserts explorer = oracle.
+/// A phrase of the caveat naming rmw holes (`explore::trust`'s `rmw_hole_possible`).
+pub const RMW_HOLE_CAVEAT: &str = "a cas or another atomic rmw that a revisit removed";
+
+/// Whether every caveat of a verdict is the one naming rmw holes ([`RMW_HOLE_CAVEAT`]): an
+/// over-approximation that names many programs the explorer is exact on, where a test still
+/// asserts explorer = oracle.
 pub fn only_rmw_hole_caveats(caveats: &[String]) -> bool {
-    caveats.iter().all(|c| c.contains("a cas or another atomic rmw that a revisit removed"))
+    caveats.iter().all(|c| c.contains(RMW_HOLE_CAVEAT))
 }
