@@ -279,6 +279,59 @@ impl<'a> Validator<'a> {
         Some(l)
     }
 
+    /// How an mbarrier operation may name `l`, an mbarrier ([`Self::check_addr`] has checked
+    /// that `t` is in its cluster). The `.shared::cta` window (which `.shared` means) addresses
+    /// the executing CTA's shared memory only (PTX ISA §5.1.5, "Shared State Space"): another
+    /// CTA's mbarrier is reached through `.shared::cluster`, which only `mbarrier.arrive` and
+    /// `mbarrier.expect_tx` take (§9.7.13.15.13, §9.7.13.15.11), and an arrive there returns no
+    /// state: its destination is the sink `_` (ptxas 13 rejects a register: "Sink '_' is
+    /// expected as a destination operand for instruction 'mbarrier.arrive' with
+    /// '.shared::cluster'"). `mbarrier.init`, `test_wait` and `try_wait` have no cluster form: with
+    /// a generic address too, theirs must fall in the executing CTA's `.shared::cta` window
+    /// (§9.7.13.15.9, §9.7.13.15.16).
+    fn check_mbarrier_reach(&mut self, t: &Thread, span: Span, m: &Mbarrier, l: &Location) {
+        let (space, what) = match m {
+            Mbarrier::Init { space, .. } => (*space, "mbarrier.init"),
+            Mbarrier::ExpectTx { space, .. } => (*space, "mbarrier.expect_tx"),
+            Mbarrier::Arrive(a) => (a.space, "mbarrier.arrive"),
+            Mbarrier::Wait(w) => (w.space, if w.test { "mbarrier.test_wait" } else { "mbarrier.try_wait" }),
+        };
+        if let Mbarrier::Arrive(a) = m
+            && a.space == Some(StateSpace::SharedCluster)
+            && a.state != "_"
+        {
+            self.err(
+                span,
+                ErrorKind::BadOperand,
+                format!("`mbarrier.arrive` with `.shared::cluster` returns no state: its destination must be the sink `_`, not `{}` (PTX ISA §9.7.13.15.13)", a.state),
+            );
+        }
+        let (LocationKind::Mbarrier { cta, gpu, .. }, Placement::Ptx { gpu: tg, cta: tc, .. }) = (&l.kind, t.placement) else { return };
+        if (*gpu, *cta) == (tg, tc) {
+            return;
+        }
+        let remote_form = matches!(m, Mbarrier::Arrive(_) | Mbarrier::ExpectTx { .. });
+        let how = match space {
+            Some(StateSpace::Shared | StateSpace::SharedCta) => {
+                "through `.shared::cta`, which addresses its own CTA's shared memory only (PTX ISA §5.1.5)"
+            }
+            None if !remote_form => {
+                "through a generic address, which must fall in its own CTA's `.shared::cta` window here (PTX ISA §9.7.13.15)"
+            }
+            _ => return,
+        };
+        let fix = if remote_form {
+            format!("use `{what}...shared::cluster` (an arrive's destination then the sink `_`)")
+        } else {
+            format!("`{what}` has no `.shared::cluster` form: only a thread of CTA {cta} can do it")
+        };
+        self.err(
+            span,
+            ErrorKind::BadPlacement,
+            format!("thread {} (CTA {tc}) names mbarrier `{}` of CTA {cta} {how}; {fix}", t.name, l.name),
+        );
+    }
+
     /// Is (gpu, cta) in the same cluster as thread `t`?
     fn same_cluster(&self, t: &Thread, gpu: u32, cta: u32) -> bool {
         let mine = t.placement.effective_cluster();
@@ -350,7 +403,9 @@ impl<'a> Validator<'a> {
                     Mbarrier::Arrive(a) => &a.addr,
                     Mbarrier::Wait(w) => &w.addr,
                 };
-                self.check_addr(t, span, &addr.name, Need::Mbarrier, "mbarrier");
+                if let Some(l) = self.check_addr(t, span, &addr.name, Need::Mbarrier, "mbarrier") {
+                    self.check_mbarrier_reach(t, span, m, l);
+                }
                 if let Mbarrier::Init { addr, count: Operand::Imm(count), .. } = m
                     && !MBARRIER_COUNTS.contains(count)
                 {

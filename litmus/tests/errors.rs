@@ -382,3 +382,36 @@ fn deep_nesting_is_an_error_not_a_stack_overflow() {
     let chain = vec!["x == 1"; 201].join(" \\/ ");
     assert!(parse(&prog(&format!("({chain})"))).is_ok());
 }
+
+/// Another CTA's mbarrier is reached only through `.shared::cluster` (PTX ISA §5.1.5), only by
+/// an arrive (with the sink `_`: ptxas rejects a register there) or an expect_tx; a wait has no
+/// such form.
+#[test]
+fn another_ctas_mbarrier_is_reached_through_shared_cluster_only() {
+    let cluster = |p1: &str| {
+        format!(
+            "PTX t\n{{ bar @ mbarrier cta 0 gpu 0 count 1; }}\n P0@cta 0,cluster 0,gpu 0 | P1@cta 1,cluster 0,gpu 0 ;\n mbarrier.arrive.shared::cta.b64 s, [bar] | {p1} ;\nexists (0 == 0)\n"
+        )
+    };
+    assert_error(
+        &cluster("mbarrier.arrive.release.cluster.shared::cta.b64 s, [bar]"),
+        ErrorKind::BadPlacement,
+        "4:45: thread P1 (CTA 1) names mbarrier `bar` of CTA 0 through `.shared::cta`, which addresses its own CTA's shared memory only (PTX ISA §5.1.5); use `mbarrier.arrive...shared::cluster` (an arrive's destination then the sink `_`)",
+    );
+    assert_error(
+        &cluster("mbarrier.arrive.release.cluster.shared::cluster.b64 s, [bar]"),
+        ErrorKind::BadOperand,
+        "4:45: `mbarrier.arrive` with `.shared::cluster` returns no state: its destination must be the sink `_`, not `s` (PTX ISA §9.7.13.15.13)",
+    );
+    assert_error(
+        &cluster("mbarrier.try_wait.parity.acquire.cluster.b64 p, [bar], 0"),
+        ErrorKind::BadPlacement,
+        "4:45: thread P1 (CTA 1) names mbarrier `bar` of CTA 0 through a generic address, which must fall in its own CTA's `.shared::cta` window here (PTX ISA §9.7.13.15); `mbarrier.try_wait` has no `.shared::cluster` form: only a thread of CTA 0 can do it",
+    );
+    for fine in
+        ["mbarrier.arrive.release.cluster.shared::cluster.b64 _, [bar]", "mbarrier.expect_tx.relaxed.cluster.shared::cluster.b64 [bar], 4"]
+    {
+        let src = cluster(fine);
+        assert!(parse(&src).is_ok(), "{fine} must be accepted:\n{src}");
+    }
+}

@@ -54,6 +54,7 @@ const PTX_INSTRS: &[&str] = &[
     "mbarrier.try_wait.parity.acquire.cta.shared::cta.b64 R, [bar], 0",
     "await mbarrier.try_wait.parity.relaxed.cluster.shared::cta.b64 R, [bar], 1",
     "mbarrier.test_wait.shared.b64 R, [bar], R",
+    "mbarrier.arrive.release.cluster.shared::cluster.b64 _, [bar]",
     "cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [s], [x], 16, [bar]",
     "TC",
 ];
@@ -152,6 +153,10 @@ fn program_text(c: &mut Choices) -> String {
                     continue;
                 }
                 ins = c.one(TC_INSTRS).to_string();
+            }
+            // `bar` is CTA 0's: another CTA reaches it through `.shared::cluster` only.
+            if cta != 0 && ins.contains("mbarrier.") && !ins.contains(".shared::cluster.b64") {
+                continue;
             }
             let ins = ins
                 .replace("SCOPE", c.one(&["cta", "cluster", "gpu", "sys"]))

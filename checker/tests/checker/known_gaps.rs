@@ -748,12 +748,11 @@ exists (true)
 /// pass without it (the fenced and proxy ones among them): the dead-end graphs still make revisits
 /// that reach what the waiting read reaches. Not exploring those dead-end sources at all (and
 /// waiting) finds the 6 too, but misses executions of `fuzz_380820` and `tcgen05_19030579`: a graph
-/// with no completion can still be the one graph a revisit may start from. (P1's arrive is a
-/// `.shared::cta` arrive that returns a state, on another CTA's mbarrier: the forms of
-/// `mbarrier.arrive` that reach another CTA's mbarrier are `.shared::cluster` ones with a sink `_`
-/// destination, so the validator, which accepts any access within the cluster, may be too lenient
-/// here — not checked against the ISA text. The same shape with `atom.cta.add` on global memory is
-/// explored in full: 348 of 348.)
+/// with no completion can still be the one graph a revisit may start from. (The program as
+/// generated had P1 reach CTA 0's mbarrier through `.shared::cta` with a state register, which
+/// the validator now rejects: P1's arrive here is the `.shared::cluster` form with the sink `_`,
+/// and the counts are the same. The same shape with `atom.cta.add` on global memory is explored
+/// in full: 348 of 348.)
 #[test]
 #[ignore = "open: the explorer misses 6 of 348 executions with no caveat"]
 fn sync_15092254_explorer_misses_executions() {
@@ -763,10 +762,10 @@ fn sync_15092254_explorer_misses_executions() {
   x = 0;
   bar @ mbarrier cta 0 gpu 0 count 1;
 }
- P0@cta 0,cluster 0,gpu 0                              | P1@cta 1,cluster 0,gpu 0                              | P2@cta 0,cluster 0,gpu 0                                           ;
- st x, 0                                               | ld r0, x                                              | mbarrier.arrive.relaxed.cta.shared::cta.b64 s2, [bar]              ;
- mbarrier.arrive.release.cta.shared::cta.b64 s0, [bar] | mbarrier.arrive.relaxed.cta.shared::cta.b64 s1, [bar] | mbarrier.test_wait.parity.acquire.cta.shared::cta.b64 r0, [bar], 0 ;
-                                                       |                                                       | st x, 0                                                            ;
+ P0@cta 0,cluster 0,gpu 0                              | P1@cta 1,cluster 0,gpu 0                                | P2@cta 0,cluster 0,gpu 0                                           ;
+ st x, 0                                               | ld r0, x                                                | mbarrier.arrive.relaxed.cta.shared::cta.b64 s2, [bar]              ;
+ mbarrier.arrive.release.cta.shared::cta.b64 s0, [bar] | mbarrier.arrive.relaxed.cta.shared::cluster.b64 _, [bar] | mbarrier.test_wait.parity.acquire.cta.shared::cta.b64 r0, [bar], 0 ;
+                                                       |                                                         | st x, 0                                                            ;
 exists (true)
 ",
         ModelKind::Ptx,

@@ -47,13 +47,24 @@ pub fn random_sync_program(seed: u64) -> String {
                     sync_ops += 1;
                 }
             }
+            // `bar` is CTA 0's: CTA 1 reaches it through `.shared::cluster`, which has no wait,
+            // and whose arrive returns no state (the validator's rule): its waits arrive instead.
+            let remote = cta != 0;
+            if remote && (55..=69).contains(&pick) {
+                pick = 40;
+            }
+            let space = if remote { "shared::cluster" } else { "shared::cta" };
             let line = match pick {
                 0..=19 => {
                     nregs += 1;
                     format!("ld.{} r{}, {x}", rng.pick(&["weak", "relaxed.cta", "acquire.cta"]), nregs - 1)
                 }
                 20..=39 => format!("st.{} {x}, {}", rng.pick(&["weak", "relaxed.cta", "release.cta"]), 1 + rng.below(2)),
-                40..=54 => format!("mbarrier.arrive.{}.cta.shared::cta.b64 s{t}, [bar]", rng.pick(&["release", "relaxed"])),
+                40..=54 => {
+                    let sem = rng.pick(&["release", "relaxed"]);
+                    let state = if remote { "_".to_string() } else { format!("s{t}") };
+                    format!("mbarrier.arrive.{sem}.cta.{space}.b64 {state}, [bar]")
+                }
                 55..=64 => {
                     let sem = rng.pick(&["acquire", "relaxed"]);
                     format!("await mbarrier.try_wait.parity.{sem}.cta.shared::cta.b64 p{t}, [bar], {}", rng.below(2))
@@ -62,7 +73,7 @@ pub fn random_sync_program(seed: u64) -> String {
                     nregs += 1;
                     format!("mbarrier.test_wait.parity.acquire.cta.shared::cta.b64 r{}, [bar], 0", nregs - 1)
                 }
-                70..=74 => "mbarrier.expect_tx.relaxed.cta.shared::cta.b64 [bar], 4".to_string(),
+                70..=74 => format!("mbarrier.expect_tx.relaxed.cta.{space}.b64 [bar], 4"),
                 75..=78 => format!("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [s], [{x}], 4, [bar]"),
                 79..=84 => format!("bar.cta.sync 1, {bar_count}"),
                 85..=87 => format!("bar.cta.arrive 1, {bar_count}"),

@@ -6,7 +6,8 @@
 //! one theme of synchronization, so that the oracle stays small:
 //! - mbarriers: `mbarrier.arrive` (release or relaxed), a blocking
 //!   `await mbarrier.try_wait.parity` (acquire or relaxed), `mbarrier.test_wait.parity`,
-//!   `mbarrier.expect_tx`, and `cp.async.bulk` completing on `bar`;
+//!   `mbarrier.expect_tx`, and `cp.async.bulk` completing on `bar` (a thread of CTA 1 reaches
+//!   `bar` through `.shared::cluster`, which has no wait: it arrives instead);
 //! - CTA barriers with a thread count: `bar.cta.sync 1, N` and `bar.cta.arrive 1, N`;
 //! - Dat3M's quorum barriers: `bar.cta.sync 2, 2, Q`;
 //! - cluster barriers: `barrier.cluster.arrive` (release or relaxed) and
@@ -102,6 +103,11 @@ pub fn program(u: &mut Unstructured<'_>) -> arbitrary::Result<Program> {
                 }
             }
             let op = OPS.iter().find(|(end, _)| pick <= *end).map_or(Op::ClusterWait, |(_, op)| *op);
+            // `bar` is CTA 0's: CTA 1 reaches it through `.shared::cluster`, where there is no
+            // wait (the validator's `check_mbarrier_reach`), so its waits become arrivals.
+            let remote = cta != 0;
+            let op = if remote && matches!(op, Op::MbarrierAwait | Op::MbarrierTestWait) { Op::MbarrierArrive } else { op };
+            let bar_space = Some(if remote { StateSpace::SharedCluster } else { StateSpace::SharedCta });
             let mut new_reg = || {
                 nregs += 1;
                 format!("r{}", nregs - 1)
@@ -121,8 +127,9 @@ pub fn program(u: &mut Unstructured<'_>) -> arbitrary::Result<Program> {
                     expect_tx: false,
                     sem: Some(*u.choose(&[Sem::Release, Sem::Relaxed])?),
                     scope: Some(Scope::Cta),
-                    space: Some(StateSpace::SharedCta),
-                    state: format!("s{t}"),
+                    space: bar_space,
+                    // A remote arrive returns no state (the sink `_`).
+                    state: if remote { "_".to_string() } else { format!("s{t}") },
                     addr: bracketed("bar"),
                     count: None,
                 }))),
@@ -134,7 +141,7 @@ pub fn program(u: &mut Unstructured<'_>) -> arbitrary::Result<Program> {
                 Op::ExpectTx => instr(Instr::Mbarrier(Mbarrier::ExpectTx {
                     sem: Some(Sem::Relaxed),
                     scope: Some(Scope::Cta),
-                    space: Some(StateSpace::SharedCta),
+                    space: bar_space,
                     addr: bracketed("bar"),
                     tx: imm(4),
                 })),
