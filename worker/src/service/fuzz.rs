@@ -354,6 +354,23 @@ mod tests {
     const PLANTED: &str = r#"{"generator": {"families": {"random": 1, "pattern": 0, "mutant": 0, "coverage": 0}, "random": {"ptx": 1}},
         "oracles": {"explorer_vs_oracle": 1}, "planted_fault": "oracle-without-load-buffering"}"#;
 
+    /// Program 1154 of campaign seed 9 (random PTX, a `cas` whose failure moves the thread's
+    /// later stores one index up): its explorer-vs-oracle signature was computed on the program
+    /// as generated, every instruction at source position 0:0, where the races of two stores
+    /// that take one index in different executions are one race; in the recorded program they
+    /// are two, and the signature has one class more. The minimizer found the property false on
+    /// the very program it was given. Generated programs are now read back from their text.
+    #[test]
+    fn a_finding_keeps_its_signature_when_read_back_from_the_corpus() {
+        let r = FuzzRunner::new(None, None);
+        let c = Campaign { id: 1, seed: 9, config: PLANTED.into(), program_budget: Duration::from_secs(10) };
+        let out = r.run(&c, 1154..1155, None).unwrap();
+        let f = out.findings.iter().find(|f| f.kind == DiscrepancyKind::ExplorerVsOracle).expect("the planted fault shows");
+        assert_eq!(f.signature, "ptx: explorer-only race data read-write, explorer-only race data write-write, explorer-only state [atom]");
+        let min = r.minimize(&c, f.kind, &f.signature, &f.program, Duration::from_secs(60)).unwrap().expect("minimized");
+        assert!(min.contains(&f.signature), "{min}");
+    }
+
     #[test]
     fn a_planted_fault_is_found_and_minimized_from_its_signature_alone() {
         let r = FuzzRunner::new(None, None);
