@@ -16,12 +16,14 @@ use tcfuzz_corpus::{Corpus, JobState, Kind, Work};
 use super::services::{Coordinator, Proc, holding_leases, stop_worker};
 use super::*;
 
-/// Eight epochs of 64 programs, cheap ones: no oracle, and a budget of executions (never the
-/// clock, which would make a loaded machine decide which programs are too large).
-const CONFIG: &str = r#"{"pool_epoch": 64, "budget": {"max_executions": 2000, "millis": 600000},
+/// Eight epochs of 256 programs, cheap ones: no oracle, and a budget of executions (never the
+/// clock, which would make a loaded machine decide which programs are too large). (Epochs of 64
+/// programs made a campaign of half a second, which the tests that wait for a worker to hold a
+/// lease in a given epoch, looking at the status every 0.1 s, missed most of the time.)
+const CONFIG: &str = r#"{"pool_epoch": 256, "budget": {"max_executions": 2000, "millis": 600000},
   "oracles": {"explorer_vs_oracle": 0, "tileir_weaker_than_ptx": 0, "compiler_lowering": 0}}"#;
 const SEED: &str = "21";
-const POOL_EPOCH: u64 = 64;
+const POOL_EPOCH: u64 = 256;
 const PROGRAMS: u64 = 8 * POOL_EPOCH;
 const JOB_PROGRAMS: u64 = 8;
 const JOBS: u64 = PROGRAMS / JOB_PROGRAMS;
