@@ -281,7 +281,7 @@ impl<'a> Validator<'a> {
 
     /// How an mbarrier operation may name `l`, an mbarrier ([`Self::check_addr`] has checked
     /// that `t` is in its cluster). The `.shared::cta` window (which `.shared` means) addresses
-    /// the executing CTA's shared memory only (PTX ISA §5.1.5, "Shared State Space"): another
+    /// the executing CTA's shared memory only (PTX ISA §5.1, the shared state space): another
     /// CTA's mbarrier is reached through `.shared::cluster`, which only `mbarrier.arrive` and
     /// `mbarrier.expect_tx` take (§9.7.13.15.13, §9.7.13.15.11), and an arrive there returns no
     /// state: its destination is the sink `_` (ptxas 13 rejects a register: "Sink '_' is
@@ -313,7 +313,7 @@ impl<'a> Validator<'a> {
         let remote_form = matches!(m, Mbarrier::Arrive(_) | Mbarrier::ExpectTx { .. });
         let how = match space {
             Some(StateSpace::Shared | StateSpace::SharedCta) => {
-                "through `.shared::cta`, which addresses its own CTA's shared memory only (PTX ISA §5.1.5)"
+                "through `.shared::cta`, which addresses its own CTA's shared memory only (PTX ISA §5.1, the shared state space)"
             }
             None if !remote_form => {
                 "through a generic address, which must fall in its own CTA's `.shared::cta` window here (PTX ISA §9.7.13.15)"

@@ -383,7 +383,7 @@ fn deep_nesting_is_an_error_not_a_stack_overflow() {
     assert!(parse(&prog(&format!("({chain})"))).is_ok());
 }
 
-/// Another CTA's mbarrier is reached only through `.shared::cluster` (PTX ISA §5.1.5), only by
+/// Another CTA's mbarrier is reached only through `.shared::cluster` (PTX ISA §5.1), only by
 /// an arrive (with the sink `_`: ptxas rejects a register there) or an expect_tx; a wait has no
 /// such form.
 #[test]
@@ -396,7 +396,7 @@ fn another_ctas_mbarrier_is_reached_through_shared_cluster_only() {
     assert_error(
         &cluster("mbarrier.arrive.release.cluster.shared::cta.b64 s, [bar]"),
         ErrorKind::BadPlacement,
-        "4:45: thread P1 (CTA 1) names mbarrier `bar` of CTA 0 through `.shared::cta`, which addresses its own CTA's shared memory only (PTX ISA §5.1.5); use `mbarrier.arrive...shared::cluster` (an arrive's destination then the sink `_`)",
+        "4:45: thread P1 (CTA 1) names mbarrier `bar` of CTA 0 through `.shared::cta`, which addresses its own CTA's shared memory only (PTX ISA §5.1, the shared state space); use `mbarrier.arrive...shared::cluster` (an arrive's destination then the sink `_`)",
     );
     assert_error(
         &cluster("mbarrier.arrive.release.cluster.shared::cluster.b64 s, [bar]"),
