@@ -13,17 +13,22 @@ use std::time::Duration;
 use serde_json::Value;
 use tcfuzz_corpus::{Corpus, JobState, Kind, Work};
 
-use super::services::{Coordinator, Proc, holding_leases, stop_worker};
+use super::services::{Coordinator, Proc, RELEASE, holding_leases, stop_worker};
 use super::*;
 
-/// Eight epochs of 256 programs, cheap ones: no oracle, and a budget of executions (never the
-/// clock, which would make a loaded machine decide which programs are too large). (Epochs of 64
-/// programs made a campaign of half a second, which the tests that wait for a worker to hold a
-/// lease in a given epoch, looking at the status every 0.1 s, missed most of the time.)
-const CONFIG: &str = r#"{"pool_epoch": 256, "budget": {"max_executions": 2000, "millis": 600000},
-  "oracles": {"explorer_vs_oracle": 0, "tileir_weaker_than_ptx": 0, "compiler_lowering": 0}}"#;
+/// Eight epochs of [`POOL_EPOCH`] programs, cheap ones: no oracle, and a budget of executions
+/// (never the clock, which would make a loaded machine decide which programs are too large).
+fn config() -> String {
+    format!(
+        r#"{{"pool_epoch": {POOL_EPOCH}, "budget": {{"max_executions": 2000, "millis": 600000}},
+  "oracles": {{"explorer_vs_oracle": 0, "tileir_weaker_than_ptx": 0, "compiler_lowering": 0}}}}"#
+    )
+}
 const SEED: &str = "21";
-const POOL_EPOCH: u64 = 256;
+/// 64 programs in a debug build; 256 in a release one ([`RELEASE`]), where eight epochs of 64
+/// made a campaign of half a second, which the tests that wait for a worker to hold a lease in a
+/// given epoch, looking at the status every 0.1 s, missed most of the time.
+const POOL_EPOCH: u64 = if RELEASE { 256 } else { 64 };
 const PROGRAMS: u64 = 8 * POOL_EPOCH;
 const JOB_PROGRAMS: u64 = 8;
 const JOBS: u64 = PROGRAMS / JOB_PROGRAMS;
@@ -46,7 +51,7 @@ fn reference() -> &'static Facts {
     static REFERENCE: OnceLock<Facts> = OnceLock::new();
     REFERENCE.get_or_init(|| {
         let dir = TempDir::new("epochs-reference");
-        let config = dir.write("config.json", CONFIG);
+        let config = dir.write("config.json", &config());
         let programs = PROGRAMS.to_string();
         let args = [
             "fuzz",
@@ -74,7 +79,7 @@ fn reference() -> &'static Facts {
 
 /// `tcfuzz campaign --coordinator` with the reference's seed and config, following the campaign.
 fn campaign(c: &Coordinator, dir: &TempDir) -> Proc {
-    let config = dir.write("config.json", CONFIG);
+    let config = dir.write("config.json", &config());
     let token = dir.path().join("token");
     let (programs, job) = (PROGRAMS.to_string(), JOB_PROGRAMS.to_string());
     let args = [

@@ -23,6 +23,13 @@ pub(super) const TOKEN: &str = "e2e-token";
 
 /// The fault tests' campaigns: random programs only and no oracles, so that the only
 /// discrepancies are the ones a test makes and a job takes little time.
+/// Whether the `tcfuzz` under test is a release build (built with the tests, in the tests'
+/// profile): ten to thirty times faster than a debug one. The tests that wait for a moment of a
+/// run (a worker holding a lease, a part still being explored), looking at it every 0.1 s, size
+/// the run so that the moment lasts long enough to be seen, at either speed, without making the
+/// debug run of `cargo test` (CI's) minutes longer.
+pub(super) const RELEASE: bool = !cfg!(debug_assertions);
+
 pub(super) const QUIET_CONFIG: &str = r#"{"generator": {"families": {"random": 1, "pattern": 0, "mutant": 0, "coverage": 0}},
   "oracles": {"explorer_vs_oracle": 0, "tileir_weaker_than_ptx": 0, "compiler_lowering": 0}}"#;
 
@@ -245,27 +252,33 @@ fn one_coordinator_three_worker_processes_record_every_job_exactly_once() {
     assert!(report.starts_with("# tcfuzz campaign 1 `campaign`\n"), "{report}");
 }
 
+/// Programs and programs per job of a campaign whose workers are looked at while they hold
+/// leases ([`RELEASE`]): in a release build, jobs of 100 programs (about 0.1 s each; 20 jobs of
+/// ten took 0.2 s in all, and a look now and then came too late); in a debug build, jobs of ten.
+/// 1,000 programs are within one seed-pool epoch (1,024), which no job straddles.
+pub(super) const LEASED: (u64, u64) = if RELEASE { (1000, 100) } else { (200, 10) };
+
 /// A worker killed (SIGKILL) while it holds a lease: its jobs go to another worker once the
-/// lease expires, and each is recorded once. Jobs of 100 programs (about 0.1 s each), so that
-/// the status, looked at every 0.1 s, sees the victim at work: with jobs of ten, 200 programs
-/// took 0.2 s in all and the look now and then came too late.
+/// lease expires, and each is recorded once.
 #[test]
 fn a_worker_killed_holding_leases_loses_nothing() {
+    let (programs, job) = LEASED;
+    let jobs = programs / job;
     let dir = TempDir::new("kill-worker");
     let c = Coordinator::start(&dir, "127.0.0.1:0", "1s");
     let victim = c.worker(&dir, "victim", &[], None);
-    let campaign = c.campaign(&dir, 1000, 100);
+    let campaign = c.campaign(&dir, programs, job);
     c.wait(&dir, "the victim holds leases", Duration::from_secs(30), |s| holding_leases(s, "victim"));
     victim.kill9();
     let survivor = c.worker(&dir, "survivor", &[], None);
     let result = campaign_result(campaign);
-    assert_eq!(result["programs"].as_u64(), Some(1000));
+    assert_eq!(result["programs"].as_u64(), Some(programs));
     let (recorded, _) = stop_worker(survivor);
     let s = c.status(&dir);
-    assert_eq!(s["campaigns"][0]["jobs_done"].as_u64(), Some(10));
+    assert_eq!(s["campaigns"][0]["jobs_done"].as_u64(), Some(jobs));
     // The victim may have reported some jobs before it died; the survivor did the rest, the
     // victim's leased ones among them, once.
-    assert!(recorded <= 10 && recorded > 0, "{recorded}");
+    assert!(recorded <= jobs && recorded > 0, "{recorded}");
     c.stop();
 }
 
@@ -381,26 +394,24 @@ impl Drop for Netns {
 /// worker; back on the network, its late report is acknowledged and dropped, and each job is
 /// recorded once.
 ///
-/// The cut comes right after the status shows the worker holding a lease. A job of 100 programs
-/// takes about 0.1 s, so now and then the worker reports it just before the cut and holds nothing
-/// while cut off. Then there is no late report to drop, each job is still recorded once, and the
-/// scenario is run again (at most three times in all). (With jobs of ten programs, which took
-/// milliseconds, a third of the runs missed the lease, or the whole campaign ran between two
-/// looks at the status.) The 1,000 programs are one seed-pool epoch (1,024), which no job
-/// straddles: ten jobs.
+/// The cut comes right after the status shows the worker holding a lease ([`LEASED`]). Now and
+/// then the worker reports its job just before the cut and holds nothing while cut off. Then
+/// there is no late report to drop, each job is still recorded once, and the scenario is run
+/// again (at most three times in all).
 #[test]
 fn a_worker_cut_off_longer_than_its_lease_loses_its_jobs_and_its_late_report_is_dropped() {
+    let (programs, job) = LEASED;
     for attempt in 1..=3 {
         let Some(net) = Netns::create() else { return };
         let dir = TempDir::new("netns");
         let c = Coordinator::start(&dir, "169.254.77.1:0", "1s");
         let cut = c.worker(&dir, "cut", &[], Some(&net.ns));
-        let campaign = c.campaign(&dir, 1000, 100);
+        let campaign = c.campaign(&dir, programs, job);
         c.wait(&dir, "the cut worker holds leases", Duration::from_secs(30), |s| holding_leases(s, "cut"));
         net.link(false);
         let other = c.worker(&dir, "other", &[], None);
         let result = campaign_result(campaign);
-        assert_eq!(result["programs"].as_u64(), Some(1000));
+        assert_eq!(result["programs"].as_u64(), Some(programs));
         net.link(true);
         // Back on the network, the cut worker is heard from again and reports what it finished
         // meanwhile (at the latest when it stops): acknowledged and dropped.
@@ -410,7 +421,7 @@ fn a_worker_cut_off_longer_than_its_lease_loses_its_jobs_and_its_late_report_is_
         let (cut_recorded, cut_late) = stop_worker(cut);
         let (other_recorded, _) = stop_worker(other);
         c.stop();
-        assert_eq!(cut_recorded + other_recorded, 10, "each job recorded once");
+        assert_eq!(cut_recorded + other_recorded, programs / job, "each job recorded once");
         if cut_late >= 1 {
             return;
         }
@@ -620,10 +631,14 @@ fn explore_with_few_states_kept_lists_the_smallest_exactly_and_bounds_the_rest()
 }
 
 /// Three threads of plain (weak) and relaxed stores and loads of two locations and a fourth that
-/// stores twice: 282,800 executions (about a second in a release build, so that the idle worker
-/// has joined before the part is done: with one store less, 33,330 executions took 0.1 s and the
-/// part now and then ended unsliced), data races in many of them.
-const RACY: &str = "PTX racy\n{ x = 0; y = 0; }\n P0@cta 0,gpu 0 | P1@cta 1,gpu 0 | P2@cta 2,gpu 0 | P3@cta 3,gpu 0 ;\n st.weak x, 1 | st.relaxed.gpu y, 2 | st.relaxed.gpu x, 3 | st.relaxed.gpu y, 4 ;\n ld.relaxed.gpu r0, y | ld.weak r0, x | ld.relaxed.gpu r0, y | st.relaxed.gpu x, 5 ;\n st.relaxed.gpu y, 1 | st.relaxed.gpu x, 2 | st.weak y, 3 | ;\n ld.relaxed.gpu r1, x | ld.relaxed.gpu r1, y | ld.relaxed.gpu r1, x | ;\nexists (P0:r0 == 0 /\\ P1:r0 == 0 /\\ P2:r0 == 0)\n";
+/// stores once: 33,330 executions (seconds in a debug build), data races in many of them.
+const RACY_SMALL: &str = "PTX racy\n{ x = 0; y = 0; }\n P0@cta 0,gpu 0 | P1@cta 1,gpu 0 | P2@cta 2,gpu 0 | P3@cta 3,gpu 0 ;\n st.weak x, 1 | st.relaxed.gpu y, 2 | st.relaxed.gpu x, 3 | st.relaxed.gpu y, 4 ;\n ld.relaxed.gpu r0, y | ld.weak r0, x | ld.relaxed.gpu r0, y | ;\n st.relaxed.gpu y, 1 | st.relaxed.gpu x, 2 | st.weak y, 3 | ;\n ld.relaxed.gpu r1, x | ld.relaxed.gpu r1, y | ld.relaxed.gpu r1, x | ;\nexists (P0:r0 == 0 /\\ P1:r0 == 0 /\\ P2:r0 == 0)\n";
+/// [`RACY_SMALL`] with a second store in the fourth thread: 282,800 executions, about a second
+/// in a release build, where the smaller one (0.1 s) was now and then explored in full before
+/// the idle worker joined.
+const RACY_LARGE: &str = "PTX racy\n{ x = 0; y = 0; }\n P0@cta 0,gpu 0 | P1@cta 1,gpu 0 | P2@cta 2,gpu 0 | P3@cta 3,gpu 0 ;\n st.weak x, 1 | st.relaxed.gpu y, 2 | st.relaxed.gpu x, 3 | st.relaxed.gpu y, 4 ;\n ld.relaxed.gpu r0, y | ld.weak r0, x | ld.relaxed.gpu r0, y | st.relaxed.gpu x, 5 ;\n st.relaxed.gpu y, 1 | st.relaxed.gpu x, 2 | st.weak y, 3 | ;\n ld.relaxed.gpu r1, x | ld.relaxed.gpu r1, y | ld.relaxed.gpu r1, x | ;\nexists (P0:r0 == 0 /\\ P1:r0 == 0 /\\ P2:r0 == 0)\n";
+/// The racy program and its execution count, for the build under test ([`RELEASE`]).
+const RACY: (&str, u64) = if RELEASE { (RACY_LARGE, 282_800) } else { (RACY_SMALL, 33_330) };
 
 /// One part, explored by one of two workers: the idle one makes it give its rest back (after
 /// at least a millisecond), which spreads over new parts, and the merged verdict is the
@@ -631,7 +646,8 @@ const RACY: &str = "PTX racy\n{ x = 0; y = 0; }\n P0@cta 0,gpu 0 | P1@cta 1,gpu 
 #[test]
 fn explore_with_sliced_parts_equals_check_races_included() {
     let dir = TempDir::new("explore-sliced");
-    let file = dir.write("racy.litmus", RACY);
+    let (racy, count) = RACY;
+    let file = dir.write("racy.litmus", racy);
     let file = file.to_str().unwrap();
     let args = ["explore", file, "--workers", "2", "--parts", "1", "--slice-ms", "1", "--max-states", "1000000", "--duplicates", "--json"];
     let out = tcfuzz(&args, dir.path());
@@ -645,7 +661,7 @@ fn explore_with_sliced_parts_equals_check_races_included() {
     assert_eq!(code(&out), 0, "{}", stderr(&out));
     let mut here: Value = serde_json::from_str(stdout(&out).trim()).unwrap();
     here.as_object_mut().unwrap().remove("time_ms");
-    assert!(here["executions"]["complete"].as_u64() == Some(282_800) && !here["races"].as_array().unwrap().is_empty(), "{here}");
+    assert!(here["executions"]["complete"].as_u64() == Some(count) && !here["races"].as_array().unwrap().is_empty(), "{here}");
     assert_eq!(explored["executions"]["duplicates"].as_u64(), Some(0));
     assert_eq!(explored, here);
 }
