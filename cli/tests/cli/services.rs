@@ -21,8 +21,6 @@ use super::*;
 
 pub(super) const TOKEN: &str = "e2e-token";
 
-/// The fault tests' campaigns: random programs only and no oracles, so that the only
-/// discrepancies are the ones a test makes and a job takes little time.
 /// Whether the `tcfuzz` under test is a release build (built with the tests, in the tests'
 /// profile): ten to thirty times faster than a debug one. The tests that wait for a moment of a
 /// run (a worker holding a lease, a part still being explored), looking at it every 0.1 s, size
@@ -30,6 +28,8 @@ pub(super) const TOKEN: &str = "e2e-token";
 /// debug run of `cargo test` (CI's) minutes longer.
 pub(super) const RELEASE: bool = !cfg!(debug_assertions);
 
+/// The fault tests' campaigns: random programs only and no oracles, so that the only
+/// discrepancies are the ones a test makes and a job takes little time.
 pub(super) const QUIET_CONFIG: &str = r#"{"generator": {"families": {"random": 1, "pattern": 0, "mutant": 0, "coverage": 0}},
   "oracles": {"explorer_vs_oracle": 0, "tileir_weaker_than_ptx": 0, "compiler_lowering": 0}}"#;
 
