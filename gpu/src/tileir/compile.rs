@@ -55,6 +55,10 @@ pub fn compile(tileiras: &Path, ptxas: &Path, bytecode: &[u8], arch: &str) -> Re
     let output = dir.path.join("program.cubin");
     std::fs::write(&input, bytecode)?;
     let out = Command::new(&local)
+        // tileiras looks for libNVVM and ptxas under $CUDA_HOME before its own installation: on
+        // a machine whose CUDA toolkit is older (an H100 image with CUDA 13.0 sets it), it failed
+        // every program ("failed to compile Tile IR program"), and it would bypass the capture.
+        .env("CUDA_HOME", &dir.path)
         .arg(format!("--gpu-name={arch}"))
         .arg("-o")
         .arg(&output)
