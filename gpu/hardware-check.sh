@@ -8,7 +8,8 @@
 # 2. a smoke run: MP on the GPU, 20 launches without stress;
 # 3. `tcfuzz gpu bench --json`: MP, SB, LB, IRIW, 2+2W, the mbarrier and bulk-copy producer /
 #    consumer and the release/acquire controls, without stress, stressed and tuned;
-# 4. `tcfuzz gpu run --json` on every PTX and mbarrier example (tcgen05 ones need sm_100);
+# 4. `tcfuzz gpu run --json` on every PTX and mbarrier example (tcgen05 ones need sm_100), and on
+#    every Tile IR example (compiled by `tileiras`, which must be installed: TCFUZZ_CUDA_BIN);
 # 5. a `tcfuzz fuzz --gpu` campaign of one minute.
 #
 # SCALE (default 1) multiplies the launches of steps 3 and 4 (100: 10,000 launches per bench row,
@@ -56,6 +57,7 @@ step info 30 "$bin" gpu info --json
 step smoke 45 "$bin" -vv gpu run examples/ptx/MP+relaxed-gpu-diffcta.litmus --iterations 20 --stress off --json
 step bench 180 "$bin" gpu bench --iterations $((100 * scale)) --json
 step examples 150 "$bin" gpu run examples/ptx examples/mbarrier --iterations $((40 * scale)) --stress tune --json
+step tileir 60 "$bin" gpu run examples/tileir --iterations $((20 * scale)) --json
 step fuzz 90 "$bin" -vv fuzz --gpu --corpus "$(mktemp -d)" --seed 5 --duration 60s --gpu-iterations 20 --json
 echo "done at ${SECONDS}s" | tee -a "$log"
 [ "$forbidden" -eq 0 ] || exit 7

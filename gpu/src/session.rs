@@ -17,8 +17,9 @@ use std::time::{Duration, Instant};
 use tcfuzz_litmus::{Instr, Program, Prop, Quantifier, StmtKind, Term, ThreadKind, Value};
 
 use crate::run::compare::{Comparison, compare};
+use crate::run::tile::{LoadedTile, TileKernel};
 use crate::run::{Device, Histogram, Loaded, Rng, RunError, StressParams};
-use crate::{EmitError, Kernel, Target, Toolchain, emit_ptx};
+use crate::{EmitError, Kernel, Target, Toolchain, emit_ptx, tileir};
 
 /// What the model says about a program, as far as a GPU run needs it.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -56,14 +57,34 @@ pub enum StressMode {
     Tune,
 }
 
-/// A program ready to run: its kernel (and cubin), and the model's verdict.
+/// A program ready to run: its kernel, and the model's verdict.
 pub struct Prepared {
     pub program: Program,
-    pub kernel: Kernel,
-    /// `None` where `ptxas` is not installed (the driver then compiles the PTX).
-    pub cubin: Option<Vec<u8>>,
+    pub kernel: Runnable,
     pub model: Model,
 }
+
+/// A kernel ready to load.
+pub enum Runnable {
+    /// The harness's PTX kernel; its cubin is `None` where `ptxas` is not installed (the driver
+    /// then compiles the PTX).
+    Ptx { kernel: Kernel, cubin: Option<Vec<u8>> },
+    /// NVIDIA's cubin of a Tile IR program (`tileiras`), run without the stress harness.
+    Tile(TileKernel),
+}
+
+impl Prepared {
+    /// What the kernel was built for: `sm_90a`, `sm_100a`, or `tileir sm_90`.
+    pub fn target(&self) -> String {
+        match &self.kernel {
+            Runnable::Ptx { kernel, .. } => kernel.target.arch().to_string(),
+            Runnable::Tile(k) => format!("tileir {}", k.arch),
+        }
+    }
+}
+
+/// The architecture Tile IR programs are compiled for: the lent GPUs are Hopper.
+pub const TILE_ARCH: &str = "sm_90";
 
 /// Why a program cannot run.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
@@ -79,11 +100,6 @@ pub enum PrepareError {
 
 /// Emits and (where `ptxas` is installed) assembles `program`; `name` prefixes the messages.
 pub fn prepare(name: &str, program: Program, model: Model) -> Result<Prepared, PrepareError> {
-    if program.threads.iter().any(|t| t.kind() == ThreadKind::TileBlock) {
-        return Err(PrepareError::Unsupported(format!(
-            "{name}: a Tile IR program: `tcfuzz gpu run` runs PTX programs (Tile IR programs go through `tcfuzz check --compiler`)"
-        )));
-    }
     if !model.hung_threads.is_empty() {
         return Err(PrepareError::Unsupported(format!(
             "{name}: the model says the program may hang ({}); a hung kernel would hold the GPU",
@@ -110,6 +126,10 @@ pub fn prepare(name: &str, program: Program, model: Model) -> Result<Prepared, P
             "{name}: an `assume` beside a CTA or cluster barrier: after a failed assume a thread may skip the barrier and strand the others"
         )));
     }
+    if program.threads.iter().any(|t| t.kind() == ThreadKind::TileBlock) {
+        let kernel = prepare_tile(name, &program)?;
+        return Ok(Prepared { program, kernel: Runnable::Tile(kernel), model });
+    }
     let target = Target::for_program(&program);
     let kernel = emit_ptx(&program, target)
         .map_err(|EmitError::Unsupported { span, message }| PrepareError::Unsupported(format!("{name}:{span}: cannot emit: {message}")))?;
@@ -122,7 +142,42 @@ pub fn prepare(name: &str, program: Program, model: Model) -> Result<Prepared, P
         ),
         None => None,
     };
-    Ok(Prepared { program, kernel, cubin, model })
+    Ok(Prepared { program, kernel: Runnable::Ptx { kernel, cubin }, model })
+}
+
+/// Compiles a Tile IR program's runnable kernel with `tileiras` for [`TILE_ARCH`].
+fn prepare_tile(name: &str, program: &Program) -> Result<TileKernel, PrepareError> {
+    let tools = Toolchain::discover();
+    if tools.tileiras.is_none() || tools.ptxas.is_none() {
+        return Err(PrepareError::Unsupported(format!(
+            "{name}: a Tile IR program runs as NVIDIA's tileiras compiles it, and tileiras or ptxas is not installed (`bash .ci/setup-nvidia` installs them, or set TCFUZZ_CUDA_BIN)"
+        )));
+    }
+    let (r, compiled) = tileir::compile_runnable(program, &tools, TILE_ARCH).map_err(|e| match e {
+        tileir::TileError::Emit(EmitError::Unsupported { span, message }) => {
+            PrepareError::Unsupported(format!("{name}:{span}: cannot emit: {message}"))
+        }
+        e => PrepareError::Internal(format!("{name}: [tcfuzz internal bug] the Tile IR kernel does not compile: {e}")),
+    })?;
+    let block_threads = TileKernel::block_threads_of(&compiled.ptx, tileir::RUN_ENTRY).ok_or_else(|| {
+        PrepareError::Internal(format!("{name}: [tcfuzz internal bug] tileiras's PTX has no `.reqntid` for `{}`", tileir::RUN_ENTRY))
+    })?;
+    let init = |n: &str, len: usize| -> Vec<i64> {
+        match program.locations.iter().find(|l| l.name == n).and_then(|l| l.init.clone()) {
+            Some(Value::Tile(v)) => v,
+            Some(Value::Int(v)) => vec![v],
+            None => vec![0; len],
+        }
+    };
+    Ok(TileKernel {
+        cubin: compiled.cubin,
+        arch: TILE_ARCH.to_string(),
+        block_threads,
+        threads: r.threads.into_iter().map(|e| (e.thread, e.registers)).collect(),
+        locations: r.locations.iter().map(|(n, len)| (n.clone(), init(n, *len))).collect(),
+        stride: r.stride,
+        out_words: r.out_words,
+    })
 }
 
 /// What one run showed: the merged histogram, and the parameters that ran the most launches
@@ -136,15 +191,30 @@ pub struct Observation {
 /// A prepared program loaded on a device.
 pub struct Session<'a> {
     prepared: &'a Prepared,
-    loaded: Loaded<'a>,
+    loaded: LoadedKernel<'a>,
     /// Most time one [`Session::execute`] or [`Session::confirm`] spends launching (`None`: as
     /// many launches as asked for).
     budget: Option<Duration>,
 }
 
+enum LoadedKernel<'a> {
+    Ptx(Loaded<'a>),
+    Tile(LoadedTile<'a>),
+}
+
 impl<'a> Session<'a> {
     pub fn new(device: &'a Device, prepared: &'a Prepared) -> Result<Session<'a>, RunError> {
-        Ok(Session { prepared, loaded: device.load(&prepared.kernel, prepared.cubin.as_deref())?, budget: None })
+        let loaded = match &prepared.kernel {
+            Runnable::Ptx { kernel, cubin } => LoadedKernel::Ptx(device.load(kernel, cubin.as_deref())?),
+            Runnable::Tile(k) => LoadedKernel::Tile(device.load_tile(k)?),
+        };
+        Ok(Session { prepared, loaded, budget: None })
+    }
+
+    /// Whether runs go through the stress harness (Tile IR kernels are NVIDIA's code, run as
+    /// they are: every mode runs them plainly).
+    pub fn stressed(&self) -> bool {
+        matches!(self.loaded, LoadedKernel::Ptx(_))
     }
 
     /// Bounds the time of each `execute` and `confirm`: once it is spent, no further launch
@@ -162,9 +232,15 @@ impl<'a> Session<'a> {
 
     /// Runs `launches` launches in `mode`.
     pub fn execute(&self, mode: StressMode, launches: u64, rng: &mut Rng) -> Result<Observation, RunError> {
-        let loaded = &self.loaded;
-        let max = loaded.max_groups;
         let until = self.deadline();
+        let loaded = match &self.loaded {
+            LoadedKernel::Ptx(l) => l,
+            LoadedKernel::Tile(t) => {
+                let params = StressParams::plain(t.max_instances);
+                return Ok(Observation { histogram: t.run(t.max_instances, launches, until)?, params });
+            }
+        };
+        let max = loaded.max_groups;
         match mode {
             StressMode::Off => {
                 let params = StressParams::plain(max);
@@ -209,7 +285,11 @@ impl<'a> Session<'a> {
         let mut again = Histogram::default();
         let until = self.deadline();
         for _ in 0..reruns {
-            again.merge(&self.loaded.run(&first.params, launches, rng, until)?);
+            let h = match &self.loaded {
+                LoadedKernel::Ptx(l) => l.run(&first.params, launches, rng, until)?,
+                LoadedKernel::Tile(t) => t.run(first.params.instances, launches, until)?,
+            };
+            again.merge(&h);
         }
         Ok(again)
     }
@@ -255,18 +335,26 @@ pub fn confirm_counts(model: &Model, forbidden: &[Vec<i64>], again: &Histogram) 
     forbidden.iter().map(|f| (f.clone(), recmp.rows.iter().find(|r| &r.state == f).map_or(0, |r| r.gpu))).collect()
 }
 
-/// The value of a condition term in a GPU state (`names` → `values`).
-fn term_value(program: &Program, names: &[String], values: &[i64], t: &Term) -> Option<i64> {
+/// The value of a condition term in a GPU state (`names` → `values`): one number, or the
+/// elements of a tile (`x[0]`, `x[1]`, ... in the state).
+fn term_value(program: &Program, names: &[String], values: &[i64], t: &Term) -> Option<Vec<i64>> {
+    let at = |key: &str| names.iter().position(|n| n == key).map(|i| values[i]);
+    let whole = |key: &str| -> Option<Vec<i64>> {
+        if let Some(v) = at(key) {
+            return Some(vec![v]);
+        }
+        let tile: Vec<i64> = (0..).map_while(|e| at(&format!("{key}[{e}]"))).collect();
+        (!tile.is_empty()).then_some(tile)
+    };
     match t {
-        Term::Const(Value::Int(v)) => Some(*v),
-        Term::Const(Value::Tile(_)) => None,
+        Term::Const(Value::Int(v)) => Some(vec![*v]),
+        Term::Const(Value::Tile(v)) => Some(v.clone()),
         Term::Reg { thread, reg } => {
             let th = program.threads.iter().find(|p| &p.name == thread || p.name.trim_start_matches('P') == thread)?;
-            let key = format!("{}:{reg}", th.name);
-            names.iter().position(|n| *n == key).map(|i| values[i])
+            whole(&format!("{}:{reg}", th.name))
         }
-        Term::Loc { name, element: None } => names.iter().position(|n| n == name).map(|i| values[i]),
-        Term::Loc { .. } => None,
+        Term::Loc { name, element: None } => whole(name),
+        Term::Loc { name, element: Some(e) } => at(&format!("{name}[{e}]")).map(|v| vec![v]),
     }
 }
 
@@ -329,6 +417,16 @@ mod tests {
         let racy = judge(&model(allowed, 2), &h);
         assert_eq!(racy.outside, [vec![1, 0]]);
         assert!(racy.forbidden().is_empty());
+    }
+
+    #[test]
+    fn a_tile_condition_reads_the_elements_of_registers_and_locations() {
+        let p = tcfuzz_litmus::parse(include_str!("../../examples/tileir/MP+rel+acq-tokens.litmus")).expect("the example parses");
+        // exists (P1:rf == [1] /\ P1:rx != [1, 2])
+        let names: Vec<String> = ["P1:rf[0]", "P1:rx[0]", "P1:rx[1]", "x[0]", "x[1]", "f[0]"].iter().map(|s| s.to_string()).collect();
+        assert!(is_target(&p, &names, &[1, 0, 2, 1, 2, 1]));
+        assert!(!is_target(&p, &names, &[1, 1, 2, 1, 2, 1]));
+        assert!(!is_target(&p, &names, &[0, 0, 0, 1, 2, 1]));
     }
 
     #[test]

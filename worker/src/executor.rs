@@ -527,9 +527,11 @@ impl Executor {
             // A stop waits for the program in progress; its GPU run would only delay it.
             return Checked::Cancelled;
         }
+        // A Tile IR program runs as NVIDIA's tileiras compiles it, judged by the Tile IR model.
+        let gpu_model = if p.arch == Arch::TileIr { ModelKind::TileIr } else { ModelKind::Ptx };
         if let Some(gpu) = hooks.gpu
             && sample(GPU, oracles.gpu.every)
-            && let Some((_, v)) = verdicts.iter().find(|(m, _)| *m == ModelKind::Ptx)
+            && let Some((_, v)) = verdicts.iter().find(|(m, _)| *m == gpu_model)
             && gpu_oracle::judgeable(v)
         {
             runs += 1;

@@ -11,6 +11,7 @@
 
 pub mod compare;
 pub mod stress;
+pub mod tile;
 
 use std::collections::BTreeMap;
 use std::mem::ManuallyDrop;
@@ -117,6 +118,29 @@ impl Device {
             lost: AtomicBool::new(false),
             info: DeviceInfo { name, arch: format!("sm_{}{}", cc.0, cc.1), compute_capability: cc, multiprocessors: sms },
         })
+    }
+
+    /// Waits for the stream with a deadline, polling (a blocking synchronize could not time out).
+    pub(crate) fn wait(&self) -> Result<(), RunError> {
+        let event = self.stream.record_event(None).map_err(driver("record an event"))?;
+        let start = Instant::now();
+        let mut spins = 0u32;
+        loop {
+            match event.try_is_complete() {
+                Ok(true) => return Ok(()),
+                Ok(false) => {}
+                Err(e) => return Err(RunError::Faulted(format!("{e:?}"))),
+            }
+            if start.elapsed() > LAUNCH_DEADLINE {
+                return Err(RunError::Hang(LAUNCH_DEADLINE));
+            }
+            spins += 1;
+            if spins > 1000 {
+                std::thread::sleep(Duration::from_micros(50));
+            } else {
+                std::hint::spin_loop();
+            }
+        }
     }
 
     /// Loads `kernel`: its cubin when one is given (assembled by `ptxas`), else its PTX, which the
@@ -277,7 +301,7 @@ impl Loaded<'_> {
             // SAFETY: the kernel's four parameters are these device pointers, sized by the layout
             // the kernel was emitted with.
             unsafe { launch.launch(cfg) }.map_err(driver("launch"))?;
-            if let Err(e) = self.wait() {
+            if let Err(e) = self.device.wait() {
                 if matches!(e, RunError::Hang(_) | RunError::Faulted(_)) {
                     self.device.lost.store(true, Ordering::Relaxed);
                     // The kernel still uses its buffers: never free them.
@@ -293,29 +317,6 @@ impl Loaded<'_> {
         }
         h.seconds = start.elapsed().as_secs_f64();
         Ok(h)
-    }
-
-    /// Waits for the stream with a deadline, polling (a blocking synchronize could not time out).
-    fn wait(&self) -> Result<(), RunError> {
-        let event = self.device.stream.record_event(None).map_err(driver("record an event"))?;
-        let start = Instant::now();
-        let mut spins = 0u32;
-        loop {
-            match event.try_is_complete() {
-                Ok(true) => return Ok(()),
-                Ok(false) => {}
-                Err(e) => return Err(RunError::Faulted(format!("{e:?}"))),
-            }
-            if start.elapsed() > LAUNCH_DEADLINE {
-                return Err(RunError::Hang(LAUNCH_DEADLINE));
-            }
-            spins += 1;
-            if spins > 1000 {
-                std::thread::sleep(Duration::from_micros(50));
-            } else {
-                std::hint::spin_loop();
-            }
-        }
     }
 
     fn tally(&self, h: &mut Histogram, out: &[u64], mem: &[u8], slots: &[u32], n: usize) {

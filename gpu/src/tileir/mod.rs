@@ -8,7 +8,7 @@ pub mod lift;
 mod module;
 
 pub use compile::Compiled;
-pub use module::{Entry, Module};
+pub use module::{Entry, Module, RUN_ENTRY, Runnable};
 
 use thiserror::Error;
 
@@ -41,6 +41,27 @@ pub fn bytecode(p: &tcfuzz_litmus::Program, tools: &Toolchain) -> Result<(Module
 /// Compiles a Tile IR program with `tileiras` for `arch` (`sm_90`, `sm_100`, ...).
 pub fn compile(p: &tcfuzz_litmus::Program, tools: &Toolchain, arch: &str) -> Result<(Module, Compiled), TileError> {
     let (m, bytes) = bytecode(p, tools)?;
-    let compiled = compile::compile(tools.tileiras()?, tools.ptxas()?, &bytes, arch)?;
+    let compiled = compile::compile(tools.tileiras()?, &ptxas_for_tileiras(tools)?, &bytes, arch)?;
     Ok((m, compiled))
+}
+
+/// Compiles the [`Runnable`] kernel of a Tile IR program with `tileiras` for `arch`.
+pub fn compile_runnable(p: &tcfuzz_litmus::Program, tools: &Toolchain, arch: &str) -> Result<(Runnable, Compiled), TileError> {
+    let r = module::runnable(p)?;
+    let tileiras = tools.tileiras()?;
+    let version = cutile_ir::toolchain::negotiate_bytecode_version(tileiras, None).map_err(|e| TileError::Bytecode(e.to_string()))?;
+    let bytes = cutile_ir::bytecode::write_bytecode_version(&r.ir, version).map_err(|e| TileError::Bytecode(e.to_string()))?;
+    let compiled = compile::compile(tileiras, &ptxas_for_tileiras(tools)?, &bytes, arch)?;
+    Ok((r, compiled))
+}
+
+/// The `ptxas` `tileiras` hands its PTX to: the one beside it (the same release: `tileiras` 13.5
+/// writes PTX ISA 9.5, which an older `ptxas` found first, e.g. CUDA 13.0's, rejects), else the
+/// toolchain's.
+fn ptxas_for_tileiras(tools: &Toolchain) -> Result<std::path::PathBuf, ToolError> {
+    let beside = tools.tileiras()?.parent().map(|d| d.join("ptxas"));
+    match beside {
+        Some(p) if p.is_file() => Ok(p),
+        _ => Ok(tools.ptxas()?.to_path_buf()),
+    }
 }

@@ -121,6 +121,21 @@ impl Builder<'_> {
             .result(ty))[0]
     }
 
+    /// A 0-d `i32` tile.
+    fn scalar_i32(&mut self, v: i64) -> IrValue {
+        let ty = Type::Tile(TileType { shape: vec![], element_type: TileElementType::Scalar(ScalarType::I32) });
+        let data = (v as i32).to_le_bytes().to_vec();
+        self.op(OpBuilder::new(Opcode::Constant, Loc::Unknown)
+            .attr("value", Attribute::DenseElements(DenseElements { element_type: ty.clone(), shape: vec![], data }))
+            .result(ty))[0]
+    }
+
+    /// `a × b` of two 0-d `i32` tiles (no overflow flags: the products are small).
+    fn mul(&mut self, a: IrValue, b: IrValue) -> IrValue {
+        let ty = Type::Tile(TileType { shape: vec![], element_type: TileElementType::Scalar(ScalarType::I32) });
+        self.op(OpBuilder::new(Opcode::MulI, Loc::Unknown).operand(a).operand(b).attr("overflow", Attribute::i32(0)).result(ty))[0]
+    }
+
     fn constant_mask(&mut self, live: usize, n: usize) -> IrValue {
         let ty = mask_tile(n);
         let data = (0..n).map(|i| u8::from(i < live)).collect();
@@ -198,6 +213,55 @@ impl Builder<'_> {
             Some(s) => b.attr("memory_scope", Attribute::i32(scope(s))),
             None => b,
         }
+    }
+
+    /// Emits the body of tile-block thread `t`; its registers in the order they are first written.
+    fn thread(&mut self, t: &Thread) -> Result<Vec<String>, EmitError> {
+        let mut order: Vec<String> = Vec::new();
+        for s in &t.body {
+            match &s.kind {
+                StmtKind::Instr(Instr::Tile(op)) => {
+                    self.stmt(op, s.span)?;
+                    if let TileOp::Load { dst, .. } | TileOp::Atomic { dst, .. } = op
+                        && !order.contains(dst)
+                    {
+                        order.push(dst.clone());
+                    }
+                }
+                StmtKind::Instr(_) => return Err(EmitError::unsupported(s.span, "a PTX instruction in a tile block")),
+                StmtKind::Label(_) => return Err(EmitError::unsupported(s.span, "a label in a tile block")),
+            }
+        }
+        Ok(order)
+    }
+
+    /// Stores every register of `order` (weak, no token) to `out`, one after the other: the
+    /// registers with their element counts.
+    fn store_registers(&mut self, out: IrValue, order: &[String]) -> Vec<(String, usize)> {
+        let mut registers = Vec::new();
+        let mut at = 0i64;
+        for r in order {
+            let (v, m) = self.regs[r];
+            let n = m.next_power_of_two();
+            let one = self.op(OpBuilder::new(Opcode::Reshape, Loc::Unknown).operand(out).result(ptr_tile(Some(1))));
+            let wide = self.op(OpBuilder::new(Opcode::Broadcast, Loc::Unknown).operand(one[0]).result(ptr_tile(Some(n))));
+            let mut idx: Vec<i64> = (at..at + m as i64).collect();
+            idx.resize(n, at);
+            let offsets = self.constant_i32(&idx);
+            let ptrs = self.op(OpBuilder::new(Opcode::Offset, Loc::Unknown).operand(wide[0]).operand(offsets).result(ptr_tile(Some(n))));
+            let mask = (m != n).then(|| self.constant_mask(m, n));
+            let mut st = OpBuilder::new(Opcode::StorePtrTko, Loc::Unknown).operand(ptrs[0]).operand(v).result(Type::Token);
+            if let Some(mk) = mask {
+                st = st.operand(mk);
+            }
+            let st = st
+                .attr("memory_ordering_semantics", Attribute::i32(0))
+                .attr("operandSegmentSizes", segments(&[1, 1, i64::from(mask.is_some()), 0]));
+            self.op(st);
+            registers.push((r.clone(), m));
+            at += m as i64;
+        }
+        registers
     }
 
     fn stmt(&mut self, op: &TileOp, span: Span) -> Result<(), EmitError> {
@@ -324,46 +388,9 @@ pub fn module(p: &Program) -> Result<Module, EmitError> {
         let param_types: Vec<Type> = (0..=locations.len()).map(|_| ptr_tile(None)).collect();
         let (region, block, params) = build_single_block_region(&mut ir, &param_types);
         let mut b = Builder { m: ir, block, params, locations: &locations, tokens: BTreeMap::new(), regs: BTreeMap::new() };
-        let mut order: Vec<String> = Vec::new();
-        for s in &t.body {
-            match &s.kind {
-                StmtKind::Instr(Instr::Tile(op)) => {
-                    b.stmt(op, s.span)?;
-                    if let TileOp::Load { dst, .. } | TileOp::Atomic { dst, .. } = op
-                        && !order.contains(dst)
-                    {
-                        order.push(dst.clone());
-                    }
-                }
-                StmtKind::Instr(_) => return Err(EmitError::unsupported(s.span, "a PTX instruction in a tile block")),
-                StmtKind::Label(_) => return Err(EmitError::unsupported(s.span, "a label in a tile block")),
-            }
-        }
-        // Every register to `out`, one after the other.
+        let order = b.thread(t)?;
         let out = *b.params.last().expect("[tcfuzz internal bug] entries have an out parameter");
-        let mut registers = Vec::new();
-        let mut at = 0i64;
-        for r in &order {
-            let (v, m) = b.regs[r];
-            let n = m.next_power_of_two();
-            let one = b.op(OpBuilder::new(Opcode::Reshape, Loc::Unknown).operand(out).result(ptr_tile(Some(1))));
-            let wide = b.op(OpBuilder::new(Opcode::Broadcast, Loc::Unknown).operand(one[0]).result(ptr_tile(Some(n))));
-            let mut idx: Vec<i64> = (at..at + m as i64).collect();
-            idx.resize(n, at);
-            let offsets = b.constant_i32(&idx);
-            let ptrs = b.op(OpBuilder::new(Opcode::Offset, Loc::Unknown).operand(wide[0]).operand(offsets).result(ptr_tile(Some(n))));
-            let mask = (m != n).then(|| b.constant_mask(m, n));
-            let mut st = OpBuilder::new(Opcode::StorePtrTko, Loc::Unknown).operand(ptrs[0]).operand(v).result(Type::Token);
-            if let Some(mk) = mask {
-                st = st.operand(mk);
-            }
-            let st = st
-                .attr("memory_ordering_semantics", Attribute::i32(0))
-                .attr("operandSegmentSizes", segments(&[1, 1, i64::from(mask.is_some()), 0]));
-            b.op(st);
-            registers.push((r.clone(), m));
-            at += m as i64;
-        }
+        let registers = b.store_registers(out, &order);
         b.op(OpBuilder::new(Opcode::Return, Loc::Unknown));
         ir = b.m;
         let name = format!("tb{k}");
@@ -376,4 +403,96 @@ pub fn module(p: &Program) -> Result<Module, EmitError> {
         entries.push(Entry { name, thread: t.name.clone(), registers });
     }
     Ok(Module { ir, locations, entries })
+}
+
+/// The entry of [`runnable`].
+pub const RUN_ENTRY: &str = "litmus";
+
+/// Fewest elements between two instances' copies of a location (128 bytes: one cache line).
+const RUN_STRIDE_MIN: usize = 32;
+
+/// A Tile IR program as one kernel that runs many test instances side by side (`tcfuzz gpu
+/// run`). Entry [`RUN_ENTRY`], with the parameters of [`module`]'s entries (one pointer per tile
+/// location, then `out`): tile block `b` runs thread `b mod T` of instance `b div T` (T threads),
+/// each thread's body in an `if` on its index (Tile IR spec §8 control flow), as [`module`] emits
+/// it. Instance `i`'s copy of a location starts `i × stride` elements after its parameter; block
+/// `b` stores its registers at `out + b × out_words`.
+pub struct Runnable {
+    pub ir: IrModule,
+    pub locations: Vec<(String, usize)>,
+    /// Per thread, in program order: its name and registers (as [`Module::entries`]).
+    pub threads: Vec<Entry>,
+    pub stride: usize,
+    pub out_words: usize,
+}
+
+/// Builds the [`Runnable`] kernel of a Tile IR program.
+pub fn runnable(p: &Program) -> Result<Runnable, EmitError> {
+    // The per-thread module says how many words each thread's registers take.
+    let per_thread = module(p)?;
+    let out_words = per_thread.entries.iter().map(|e| e.registers.iter().map(|(_, m)| m).sum::<usize>()).max().unwrap_or(0).max(1);
+    let locations = per_thread.locations;
+    let stride = locations.iter().map(|(_, n)| *n).max().unwrap_or(1).max(RUN_STRIDE_MIN).next_power_of_two();
+    let threads = p.threads.len();
+    let mut ir = IrModule::new("tcfuzz_litmus");
+    let param_types: Vec<Type> = (0..=locations.len()).map(|_| ptr_tile(None)).collect();
+    let (region, block, params) = build_single_block_region(&mut ir, &param_types);
+    let mut b = Builder { m: ir, block, params: params.clone(), locations: &locations, tokens: BTreeMap::new(), regs: BTreeMap::new() };
+    let scalar = || Type::Tile(TileType { shape: vec![], element_type: TileElementType::Scalar(ScalarType::I32) });
+    let ids = b.op(OpBuilder::new(Opcode::GetTileBlockId, Loc::Unknown).result(scalar()).result(scalar()).result(scalar()));
+    let block_id = ids[0];
+    let t = b.scalar_i32(threads as i64);
+    // Unsigned (signedness 0); the division rounds toward zero (rounding 1).
+    let k = b.op(OpBuilder::new(Opcode::RemI, Loc::Unknown)
+        .operand(block_id)
+        .operand(t)
+        .attr("signedness", Attribute::i32(0))
+        .result(scalar()))[0];
+    let instance = b.op(OpBuilder::new(Opcode::DivI, Loc::Unknown)
+        .operand(block_id)
+        .operand(t)
+        .attr("signedness", Attribute::i32(0))
+        .attr("rounding", Attribute::i32(1))
+        .result(scalar()))[0];
+    let stride_c = b.scalar_i32(stride as i64);
+    let shift = b.mul(instance, stride_c);
+    for (l, &base) in params.iter().take(locations.len()).enumerate() {
+        b.params[l] = b.op(OpBuilder::new(Opcode::Offset, Loc::Unknown).operand(base).operand(shift).result(ptr_tile(None)))[0];
+    }
+    let words = b.scalar_i32(out_words as i64);
+    let record = b.mul(block_id, words);
+    let out = b.op(OpBuilder::new(Opcode::Offset, Loc::Unknown).operand(params[locations.len()]).operand(record).result(ptr_tile(None)))[0];
+    let mut entries = Vec::new();
+    for (index, th) in p.threads.iter().enumerate() {
+        let this = b.scalar_i32(index as i64);
+        let cond = b.op(OpBuilder::new(Opcode::CmpI, Loc::Unknown)
+            .operand(k)
+            .operand(this)
+            .attr("comparison_predicate", Attribute::i32(0))
+            .attr("signedness", Attribute::i32(0))
+            .result(Type::Tile(TileType { shape: vec![], element_type: TileElementType::Scalar(ScalarType::I1) })))[0];
+        let outer = b.block;
+        let (then, then_block, _) = build_single_block_region(&mut b.m, &[]);
+        b.block = then_block;
+        b.tokens.clear();
+        b.regs.clear();
+        let order = b.thread(th)?;
+        let registers = b.store_registers(out, &order);
+        b.op(OpBuilder::new(Opcode::Yield, Loc::Unknown));
+        let (otherwise, else_block, _) = build_single_block_region(&mut b.m, &[]);
+        b.block = else_block;
+        b.op(OpBuilder::new(Opcode::Yield, Loc::Unknown));
+        b.block = outer;
+        b.op(OpBuilder::new(Opcode::If, Loc::Unknown).operand(cond).region(then).region(otherwise));
+        entries.push(Entry { name: RUN_ENTRY.to_string(), thread: th.name.clone(), registers });
+    }
+    b.op(OpBuilder::new(Opcode::Return, Loc::Unknown));
+    ir = b.m;
+    let (entry, _) = OpBuilder::new(Opcode::Entry, Loc::Unknown)
+        .attr("sym_name", Attribute::String(RUN_ENTRY.to_string()))
+        .attr("function_type", Attribute::Type(Type::Func(FuncType { inputs: param_types, results: vec![] })))
+        .region(region)
+        .build(&mut ir);
+    ir.functions.push(entry);
+    Ok(Runnable { ir, locations, threads: entries, stride, out_words })
 }

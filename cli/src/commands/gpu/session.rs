@@ -9,7 +9,7 @@ use serde_json::json;
 use tcfuzz_checker::{ModelKind, Options};
 use tcfuzz_gpu::run::compare::Comparison;
 use tcfuzz_gpu::run::{Device, Rng, RunError};
-use tcfuzz_gpu::session::{self, Model, PrepareError, Prepared, Session, is_target, judge, target_count};
+use tcfuzz_gpu::session::{self, PrepareError, Prepared, Session, is_target, judge, target_count};
 use tcfuzz_litmus::Program;
 use tcfuzz_worker::oracles::gpu::model_of;
 
@@ -41,6 +41,11 @@ impl From<StressArg> for session::StressMode {
 /// Run a litmus program on this machine's GPU, many instances per launch under a stress harness,
 /// and compare the final states it shows with the states the PTX model allows.
 ///
+/// A Tile IR program runs as NVIDIA's `tileiras` compiles it (for sm_90; `tileiras` must be
+/// installed): one kernel, tile block b running thread b mod T of instance b div T, every
+/// instance's final state compared with the Tile IR model's. That kernel is NVIDIA's code, so the
+/// stress harness does not apply: every --stress mode runs it plainly.
+///
 /// Prints the histogram beside the model's allowed set, the rate of the condition's outcome (the
 /// weak behaviour the test looks for) per second, and any state the model forbids. A forbidden
 /// state is re-run --confirm times; it is a `gpu-forbidden-outcome` discrepancy with its
@@ -54,7 +59,7 @@ impl From<StressArg> for session::StressMode {
 /// makes (the GPU's own scheduling is not reproducible).
 ///
 /// Exit codes: 0 no forbidden state; 1 the file cannot be read or parsed; 3 the program cannot be
-/// emitted or run (a possible hang, a multi-GPU program, no Tile IR runner yet); 6 no GPU or no
+/// emitted or run (a possible hang, a multi-GPU program, a Tile IR program without tileiras); 6 no GPU or no
 /// CUDA driver here, or a GPU that cannot run the program's target; 7 the GPU showed a state the
 /// model forbids.
 #[derive(Debug, clap::Args)]
@@ -82,7 +87,8 @@ pub struct RunArgs {
     #[arg(long, default_value_t = 40)]
     pub max_states: usize,
 
-    /// One JSON object: file, name, device, target, stress (the parameters used), launches,
+    /// One JSON object: file, name, device, target (`sm_90a`, `sm_100a`, `tileir sm_90`), stress
+    /// (the parameters used; null for a Tile IR kernel), mode, launches,
     /// instances, seconds, instances_per_s, names, states [{state, gpu, model}] (model: executions
     /// ending in the state, null if forbidden), condition {text, seen, per_s}, forbidden [{state,
     /// gpu, confirmed}] (outside the model's set; discrepancies unless racy), racy, unfinished,
@@ -91,12 +97,12 @@ pub struct RunArgs {
     pub json: bool,
 }
 
-/// Checks `program` under the PTX model, then emits and assembles it.
+/// Checks `program` under its model (PTX, or Tile IR for tile-block programs), then emits and
+/// assembles it (a Tile IR program: compiles it with `tileiras`).
 pub fn prepare(name: &str, program: Program) -> Result<Prepared, PrepareError> {
-    if program.threads.iter().any(|t| t.kind() == tcfuzz_litmus::ThreadKind::TileBlock) {
-        return session::prepare(name, program, Model::default());
-    }
-    let verdict = tcfuzz_checker::check(&program, ModelKind::Ptx, &Options::default())
+    let model =
+        if program.threads.iter().any(|t| t.kind() == tcfuzz_litmus::ThreadKind::TileBlock) { ModelKind::TileIr } else { ModelKind::Ptx };
+    let verdict = tcfuzz_checker::check(&program, model, &Options::default())
         .map_err(|e| PrepareError::Unsupported(format!("{name}: the checker cannot judge it: {e}")))?;
     session::prepare(name, program, model_of(&verdict))
 }
@@ -229,20 +235,21 @@ fn run_file(path: &std::path::Path, args: &RunArgs, device: &mut Option<Device>,
             })
             .collect();
         let line = json!({
-            "file": name, "name": prepared.program.name, "device": device.info, "target": prepared.kernel.target.arch(),
-            "stress": params, "mode": args.stress, "launches": h.launches, "instances": h.instances, "seconds": h.seconds,
+            "file": name, "name": prepared.program.name, "device": device.info, "target": prepared.target(),
+            "stress": if session.stressed() { json!(params) } else { json!(null) }, "mode": args.stress, "launches": h.launches, "instances": h.instances, "seconds": h.seconds,
             "instances_per_s": h.instances as f64 / h.seconds.max(1e-9), "names": cmp.names, "states": states,
             "condition": {"text": cond, "seen": seen, "per_s": seen as f64 / h.seconds.max(1e-9)},
             "forbidden": forb, "racy": racy, "unfinished": h.unfinished, "assume_failed": h.assume_failed, "allowed_unseen": cmp.allowed_unseen(),
         });
         println!("{line}");
     } else {
+        let stress =
+            if session.stressed() { format!("stress {:?}", args.stress) } else { "NVIDIA's Tile IR kernel, no stress".to_string() };
         println!(
-            "{name}: {} on {} ({}), stress {:?}: {} launches, {} instances in {:.2} s ({:.0} instances/s)",
+            "{name}: {} on {} ({}), {stress}: {} launches, {} instances in {:.2} s ({:.0} instances/s)",
             prepared.program.name,
             device.info.name,
             device.info.arch,
-            args.stress,
             h.launches,
             h.instances,
             h.seconds,
