@@ -16,6 +16,7 @@ pub mod ast;
 mod error;
 mod instr;
 mod lexer;
+mod multicast;
 mod parser;
 mod printer;
 mod tcgen05;
@@ -24,6 +25,7 @@ mod validate;
 
 pub use ast::*;
 pub use error::{Diagnostic, Diagnostics, ErrorKind};
+pub use multicast::multicast_targets;
 pub use parser::MAX_CONDITION_DEPTH;
 pub use validate::writes as registers_written;
 

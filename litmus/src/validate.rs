@@ -466,8 +466,16 @@ impl<'a> Validator<'a> {
                     self.check_lanes(t, span, l, text);
                 }
             }
-            Tcgen05::Commit { mbar, .. } => {
-                self.check_addr(t, span, &mbar.name, Need::Mbarrier, "commit mbarrier");
+            Tcgen05::Commit { mbar, multicast, .. } => {
+                let declared = self.check_addr(t, span, &mbar.name, Need::Mbarrier, "commit mbarrier").is_some();
+                // A mask that names no mbarrier is no program (`crate::multicast`); a mask in a
+                // register is known only at run time.
+                if let (true, Some(Operand::Imm(mask))) = (declared, multicast)
+                    && let Some(thread) = self.p.threads.iter().position(|x| std::ptr::eq(x, t))
+                    && let Err(why) = crate::multicast::multicast_targets(self.p, thread, &mbar.name, *mask)
+                {
+                    self.err(span, ErrorKind::BadOperand, why);
+                }
             }
             _ => {}
         }

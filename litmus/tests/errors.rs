@@ -121,6 +121,32 @@ fn cta_group_2_needs_a_peer_cta_in_the_cluster() {
     parse(ok).expect("peer CTA present");
 }
 
+/// A `tcfuzz fuzz --gpu` run on an H100 (seed 5, program 31341, a coverage-guided splice) made
+/// a multicast commit to CTAs 0 and 1 where only CTA 0 declares an mbarrier: the validator let it
+/// through and the checker rejected it, a `checker-crash` discrepancy. The rule is shared now
+/// (`multicast_targets`).
+#[test]
+fn a_multicast_commit_names_only_ctas_with_an_mbarrier_at_its_offset() {
+    let commit = "tcgen05.commit.cta_group::2.mbarrier::arrive::one.shared::cluster.multicast::cluster.b64 [bar]";
+    let src = format!(
+        "PTX t\n{{ bar @ mbarrier cta 0 gpu 0 count 1; }}\n P1@cta 1,cluster 0,gpu 0 | P2@cta 0,cluster 0,gpu 0 ;\n | {commit}, 3 ;\nexists (true)\n"
+    );
+    assert_error(
+        &src,
+        ErrorKind::BadOperand,
+        "4:4: multicast mask 0x3: CTA 1 declares no mbarrier at the offset of `bar` (mbarrier 1 of its CTA)",
+    );
+    let beyond = format!(
+        "PTX t\n{{ bar @ mbarrier cta 0 gpu 0 count 1; bar1 @ mbarrier cta 1 gpu 0 count 1; }}\n P1@cta 1,cluster 0,gpu 0 | P2@cta 0,cluster 0,gpu 0 ;\n | {commit}, 5 ;\nexists (true)\n"
+    );
+    assert_error(&beyond, ErrorKind::BadOperand, "4:4: bit 2 of multicast mask 0x5 names a CTA of rank 2, but the cluster has 2 CTAs");
+    // With CTA 1's mbarrier at the same offset, both bits are fine.
+    let ok = format!(
+        "PTX t\n{{ bar @ mbarrier cta 0 gpu 0 count 1; bar1 @ mbarrier cta 1 gpu 0 count 1; }}\n P1@cta 1,cluster 0,gpu 0 | P2@cta 0,cluster 0,gpu 0 ;\n | {commit}, 3 ;\nexists (true)\n"
+    );
+    parse(&ok).expect("both CTAs declare an mbarrier at bar's offset");
+}
+
 #[test]
 fn tcgen05_ld_outside_the_warps_lane_quarter() {
     let src = "PTX t\n{ d @ tmem cta 0 lanes 32-63 cols 0-31 = 0; }\n P0@warp 4,cta 0,gpu 0 ;\n tcgen05.ld.sync.aligned.32x32b.x1.b32 r0, [d] ;\nexists (P0:r0 == 0)\n";

@@ -72,7 +72,7 @@ const TC_INSTRS: &[&str] = &[
     "tcgen05.ld.sync.aligned.32x32b.x1.b32 R, [d]",
     "tcgen05.st.sync.aligned.16x64b.x2.unpack::16b.b32 [d], V",
     "tcgen05.commit.cta_group::G.mbarrier::arrive::one.shared::cluster.b64 [bar]",
-    "tcgen05.commit.cta_group::G.mbarrier::arrive::one.shared::cluster.multicast::cluster.b64 [bar], 3",
+    "tcgen05.commit.cta_group::G.mbarrier::arrive::one.shared::cluster.multicast::cluster.b64 [bar], MASK",
     "tcgen05.wait::ld.sync.aligned",
     "tcgen05.wait::st.sync.aligned",
     "tcgen05.fence::before_thread_sync",
@@ -135,6 +135,10 @@ fn program_text(c: &mut Choices) -> String {
     }
     let two_ctas = n >= 2;
     s.push_str("PTX gen\n\"a generated program\"\n{\n x = 0; y = 2;\n s @ shared cta 0 = 0;\n bar @ mbarrier cta 0 count 1;\n d @ tmem cta 0 lanes 0-31 cols 0-31 = 0;\n");
+    if two_ctas {
+        // CTA 1's mbarrier at `bar`'s offset, so that a multicast commit may signal both CTAs.
+        s.push_str(" bar1 @ mbarrier cta 1 count 1;\n");
+    }
     for t in 0..n {
         s.push_str(&format!(" P{t}:r0 = 0; P{t}:r1 = 1;\n"));
     }
@@ -158,6 +162,8 @@ fn program_text(c: &mut Choices) -> String {
             if cta != 0 && ins.contains("mbarrier.") && !ins.contains(".shared::cluster.b64") {
                 continue;
             }
+            // A multicast mask names only CTAs of the cluster with an mbarrier at `bar`'s offset.
+            let ins = ins.replace("MASK", if two_ctas { "3" } else { "1" });
             let ins = ins
                 .replace("SCOPE", c.one(&["cta", "cluster", "gpu", "sys"]))
                 .replace("G", if two_ctas && c.pick(2) == 0 { "2" } else { "1" })

@@ -30,7 +30,7 @@
 //! Not modelled: the lane/column geometry inside a region (a
 //! region is read and written whole), `tcgen05.cp` decompression and `.ws`/`.sp` mma forms.
 
-use tcfuzz_litmus::{CpShape, CtaGroup, LocationKind, Operand, Placement, Program, Scope, Sem, Span, Tcgen05};
+use tcfuzz_litmus::{CpShape, CtaGroup, Operand, Program, Scope, Sem, Span, Tcgen05};
 
 use crate::error::CheckError;
 use crate::program::label::{EventKind, Label, Proxy, TcInfo, TcOp};
@@ -162,62 +162,15 @@ pub(crate) fn tcgen05(t: &Tcgen05, cx: &Context, regs: &mut Regs, span: Span) ->
     })
 }
 
-/// The mbarriers a `.multicast::cluster` commit signals (PTX ISA, the `tcgen05.commit` page):
-/// bit `i` of the 16-bit `ctaMask` names the CTA whose `%cluster_ctarank` is `i`, and the
-/// mbarrier signalled there is the one at the same shared-memory offset as `mbar`.
-///
-/// In a litmus program the CTAs of a cluster are those its threads are placed in, ranked by CTA
-/// id (a thread without a declared cluster is alone in its own, rank 0); an mbarrier's offset is
-/// its position among the mbarriers declared in its CTA (every CTA runs the same kernel, so the
-/// k-th mbarrier of one CTA sits where the k-th of another does).
+/// The mbarriers a `.multicast::cluster` commit signals ([`tcfuzz_litmus::multicast_targets`]:
+/// the rule is shared with the validator, which refuses a mask naming none).
 fn multicast_targets(cx: &Context, mbar: &str, mask: &Operand, span: Span) -> Result<Vec<Name>, CheckError> {
     let mask = match mask {
-        Operand::Imm(m) if (1..=0xFFFF).contains(m) => *m,
-        Operand::Imm(m) => return Err(CheckError::bad(format!("multicast mask {m}: a ctaMask is a non-zero 16-bit value"), span)),
+        Operand::Imm(m) => *m,
         Operand::Reg(_) => return Err(CheckError::unsupported("tcgen05.commit multicast mask in a register", span)),
     };
-    let p = cx.program;
-    let mbarrier_of = |l: &tcfuzz_litmus::Location| match l.kind {
-        LocationKind::Mbarrier { cta, gpu, .. } => Some((gpu, cta)),
-        _ => None,
-    };
-    let Some((gpu, own_cta)) = p.locations.iter().find(|l| l.name == mbar).and_then(mbarrier_of) else {
-        return Err(CheckError::bad(format!("`{mbar}` is not an mbarrier (a multicast commit signals mbarriers)"), span));
-    };
-    let in_cta = |cta: u32| p.locations.iter().filter(move |l| mbarrier_of(l) == Some((gpu, cta)));
-    let offset = in_cta(own_cta).position(|l| l.name == mbar).unwrap_or(0);
-    let cluster = p.threads[cx.thread].placement.effective_cluster();
-    let mut ctas: Vec<u32> = p
-        .threads
-        .iter()
-        .filter(|t| cluster.is_some() && t.placement.effective_cluster() == cluster)
-        .filter_map(|t| match t.placement {
-            Placement::Ptx { cta, .. } => Some(cta),
-            Placement::TileBlock { .. } => None,
-        })
-        .collect();
-    ctas.sort_unstable();
-    ctas.dedup();
-    let mut out = Vec::new();
-    for rank in (0..16).filter(|i| mask & (1 << i) != 0) {
-        let Some(&cta) = ctas.get(rank) else {
-            return Err(CheckError::bad(
-                format!("bit {rank} of multicast mask {mask:#x} names a CTA of rank {rank}, but the cluster has {} CTAs", ctas.len()),
-                span,
-            ));
-        };
-        let Some(target) = in_cta(cta).nth(offset) else {
-            return Err(CheckError::bad(
-                format!(
-                    "multicast mask {mask:#x}: CTA {cta} declares no mbarrier at the offset of `{mbar}` (mbarrier {} of its CTA)",
-                    offset + 1
-                ),
-                span,
-            ));
-        };
-        out.push((cx.loc)(&target.name, span)?);
-    }
-    Ok(out)
+    let targets = tcfuzz_litmus::multicast_targets(cx.program, cx.thread, mbar, mask).map_err(|why| CheckError::bad(why, span))?;
+    targets.into_iter().map(|l| (cx.loc)(&l.name, span)).collect()
 }
 
 fn columns(o: &Operand, span: Span) -> Result<i64, CheckError> {
