@@ -122,7 +122,7 @@ async fn synthetic_worker(
                 };
                 v1::JobResult {
                     job_id: j.id,
-                    stats: Some(v1::Stats { programs: count, executions: count, too_large: 0 }),
+                    stats: Some(v1::Stats { programs: count, executions: count, ..Default::default() }),
                     ..Default::default()
                 }
             })

@@ -7,7 +7,7 @@
 
 use std::collections::BTreeSet;
 
-use tcfuzz_corpus::{Kind, Side, Work};
+use tcfuzz_corpus::{GpuTotals, Kind, Side, Work};
 use tcfuzz_proto::v1;
 
 use crate::error::{ServiceError, invalid};
@@ -85,6 +85,8 @@ pub struct JobResult {
     pub programs: u64,
     pub executions: u64,
     pub too_large: u64,
+    /// What the worker's GPU oracle did.
+    pub gpu: GpuTotals,
     pub findings: Vec<Finding>,
     pub coverage: Vec<(String, u64)>,
     pub seeds: Vec<SeedCandidate>,
@@ -248,6 +250,7 @@ fn job_result(r: v1::JobResult, at: &str) -> Result<JobResult, ServiceError> {
             programs: 0,
             executions: 0,
             too_large: 0,
+            gpu: GpuTotals::default(),
             findings: Vec::new(),
             coverage: Vec::new(),
             seeds: Vec::new(),
@@ -260,6 +263,25 @@ fn job_result(r: v1::JobResult, at: &str) -> Result<JobResult, ServiceError> {
     let stats = r.stats.unwrap_or_default();
     if stats.too_large > stats.programs {
         return Err(invalid!("{at}.stats: too_large {} is more than programs {}", stats.too_large, stats.programs));
+    }
+    let gpu = GpuTotals {
+        ran: stats.gpu_ran,
+        instances: stats.gpu_instances,
+        unsupported: stats.gpu_unsupported,
+        failed: stats.gpu_failed,
+        given_up: stats.gpu_given_up,
+    };
+    // Each program is run on the GPU at most once, or counted as not run at most once.
+    let gpu_programs = [gpu.ran, gpu.unsupported, gpu.failed, gpu.given_up].iter().try_fold(0u64, |a, &n| a.checked_add(n));
+    if gpu_programs.is_none_or(|n| n > stats.programs) {
+        return Err(invalid!(
+            "{at}.stats: gpu_ran {} + gpu_unsupported {} + gpu_failed {} + gpu_given_up {} is more than programs {}",
+            gpu.ran,
+            gpu.unsupported,
+            gpu.failed,
+            gpu.given_up,
+            stats.programs
+        ));
     }
     count(r.findings.len(), &format!("{at}.findings"), MAX_FINDINGS_PER_JOB)?;
     count(r.coverage.len(), &format!("{at}.coverage"), MAX_COVERAGE_PER_JOB)?;
@@ -327,6 +349,7 @@ fn job_result(r: v1::JobResult, at: &str) -> Result<JobResult, ServiceError> {
         programs: stats.programs,
         executions: stats.executions,
         too_large: stats.too_large,
+        gpu,
         findings,
         coverage,
         seeds,
@@ -573,7 +596,12 @@ mod tests {
     }
 
     fn result(findings: Vec<v1::Finding>) -> v1::JobResult {
-        v1::JobResult { job_id: 5, stats: Some(v1::Stats { programs: 10, executions: 30, too_large: 1 }), findings, ..Default::default() }
+        v1::JobResult {
+            job_id: 5,
+            stats: Some(v1::Stats { programs: 10, executions: 30, too_large: 1, ..Default::default() }),
+            findings,
+            ..Default::default()
+        }
     }
 
     fn finding(index: u64) -> v1::Finding {
@@ -594,6 +622,31 @@ mod tests {
         assert_eq!(e.to_string(), "results[0].stats.programs: 10 programs for job 5, which has 11");
         let e = matches_job(&r, &Work::Generate { first_index: 0, count: 10 }, "results[0]").unwrap_err();
         assert_eq!(e.to_string(), "results[0]: finding for program 104, outside job 5's range 0..10");
+    }
+
+    #[test]
+    fn gpu_counts_are_at_most_the_programs_and_are_kept() {
+        let with = |ran, unsupported, failed, given_up| v1::JobResult {
+            stats: Some(v1::Stats {
+                programs: 10,
+                gpu_ran: ran,
+                gpu_instances: 7_000,
+                gpu_unsupported: unsupported,
+                gpu_failed: failed,
+                gpu_given_up: given_up,
+                ..Default::default()
+            }),
+            ..result(vec![])
+        };
+        let r = job_result(with(4, 3, 2, 1), "results[0]").unwrap();
+        assert_eq!(r.gpu, GpuTotals { ran: 4, instances: 7_000, unsupported: 3, failed: 2, given_up: 1 });
+        let e = job_result(with(4, 3, 2, 2), "results[0]").unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "results[0].stats: gpu_ran 4 + gpu_unsupported 3 + gpu_failed 2 + gpu_given_up 2 is more than programs 10"
+        );
+        let e = job_result(with(u64::MAX, 1, 0, 0), "results[0]").unwrap_err();
+        assert!(e.to_string().contains("is more than programs 10"), "{e}");
     }
 
     #[test]

@@ -56,6 +56,6 @@ pub use error::{CorpusError, Result};
 pub use export::Moved;
 pub use jobs::Completion;
 pub use records::{
-    Campaign, CampaignState, Checking, Discrepancy, FeatureCount, Finding, Job, JobState, Kind, ReportRecord, Seed, Side, StatsSample,
-    UnknownKind, Work,
+    Campaign, CampaignState, Checking, Discrepancy, FeatureCount, Finding, GpuTotals, Job, JobState, Kind, ReportRecord, Seed, Side,
+    StatsSample, UnknownKind, Work,
 };

@@ -155,6 +155,30 @@ pub struct StatsSample {
     pub discrepancies_new: u64,
     pub discrepancies_total: u64,
     pub coverage_features: u64,
+    /// What the workers' GPU oracle did (zero for a campaign without GPU workers).
+    #[serde(default)]
+    pub gpu: GpuTotals,
+}
+
+/// Programs the workers' GPU oracle ran, their test instances, and the programs it could not run
+/// there (unsupported, failed, or not run because a worker gave its GPU up).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct GpuTotals {
+    pub ran: u64,
+    pub instances: u64,
+    pub unsupported: u64,
+    pub failed: u64,
+    pub given_up: u64,
+}
+
+impl GpuTotals {
+    pub fn add(&mut self, o: &GpuTotals) {
+        self.ran += o.ran;
+        self.instances += o.instances;
+        self.unsupported += o.unsupported;
+        self.failed += o.failed;
+        self.given_up += o.given_up;
+    }
 }
 
 /// What one rendered report listed (`tcfuzz report`): the next report diffs against it.
@@ -332,22 +356,51 @@ impl Record for Campaign {
 
 impl Record for StatsSample {
     const TREE: Tree = Tree::CampaignStats;
-    const VERSION: u8 = 1;
+    /// Version 2 added the GPU totals.
+    const VERSION: u8 = 2;
     fn encode(&self, e: &mut Encoder) {
         e.u64(self.at_ms).u64(self.programs).u64(self.executions).u64(self.too_large);
         e.u64(self.discrepancies_new).u64(self.discrepancies_total).u64(self.coverage_features);
+        let g = &self.gpu;
+        e.u64(g.ran).u64(g.instances).u64(g.unsupported).u64(g.failed).u64(g.given_up);
     }
     fn decode(d: &mut Decoder<'_>) -> Result<Self, DecodeError> {
-        Ok(StatsSample {
-            at_ms: d.u64("at")?,
-            programs: d.u64("programs")?,
-            executions: d.u64("executions")?,
-            too_large: d.u64("too_large")?,
-            discrepancies_new: d.u64("discrepancies_new")?,
-            discrepancies_total: d.u64("discrepancies_total")?,
-            coverage_features: d.u64("coverage_features")?,
-        })
+        decode_stats(d, Self::VERSION)
     }
+
+    fn from_value(value: &[u8]) -> Result<Self, DecodeError> {
+        // A version 1 sample reads with no GPU totals.
+        let (mut d, version) = match Decoder::open(value, Self::VERSION) {
+            Err(DecodeError::UnknownVersion { found: 1, .. }) => (Decoder::open(value, 1)?, 1),
+            opened => (opened?, Self::VERSION),
+        };
+        let s = decode_stats(&mut d, version)?;
+        d.end()?;
+        Ok(s)
+    }
+}
+
+fn decode_stats(d: &mut Decoder<'_>, version: u8) -> Result<StatsSample, DecodeError> {
+    let mut s = StatsSample {
+        at_ms: d.u64("at")?,
+        programs: d.u64("programs")?,
+        executions: d.u64("executions")?,
+        too_large: d.u64("too_large")?,
+        discrepancies_new: d.u64("discrepancies_new")?,
+        discrepancies_total: d.u64("discrepancies_total")?,
+        coverage_features: d.u64("coverage_features")?,
+        gpu: GpuTotals::default(),
+    };
+    if version >= 2 {
+        s.gpu = GpuTotals {
+            ran: d.u64("gpu ran")?,
+            instances: d.u64("gpu instances")?,
+            unsupported: d.u64("gpu unsupported")?,
+            failed: d.u64("gpu failed")?,
+            given_up: d.u64("gpu given_up")?,
+        };
+    }
+    Ok(s)
 }
 
 impl Record for FeatureCount {
@@ -605,6 +658,22 @@ mod tests {
         assert_eq!(Campaign::from_value(&c.to_value()), Ok(c));
         let s = Seed { id: 1, campaign: 2, added_ms: 3, features: vec!["f".into()], program: "p".into() };
         assert_eq!(Seed::from_value(&s.to_value()), Ok(s));
+        let gpu = GpuTotals { ran: 9, instances: 90_000, unsupported: 2, failed: 1, given_up: 0 };
+        let stats = StatsSample {
+            at_ms: 1,
+            programs: 20,
+            executions: 300,
+            too_large: 1,
+            discrepancies_new: 2,
+            discrepancies_total: 3,
+            coverage_features: 40,
+            gpu,
+        };
+        assert_eq!(StatsSample::from_value(&stats.to_value()), Ok(stats));
+        // Version 1 (before the GPU totals): the same fields, no GPU totals.
+        let mut v1 = Encoder::new(1);
+        v1.u64(1).u64(20).u64(300).u64(1).u64(2).u64(3).u64(40);
+        assert_eq!(StatsSample::from_value(&v1.finish()), Ok(StatsSample { gpu: GpuTotals::default(), ..stats }));
     }
 
     #[test]

@@ -50,6 +50,7 @@ fn corpus(dir: &Path) -> Corpus {
             discrepancies_new: 0,
             discrepancies_total: i.min(3),
             coverage_features: 10 * i + i * i,
+            gpu: Default::default(),
         };
         u.add_stats(id, &s).expect("stats");
     }

@@ -99,6 +99,19 @@ pub struct GpuStats {
     pub given_up: u64,
 }
 
+impl GpuStats {
+    pub fn add(&mut self, o: &GpuStats) {
+        self.ran += o.ran;
+        self.instances += o.instances;
+        self.unsupported += o.unsupported;
+        self.failed += o.failed;
+        self.given_up += o.given_up;
+        if self.first_failure.is_none() {
+            self.first_failure.clone_from(&o.first_failure);
+        }
+    }
+}
+
 /// Counts per generator family.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct FamilyStats {
@@ -117,14 +130,7 @@ impl Stats {
         self.generator_errors += o.generator_errors;
         self.oracle_runs += o.oracle_runs;
         self.oracle_skipped += o.oracle_skipped;
-        self.gpu.ran += o.gpu.ran;
-        self.gpu.instances += o.gpu.instances;
-        self.gpu.unsupported += o.gpu.unsupported;
-        self.gpu.failed += o.gpu.failed;
-        self.gpu.given_up += o.gpu.given_up;
-        if self.gpu.first_failure.is_none() {
-            self.gpu.first_failure.clone_from(&o.gpu.first_failure);
-        }
+        self.gpu.add(&o.gpu);
         for (f, s) in &o.by_family {
             let e = self.by_family.entry(*f).or_default();
             e.programs += s.programs;

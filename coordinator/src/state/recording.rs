@@ -96,6 +96,7 @@ impl State {
         run.totals.programs += r.programs;
         run.totals.executions += r.executions;
         run.totals.too_large += r.too_large;
+        run.totals.gpu.add(&r.gpu);
         run.recent.push_back((now, run.totals.programs));
         while run.recent.front().is_some_and(|&(t, _)| now.saturating_sub(t) > RATE_WINDOW_MS) {
             run.recent.pop_front();

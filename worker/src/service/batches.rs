@@ -97,7 +97,12 @@ mod tests {
     /// A result of about `bytes` bytes (coverage features).
     fn result(job_id: u64, bytes: usize) -> v1::JobResult {
         let coverage = (0..bytes / 100).map(|i| v1::FeatureCount { name: format!("{job_id}:{i}:{}", "f".repeat(90)), count: 1 }).collect();
-        v1::JobResult { job_id, stats: Some(v1::Stats { programs: 1, executions: 1, too_large: 0 }), coverage, ..Default::default() }
+        v1::JobResult {
+            job_id,
+            stats: Some(v1::Stats { programs: 1, executions: 1, ..Default::default() }),
+            coverage,
+            ..Default::default()
+        }
     }
 
     #[test]

@@ -232,6 +232,7 @@ impl JobRunner for FuzzRunner {
             programs: r.stats.programs,
             executions: r.stats.executions,
             too_large: r.stats.too_large,
+            gpu: r.stats.gpu.clone(),
             findings: r
                 .findings
                 .into_iter()
@@ -440,10 +441,13 @@ mod tests {
         assert_eq!(found, runs);
         assert_eq!(gpu.iterations.load(Relaxed), 7);
         assert!(out.coverage.iter().any(|(f, _)| f == "gpu:ran"), "{:?}", out.coverage);
+        // The counts reach the job's result (and the coordinator's campaign totals).
+        assert_eq!((out.gpu.ran, out.gpu.instances, out.gpu.failed), (runs, 7 * runs, 0));
         // A worker without a GPU checks the same programs and runs nothing on one.
         let plain = FuzzRunner::new(None, None).run(&c, 0..40, None).unwrap();
         assert_eq!((plain.programs, plain.executions), (out.programs, out.executions));
         assert!(plain.findings.iter().all(|f| f.kind != DiscrepancyKind::GpuForbiddenOutcome));
+        assert_eq!(plain.gpu, crate::GpuStats::default());
         // A GPU finding is not minimized (it would need the GPU again): no program, no error.
         let f = out.findings.iter().find(|f| f.kind == DiscrepancyKind::GpuForbiddenOutcome).unwrap();
         assert_eq!(r.minimize(&c, f.kind, &f.signature, &f.program, Duration::from_secs(5)).unwrap(), None);

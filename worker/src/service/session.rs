@@ -172,7 +172,16 @@ fn run_job(
 fn to_result(job_id: u64, o: Output) -> v1::JobResult {
     v1::JobResult {
         job_id,
-        stats: Some(v1::Stats { programs: o.programs, executions: o.executions, too_large: o.too_large }),
+        stats: Some(v1::Stats {
+            programs: o.programs,
+            executions: o.executions,
+            too_large: o.too_large,
+            gpu_ran: o.gpu.ran,
+            gpu_instances: o.gpu.instances,
+            gpu_unsupported: o.gpu.unsupported,
+            gpu_failed: o.gpu.failed,
+            gpu_given_up: o.gpu.given_up,
+        }),
         findings: o
             .findings
             .into_iter()
@@ -631,4 +640,18 @@ pub async fn run(config: Config, runner: Arc<dyn JobRunner>, shutdown: impl Futu
     pool.close();
     tracing::info!(recorded = s.summary.jobs_recorded, programs = s.summary.programs, "worker stopped");
     Ok(s.summary)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_results_gpu_counts_go_to_the_coordinator() {
+        let gpu = crate::GpuStats { ran: 3, instances: 300, unsupported: 2, failed: 1, given_up: 4, first_failure: Some("hang".into()) };
+        let r = to_result(9, Output { programs: 10, executions: 50, gpu, ..Output::default() });
+        let s = r.stats.expect("stats");
+        assert_eq!((s.programs, s.executions), (10, 50));
+        assert_eq!((s.gpu_ran, s.gpu_instances, s.gpu_unsupported, s.gpu_failed, s.gpu_given_up), (3, 300, 2, 1, 4));
+    }
 }

@@ -8,6 +8,8 @@ use std::time::Duration;
 
 use tcfuzz_proto::v1::{DiscrepancyKind, PoolSeed};
 
+use crate::GpuStats;
+
 /// What a job is about: program `i` of the campaign is a function of `(seed, i, config)`.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Campaign {
@@ -52,6 +54,8 @@ pub struct Output {
     pub programs: u64,
     pub executions: u64,
     pub too_large: u64,
+    /// What the GPU oracle did, where this worker has a GPU.
+    pub gpu: GpuStats,
     pub findings: Vec<Discrepancy>,
     /// Feature → programs that reached it.
     pub coverage: Vec<(String, u64)>,
@@ -64,6 +68,7 @@ impl Output {
         self.programs += other.programs;
         self.executions += other.executions;
         self.too_large += other.too_large;
+        self.gpu.add(&other.gpu);
         self.findings.extend(other.findings);
         self.seeds.extend(other.seeds);
         for (name, n) in other.coverage {

@@ -18,7 +18,7 @@ use std::time::{Duration, Instant};
 use anyhow::{Context, anyhow};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use serde_json::json;
-use tcfuzz_corpus::{Campaign, CampaignState, Corpus, Recorded, StatsSample};
+use tcfuzz_corpus::{Campaign, CampaignState, Corpus, GpuTotals, Recorded, StatsSample};
 use tcfuzz_generator::generate::FamilyKind;
 use tcfuzz_generator::mutate::{PoolSeed, SeedPool};
 use tcfuzz_proto::{MAX_POOL_BYTES, pool_bytes, seeds_in_pool};
@@ -415,6 +415,13 @@ fn sample(totals: &Totals, discrepancies_total: u64, coverage_features: u64) -> 
         discrepancies_new: totals.new.len() as u64,
         discrepancies_total,
         coverage_features,
+        gpu: GpuTotals {
+            ran: totals.stats.gpu.ran,
+            instances: totals.stats.gpu.instances,
+            unsupported: totals.stats.gpu.unsupported,
+            failed: totals.stats.gpu.failed,
+            given_up: totals.stats.gpu.given_up,
+        },
     }
 }
 

@@ -19,7 +19,7 @@ use tcfuzz_worker::service::JobRunner;
 use tonic::Code;
 
 use super::connection::Connection;
-use super::status::state_name;
+use super::status::{gpu_json, gpu_text, state_name};
 use super::{GpuArgs, WorkerGpu};
 use crate::commands::minimize::parse_duration;
 use crate::exit::UsageError;
@@ -45,7 +45,9 @@ use crate::exit::UsageError;
 /// "executions", "too_large", "discrepancies_new", "discrepancies_total", "coverage_features",
 /// "seconds", "programs_per_s", "executions_per_s") and "campaign", "state", "report",
 /// "jobs_failed" (jobs whose results the coordinator refused for good: their programs are not
-/// recorded; a job blamed for killing its workers is not one, it is a `checker-crash`).
+/// recorded; a job blamed for killing its workers is not one, it is a `checker-crash`), "gpu"
+/// {"ran", "instances", "unsupported", "failed", "given_up"} (what the workers' GPU oracle did:
+/// zeros without `--gpu` workers).
 ///
 /// Workers run the executor of `tcfuzz fuzz`: --config is its configuration (see `tcfuzz fuzz
 /// --help`), and every new discrepancy is minimized by a worker (within --minimize-budget), the
@@ -233,7 +235,7 @@ pub fn run(args: &Args, quiet: bool) -> anyhow::Result<ExitCode> {
                 "coverage_features": info.coverage_features, "seconds": seconds,
                 "programs_per_s": rate(s.programs), "executions_per_s": rate(s.executions),
                 "campaign": info.id, "state": state_name(info.state), "report": report_path.display().to_string(),
-                "jobs_failed": info.jobs_failed,
+                "jobs_failed": info.jobs_failed, "gpu": gpu_json(&s),
             })
         );
     } else if !quiet {
@@ -249,6 +251,9 @@ pub fn run(args: &Args, quiet: bool) -> anyhow::Result<ExitCode> {
             info.coverage_features,
             report_path.display()
         );
+        if let Some(g) = gpu_text(&s) {
+            eprintln!("campaign {}: {g}", info.id);
+        }
     }
     if let Some(last) = info.failed_jobs.last() {
         // Not an error of the campaign (it went on), but programs it did not record.

@@ -17,7 +17,10 @@ use crate::exit::UsageError;
 /// "too_large", "programs_per_s", "jobs_queued", "jobs_leased", "jobs_done",
 /// "discrepancies_new", "discrepancies_total", "coverage_features", "minimizations",
 /// "minimized", "elapsed_ms", "error", "jobs_failed", "failed_jobs": [{"job", "reason",
-/// "at_ms"}]}], "workers": [{"id", "name", "cores", "gpu_arch", "leases", "last_seen_ms"}]}
+/// "at_ms"}], "gpu": {"ran", "instances", "unsupported", "failed", "given_up"}}], "workers":
+/// [{"id", "name", "cores", "gpu_arch", "leases", "last_seen_ms"}]} ("gpu": what the workers'
+/// GPU oracle did: programs run on a GPU and their test instances, programs it could not run
+/// there, runs that failed, programs not run after a worker gave its GPU up).
 /// ("gpu_arch" empty for a worker without `--gpu`). A failed job's results were refused by the
 /// coordinator: done, not retried, its programs not counted.
 #[derive(Debug, clap::Args)]
@@ -66,6 +69,7 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
                     "minimizations": c.minimizations, "minimized": c.minimized, "elapsed_ms": c.elapsed_ms, "error": c.error,
                     "jobs_failed": c.jobs_failed,
                     "failed_jobs": c.failed_jobs.iter().map(|f| json!({"job": f.job_id, "reason": f.reason, "at_ms": f.failed_unix_ms})).collect::<Vec<_>>(),
+                    "gpu": gpu_json(&s),
                 })
             })
             .collect();
@@ -88,7 +92,7 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
     for c in &status.campaigns {
         let s = c.stats.unwrap_or_default();
         println!(
-            "campaign {} `{}`: {}, {} programs ({:.0}/s), jobs {} queued / {} leased / {} done ({} failed), discrepancies {} new / {} total{}",
+            "campaign {} `{}`: {}, {} programs ({:.0}/s), jobs {} queued / {} leased / {} done ({} failed), discrepancies {} new / {} total{}{}",
             c.id,
             c.name,
             state_name(c.state),
@@ -100,6 +104,7 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
             c.jobs_failed,
             c.discrepancies_new,
             c.discrepancies_total,
+            gpu_text(&s).map_or(String::new(), |g| format!("; {g}")),
             if c.error.is_empty() { String::new() } else { format!(" (error: {})", c.error) }
         );
     }
@@ -113,4 +118,19 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
         println!("worker {} `{}`: {} cores{gpu}, {} leases", w.worker_id, w.name, w.cores, w.leases);
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// A campaign's GPU totals, as `--json` shows them.
+pub(super) fn gpu_json(s: &v1::Stats) -> serde_json::Value {
+    json!({"ran": s.gpu_ran, "instances": s.gpu_instances, "unsupported": s.gpu_unsupported, "failed": s.gpu_failed, "given_up": s.gpu_given_up})
+}
+
+/// A campaign's GPU totals in words, if its workers' GPU oracle did anything.
+pub(super) fn gpu_text(s: &v1::Stats) -> Option<String> {
+    (s.gpu_ran + s.gpu_unsupported + s.gpu_failed + s.gpu_given_up > 0).then(|| {
+        format!(
+            "GPU: {} programs ran ({} instances), {} could not run there, {} failed, {} not run (GPU given up)",
+            s.gpu_ran, s.gpu_instances, s.gpu_unsupported, s.gpu_failed, s.gpu_given_up
+        )
+    })
 }
