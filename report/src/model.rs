@@ -4,7 +4,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use serde::Serialize;
-use tcfuzz_corpus::{Corpus, Discrepancy, Kind, ReportRecord, Side, StatsSample};
+use tcfuzz_corpus::{Corpus, Discrepancy, GpuTotals, Kind, ReportRecord, Side, StatsSample};
 
 use crate::ReportError;
 
@@ -50,6 +50,8 @@ pub struct Totals {
     pub campaign_hours: f64,
     pub programs_per_s: f64,
     pub executions_per_s: f64,
+    /// What the workers' GPU oracle did, over every campaign.
+    pub gpu: GpuTotals,
 }
 
 #[derive(Clone, Debug, Serialize)]
@@ -239,6 +241,7 @@ pub fn build(corpus: &Corpus, options: &Options) -> Result<Report, ReportError> 
         totals.programs += last.programs;
         totals.executions += last.executions;
         totals.too_large += last.too_large;
+        totals.gpu.add(&last.gpu);
         totals.campaign_hours += hours;
         campaigns.push(CampaignRow {
             id: c.id,

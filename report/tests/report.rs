@@ -4,7 +4,7 @@
 
 use std::path::Path;
 
-use tcfuzz_corpus::{Campaign, CampaignState, Corpus, Finding, Kind, Side, StatsSample};
+use tcfuzz_corpus::{Campaign, CampaignState, Corpus, Finding, GpuTotals, Kind, Side, StatsSample};
 use tcfuzz_report::{Format, Options, build, record, render, write};
 
 const T0: u64 = 1_795_400_000_000;
@@ -50,7 +50,7 @@ fn corpus(dir: &Path) -> Corpus {
             discrepancies_new: 0,
             discrepancies_total: i.min(3),
             coverage_features: 10 * i + i * i,
-            gpu: Default::default(),
+            gpu: GpuTotals { ran: 10 * i, instances: 1000 * i, unsupported: i, failed: 0, given_up: 0 },
         };
         u.add_stats(id, &s).expect("stats");
     }
@@ -78,6 +78,7 @@ fn the_report_lists_what_is_new_with_totals_plots_and_reproduction_commands() {
     assert_eq!(r.totals.discrepancies, 3);
     assert_eq!(r.totals.coverage_features, 3);
     assert!((r.totals.campaign_hours - 4.0).abs() < 1e-9);
+    assert_eq!(r.totals.gpu, GpuTotals { ran: 40, instances: 4000, unsupported: 4, failed: 0, given_up: 0 });
     assert_eq!(r.diff.new, 3);
     let kinds: Vec<(&str, u64)> = r.kinds.iter().map(|k| (k.kind.as_str(), k.total)).collect();
     assert_eq!(kinds, [("compiler-lowering", 1), ("explorer-vs-oracle", 1), ("pattern-broken", 1)]);
@@ -115,6 +116,9 @@ fn the_report_lists_what_is_new_with_totals_plots_and_reproduction_commands() {
     let json: serde_json::Value = serde_json::from_str(&render(&r, Format::Json).expect("json")).expect("valid JSON");
     assert_eq!(json["schema"], 1);
     assert_eq!(json["totals"]["programs"], 4000);
+    assert_eq!(json["totals"]["gpu"]["ran"], 40);
+    assert!(md.contains("On GPUs: 40 programs ran (4000 test instances), 4 could not run there, 0 failed"), "{md}");
+    assert!(html.contains("<dt>programs run on GPUs</dt><dd>40 (4,000 instances;"), "GPU totals missing from the HTML");
     assert_eq!(json["discrepancies"].as_array().map(Vec::len), Some(3));
 }
 

@@ -62,6 +62,9 @@ pub async fn markdown(admin: &mut Admin, info: &v1::CampaignInfo, request: &v1::
         s.executions
     );
     let _ = writeln!(md, "- {} programs over the per-program budget of {} ms", s.too_large, request.program_budget_ms);
+    if let Some(g) = super::status::gpu_text(&s) {
+        let _ = writeln!(md, "- {g}");
+    }
     let _ = writeln!(
         md,
         "- discrepancies: {} new signatures, {} findings; coverage features first reached: {}",
