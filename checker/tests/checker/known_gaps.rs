@@ -7,10 +7,10 @@
 //! test's comment what was wrong, and the test stays as a regression test. Seven are open:
 //! spurious caveats (`ptx` seed 60015091, a `cas` comparing with a register, whose duplicates
 //! are fixed; program 3-4395 of `tcfuzz generate`, the rmw hole and the lost revisit on a
-//! program the explorer explores exactly), a missed execution a caveat names (`tileir` 12061385), missed
-//! executions with no caveat (`sync` 15092254), and executions explored twice (`proxy`
-//! 15058232, no caveat; `assume` 15012821 and `ptx` 19061439, with caveats that do not name
-//! duplicates).
+//! program the explorer explores exactly), a missed execution a caveat names (`tileir`
+//! 12061385), missed executions with no caveat (`sync` 15092254), and executions explored twice
+//! (`proxy` 15058232, no caveat; `assume` 15012821 and `ptx` 19061439, with caveats that do not
+//! name duplicates).
 
 use crate::build::RMW_HOLE_CAVEAT as RMW_HOLE;
 use tcfuzz_checker::{Method, ModelKind, Options, check, check_exact, check_oracle};
