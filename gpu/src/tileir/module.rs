@@ -20,8 +20,8 @@ use std::collections::BTreeMap;
 use cutile_ir::builder::{OpBuilder, append_op, build_single_block_region};
 use cutile_ir::bytecode::Opcode;
 use cutile_ir::ir::{
-    Attribute, BlockId, DenseElements, FuncType, Location as Loc, Module as IrModule, PointerType, ScalarType, TileElementType, TileType,
-    Type, Value as IrValue,
+    Attribute, BlockId, DenseElements, FuncType, Location as Loc, Module as IrModule, PointerType, RegionId, ScalarType, TileElementType,
+    TileType, Type, Value as IrValue,
 };
 use tcfuzz_litmus::*;
 
@@ -376,6 +376,16 @@ fn tile_locations(p: &Program) -> Vec<(String, usize)> {
     out
 }
 
+/// Adds entry `name` with parameters `params` and body `region` to the module.
+fn add_entry(ir: &mut IrModule, name: &str, params: Vec<Type>, region: RegionId) {
+    let (entry, _) = OpBuilder::new(Opcode::Entry, Loc::Unknown)
+        .attr("sym_name", Attribute::String(name.to_string()))
+        .attr("function_type", Attribute::Type(Type::Func(FuncType { inputs: params, results: vec![] })))
+        .region(region)
+        .build(ir);
+    ir.functions.push(entry);
+}
+
 /// Builds the module of a Tile IR program.
 pub fn module(p: &Program) -> Result<Module, EmitError> {
     if let Some(t) = p.threads.iter().find(|t| t.kind() != ThreadKind::TileBlock) {
@@ -394,12 +404,7 @@ pub fn module(p: &Program) -> Result<Module, EmitError> {
         b.op(OpBuilder::new(Opcode::Return, Loc::Unknown));
         ir = b.m;
         let name = format!("tb{k}");
-        let (entry, _) = OpBuilder::new(Opcode::Entry, Loc::Unknown)
-            .attr("sym_name", Attribute::String(name.clone()))
-            .attr("function_type", Attribute::Type(Type::Func(FuncType { inputs: param_types, results: vec![] })))
-            .region(region)
-            .build(&mut ir);
-        ir.functions.push(entry);
+        add_entry(&mut ir, &name, param_types, region);
         entries.push(Entry { name, thread: t.name.clone(), registers });
     }
     Ok(Module { ir, locations, entries })
@@ -488,11 +493,6 @@ pub fn runnable(p: &Program) -> Result<Runnable, EmitError> {
     }
     b.op(OpBuilder::new(Opcode::Return, Loc::Unknown));
     ir = b.m;
-    let (entry, _) = OpBuilder::new(Opcode::Entry, Loc::Unknown)
-        .attr("sym_name", Attribute::String(RUN_ENTRY.to_string()))
-        .attr("function_type", Attribute::Type(Type::Func(FuncType { inputs: param_types, results: vec![] })))
-        .region(region)
-        .build(&mut ir);
-    ir.functions.push(entry);
+    add_entry(&mut ir, RUN_ENTRY, param_types, region);
     Ok(Runnable { ir, locations, threads: entries, stride, out_words })
 }
