@@ -411,10 +411,16 @@ impl Ptx {
     /// [`Scratch`] builds it: same proxy, the same virtual address for two memory operations, and
     /// related in program order — which does not relate the perform of an asynchronous tcgen05
     /// operation to the other events of its thread ([`crate::model::tcgen05::Facts::restrict`])
-    /// — or both strong, each one's scope including the other's thread.
+    /// — or both strong, each one's scope including the other's thread; or two accesses to one
+    /// synchronization object's state ([`Label::object`]).
     fn morally_strong(&self, g: &ExecutionGraph, (a, la): (EventId, &Label), (b, lb): (EventId, &Label)) -> bool {
         if la.proxy != lb.proxy || (la.is_access() && lb.is_access() && la.vloc != lb.vloc) {
             return false;
+        }
+        if la.object && lb.object {
+            // Two accesses to one synchronization object's state, whatever their scopes
+            // ([`Label::object`]).
+            return true;
         }
         let (ta, tb) = (a.thread as usize, b.thread as usize);
         if ta == tb && (!(la.is_async() || lb.is_async()) || same_instruction(&g.threads[ta], a.index, b.index)) {

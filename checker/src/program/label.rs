@@ -149,6 +149,16 @@ pub struct Label {
     /// ([`crate::explore`], "Not explored"; set by [`crate::program::ordering_rmws`]). No model
     /// looks at it.
     pub orders_thread: bool,
+    /// An arrive's or a wait's access to the state of a synchronization object (an mbarrier, a
+    /// barrier, the Tensor Memory allocator): atomic with every other such access to the object,
+    /// whatever their scopes. The scope of an mbarrier operation names "the set of threads that
+    /// directly observe the memory synchronizing effect of this operation" (PTX ISA §9.7.13.15),
+    /// not whether arrivals can be lost: the object is one hardware counter, so two such accesses
+    /// are morally strong (§8.7) for coherence, atomicity, observation and data races, while
+    /// synchronizes-with between them still needs each one's scope to include the other's thread
+    /// ([`crate::model::ptx`]). `mbarrier.init` is not such an access: a remote arrive that does
+    /// not follow it in causality order races with it.
+    pub object: bool,
     /// Events of `tcgen05` instructions ([`crate::model::tcgen05`]).
     pub tc: Option<TcInfo>,
 }

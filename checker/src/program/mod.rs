@@ -627,6 +627,7 @@ pub(crate) fn access(kind: EventKind, name: Name, sem: Option<Sem>, scope: Optio
         atomic: false,
         rmw_write: false,
         orders_thread: false,
+        object: false,
         tc: None,
     };
     match sem {
@@ -660,6 +661,7 @@ pub(crate) fn fence_label(scope: Scope, sc: bool) -> Label {
         atomic: false,
         rmw_write: false,
         orders_thread: false,
+        object: false,
         tc: None,
     }
 }
@@ -681,6 +683,7 @@ pub(crate) fn barrier_label(id: u32) -> Label {
         atomic: false,
         rmw_write: false,
         orders_thread: false,
+        object: false,
         tc: None,
     }
 }

@@ -69,7 +69,14 @@
 //! - A wait is a strong read with acquire semantics unless `.relaxed` (mbarrier `.acquire` is the
 //!   default; `bar.sync` and `barrier.cluster.wait` acquire).
 //! - Scope: mbarrier operations `.cta` unless `.cluster`; CTA barriers `.cta`; cluster barriers
-//!   `.cluster`.
+//!   `.cluster`. The scope of an mbarrier operation names "the set of threads that directly
+//!   observe the memory synchronizing effect of this operation" (§9.7.13.15): it decides
+//!   synchronizes-with, not the object's atomicity. The arrives and waits on one object are
+//!   morally strong with each other whatever their scopes ([`crate::program::label::Label::object`]),
+//!   so no arrival is lost and none races — a local `.cta` arrive and a remote `.cluster` one
+//!   both count (`examples/mbarrier/mbarrier-remote-and-local-arrival-count2.litmus`) — while a
+//!   remote `.release.cluster` arrive synchronizes only with a wait whose scope includes its
+//!   thread (`mbarrier-remote-arrive-cta-wait-race.litmus`, `…-cluster-wait.litmus`).
 //!   A successful acquire wait that reads the write of the arrive that completed the phase is, by
 //!   observation order through the arrive RMWs (§8.9.2), synchronized with every release arrive
 //!   of that phase; `.relaxed` ones order execution (the wait still cannot succeed early) but no

@@ -14,21 +14,26 @@ use crate::program::label::{EventKind, Proxy};
 use crate::program::sync::{Mbar, SyncOp, SyncPlan, WaitMode, arrivals_for_count};
 use crate::program::{Name, Op, Opnd, Regs, access};
 
-/// The read and the write of an arrive on `name` at `scope`; the write releases if `release`.
+/// The read and the write of an arrive on the object `name` at `scope`; the write releases if
+/// `release`. Both are accesses to the object's state ([`Label::object`]).
 pub(crate) fn arrive_labels(name: Name, scope: Scope, release: bool, span: Span) -> Result<(Label, Label), CheckError> {
     let mut read = access(EventKind::Read, name, Some(Sem::Relaxed), Some(scope), span)?;
     read.atomic = true;
+    read.object = true;
     let mut write = access(EventKind::Write, name, Some(Sem::Relaxed), Some(scope), span)?;
     write.atomic = true;
+    write.object = true;
     write.rmw_write = true;
     write.release = release;
     Ok((read, write))
 }
 
-/// The read of a wait on `name` at `scope`, acquiring if `acquire`.
+/// The read of a wait on the object `name` at `scope`, acquiring if `acquire`
+/// ([`Label::object`]).
 fn wait_label(name: Name, scope: Scope, acquire: bool, span: Span) -> Result<Label, CheckError> {
     let mut l = access(EventKind::Read, name, Some(Sem::Relaxed), Some(scope), span)?;
     l.acquire = acquire;
+    l.object = true;
     Ok(l)
 }
 

@@ -80,6 +80,7 @@ fn access_label(kind: EventKind, loc: LocId, ordering: TileOrdering, scope: Opti
         atomic,
         rmw_write: atomic && kind == EventKind::Write,
         orders_thread: false,
+        object: false,
         tc: None,
     }
 }

@@ -299,6 +299,49 @@ fn mbarrier_hang_names_thread_and_object() {
     assert_eq!(v.hung_threads, vec!["P1 (on bar)".to_string()]);
 }
 
+/// An mbarrier is one counter, whatever the scopes of the operations on it (PTX ISA §9.7.13.15:
+/// the scope names the threads that observe an operation's memory synchronizing effect): a local
+/// `.cta` arrive and a remote `.cluster` arrive both count, and neither races with the other or
+/// with the `.cta` wait. The model had treated the two arrives as not morally strong (§8.7): it
+/// lost one of them in half the executions and reported a hang and four races on `bar`.
+#[test]
+fn arrivals_of_different_scopes_are_never_lost() {
+    let src = "PTX two-scopes\n{ bar @ mbarrier cta 0 gpu 0 count 2; }\n P0@cta 0,cluster 0,gpu 0 | P1@cta 1,cluster 0,gpu 0 | P2@cta 0,cluster 0,gpu 0 ;\n mbarrier.arrive.release.cta.shared::cta.b64 s, [bar] | mbarrier.arrive.release.cluster.shared::cluster.b64 _, [bar] | await mbarrier.try_wait.parity.acquire.cta.shared::cta.b64 p, [bar], 0 ;\nexists (true)\n";
+    for v in [verdict(src), check(&tcfuzz_litmus::parse(src).expect("parses"), ModelKind::Ptx, &Options::default()).expect("checks")] {
+        assert_eq!((v.stats.complete, v.stats.blocked, v.stats.hangs), (2, 0, 0), "{v}");
+        assert!(v.races.is_empty(), "{v}");
+        let bars: Vec<String> =
+            v.states.iter().flat_map(|s| &s.values).filter(|(n, _)| &**n == "bar").map(|(n, x)| v.show_value(n, *x)).collect();
+        assert_eq!(bars, ["<phase 1, pending 2 of 2>"], "{v}");
+    }
+}
+
+/// Scope still decides synchronization between mbarrier operations (§8.9.4): a remote
+/// `.release.cluster` arrive synchronizes with a local wait at `.cluster` scope, not with one at
+/// `.cta` scope (whose scope leaves the arriving thread out) — there the payload races, though
+/// `bar` does not. A `.relaxed.cta` wait followed by `fence.acq_rel.cluster` is an acquire pattern
+/// at cluster scope (§8.8): it observes the arrive, and synchronizes.
+#[test]
+fn remote_arrive_synchronizes_only_within_the_waits_scope() {
+    let prog = |wait: &str, then: &str| {
+        format!(
+            "PTX remote\n{{ x = 0; bar @ mbarrier cta 0 gpu 0 count 1; }}\n P0@cta 0,cluster 0,gpu 0 | P1@cta 1,cluster 0,gpu 0 ;\n {wait} | st.weak x, 1 ;\n {then} | mbarrier.arrive.release.cluster.shared::cluster.b64 _, [bar] ;\n ld.weak r0, x | ;\nexists (P0:r0 == 0)\n"
+        )
+    };
+    let cta = verdict(&prog("await mbarrier.try_wait.parity.acquire.cta.shared::cta.b64 p, [bar], 0", ""));
+    assert!(cta.condition.validated, "{cta}");
+    let raced: Vec<&str> = cta.races.iter().map(|r| r.first.location.as_str()).collect();
+    assert_eq!(raced, ["x"], "{cta}");
+    for (wait, then) in [
+        ("await mbarrier.try_wait.parity.acquire.cluster.shared::cta.b64 p, [bar], 0", ""),
+        ("await mbarrier.try_wait.parity.relaxed.cta.shared::cta.b64 p, [bar], 0", "fence.acq_rel.cluster"),
+    ] {
+        let src = prog(wait, then);
+        let v = verdict(&src);
+        assert!(!v.condition.validated && v.races.is_empty() && v.stats.blocked == 0, "{src}\n{v}");
+    }
+}
+
 /// Two bulk copies completing on one mbarrier (`examples/mbarrier/two-bulk-copies-one-mbarrier`):
 /// the copies are asynchronous, so the second one's complete-tx may come first in the mbarrier's
 /// coherence order — the first one's complete-tx then reads a write that comes later in its

@@ -130,6 +130,8 @@ struct Base {
     /// Barrier synchronization (symmetric).
     sb: Relation,
     ms: Relation,
+    /// Morally strong, less [`Ptx::objects_out_of_scope`]: what synchronizes-with needs.
+    ms_sync: Relation,
     obs: Relation,
     sw_ra: Relation,
     sc_fences: Vec<usize>,
@@ -153,6 +155,22 @@ impl Ptx {
         if ta == tb && !nodes.unordered_async(a, b) && !nodes.copy_unordered(a, b) {
             return true;
         }
+        self.scopes_include(&la, ta, &lb, tb) || (la.object && lb.object)
+    }
+
+    /// Two accesses to one synchronization object's state by threads outside each other's
+    /// scopes: morally strong, but not synchronizing.
+    fn objects_out_of_scope(&self, nodes: &Nodes, a: usize, b: usize) -> bool {
+        let (Some(la), Some(lb), Some(ta), Some(tb)) = (nodes.labels[a], nodes.labels[b], nodes.thread(a), nodes.thread(b)) else {
+            return false;
+        };
+        la.object && lb.object && ta != tb && !self.scopes_include(&la, ta, &lb, tb)
+    }
+
+    /// Both strong, each one's scope including the other's thread (§8.7): what synchronizes-with
+    /// asks of two accesses to one synchronization object's state, which are morally strong
+    /// whatever their scopes ([`crate::program::label::Label::object`]).
+    fn scopes_include(&self, la: &Label, ta: usize, lb: &Label, tb: usize) -> bool {
         la.strong
             && lb.strong
             && self.places[ta].scope_includes(la.scope, &self.places[tb])
@@ -171,16 +189,20 @@ impl Ptx {
         let rmw = g.rmw(idx);
         let sb = g.sb(idx);
         let mut ms = Relation::empty(n);
+        let mut ms_sync = Relation::empty(n);
         for a in 0..n {
             for b in 0..n {
                 if self.morally_strong(&nodes, a, b) {
                     ms.add(a, b);
+                    if !self.objects_out_of_scope(&nodes, a, b) {
+                        ms_sync.add(a, b);
+                    }
                 }
             }
         }
         let sc_fences = (0..n).filter(|&x| nodes.labels[x].is_some_and(|l| l.is_fence() && l.sc)).collect();
         let empty = Relation::empty(n);
-        Base { nodes, po, po_issue, tc: empty.clone(), rf, co, fr, rmw, sb, ms, obs: empty.clone(), sw_ra: empty, sc_fences }
+        Base { nodes, po, po_issue, tc: empty.clone(), rf, co, fr, rmw, sb, ms, ms_sync, obs: empty.clone(), sw_ra: empty, sc_fences }
     }
 
     /// Adds observation order and release/acquire synchronization to `b`.
@@ -217,8 +239,9 @@ impl Ptx {
                 }
             }
         }
-        // §8.9.4 Synchronizes-with (release/acquire part).
-        let sw_ra = rel.compose(&obs).compose(&acq).intersect(ms);
+        // §8.9.4 Synchronizes-with (release/acquire part); between two accesses to a
+        // synchronization object's state, only where each one's scope includes the other's thread.
+        let sw_ra = rel.compose(&obs).compose(&acq).intersect(&b.ms_sync);
         if nodes.tc {
             // §9.7.16.6.3: execution order — program order, observation of morally strong
             // writes (relaxed ones included), barriers and synchronizes-with.

@@ -33,7 +33,9 @@ const STRONG: usize = 7;
 const FENCE: usize = 8;
 /// `fence.proxy.alias`.
 const ALIAS_FENCE: usize = 9;
-const FIXED_MASKS: usize = 10;
+/// Accesses to the state of a synchronization object ([`Label::object`]).
+const OBJECT: usize = 10;
+const FIXED_MASKS: usize = 11;
 
 /// The facts and relations of the graph being judged, and the scratch space to compute them.
 #[derive(Default)]
@@ -69,6 +71,8 @@ pub(super) struct Scratch {
     /// Every event goes through the generic proxy and none is an alias fence.
     generic_only: bool,
     has_barriers: bool,
+    /// Whether some node accesses a synchronization object's state ([`Label::object`]).
+    has_objects: bool,
     /// Node bitsets of `w` words: the fixed slots, then per proxy, per thread, per location, per
     /// virtual address.
     masks: Vec<u64>,
@@ -231,6 +235,7 @@ impl Scratch {
         self.tc = false;
         self.generic_only = true;
         self.has_barriers = false;
+        self.has_objects = false;
         let (loc_masks, vloc_masks) = (self.loc_masks, self.vloc_masks);
         for x in 0..n {
             let (xw, bit) = (x / 64, 1u64 << (x % 64));
@@ -279,9 +284,13 @@ impl Scratch {
             if l.alias_fence {
                 put(ALIAS_FENCE);
             }
+            if l.object {
+                put(OBJECT);
+            }
             self.tc |= l.tc.is_some();
             self.generic_only &= l.proxy == Proxy::Generic && !l.alias_fence;
             self.has_barriers |= l.is_barrier();
+            self.has_objects |= l.object;
         }
         // Program order: each thread's nodes, in order — but not from the events of a bulk copy
         // to what follows it (`sync::bulk_copy_unordered`).
@@ -396,6 +405,13 @@ impl Scratch {
             if l.strong {
                 let c = t * SCOPES.len() + scope_index(l.scope);
                 or_into(&mut row, &self.class_partners[c * w..(c + 1) * w]);
+            }
+            if l.object {
+                // The other accesses to its object's state, whatever their scopes.
+                let vloc = self.vloc_masks + l.vloc as usize;
+                for (k, word) in row.iter_mut().enumerate() {
+                    *word |= self.masks[OBJECT * w + k] & self.masks[vloc * w + k];
+                }
             }
             let proxy = FIXED_MASKS + proxy_index(l.proxy);
             let vloc = self.vloc_masks + l.vloc as usize;
@@ -521,7 +537,9 @@ impl Scratch {
                 any_acq |= !is_zero(row);
             }
         }
-        // §8.9.4 Synchronizes-with (release/acquire part): (rel ; obs ; acq) ∩ ms.
+        // §8.9.4 Synchronizes-with (release/acquire part): (rel ; obs ; acq) ∩ ms — and between
+        // two accesses to an object's state, only where each one's scope includes the other's
+        // thread ([`Label::object`]).
         self.sw_ra.reset(n);
         if any_rel && any_acq {
             self.row2.clear();
@@ -535,6 +553,13 @@ impl Scratch {
                 let (row, ms) = (self.sw_ra.row_mut(h), self.ms.row(h));
                 for k in 0..w {
                     row[k] = self.row2[k] & ms[k];
+                }
+                if let Some(l) = self.labels[h].filter(|l| self.has_objects && l.object) {
+                    let c = self.thread[h] as usize * SCOPES.len() + scope_index(l.scope);
+                    let scoped = &self.class_partners[c * w..(c + 1) * w];
+                    for k in 0..w {
+                        row[k] &= !self.masks[OBJECT * w + k] | scoped[k];
+                    }
                 }
             }
         }
