@@ -63,11 +63,13 @@ pub fn random_sync_program(seed: u64) -> String {
                 40..=54 => {
                     let sem = rng.pick(&["release", "relaxed"]);
                     let state = if remote { "_".to_string() } else { format!("s{t}") };
-                    format!("mbarrier.arrive.{sem}.cta.{space}.b64 {state}, [bar]")
+                    let scope = rng.pick(&["cta", "cluster"]);
+                    format!("mbarrier.arrive.{sem}.{scope}.{space}.b64 {state}, [bar]")
                 }
                 55..=64 => {
                     let sem = rng.pick(&["acquire", "relaxed"]);
-                    format!("await mbarrier.try_wait.parity.{sem}.cta.shared::cta.b64 p{t}, [bar], {}", rng.below(2))
+                    let scope = rng.pick(&["cta", "cluster"]);
+                    format!("await mbarrier.try_wait.parity.{sem}.{scope}.shared::cta.b64 p{t}, [bar], {}", rng.below(2))
                 }
                 65..=69 => {
                     nregs += 1;

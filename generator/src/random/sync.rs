@@ -4,8 +4,9 @@
 //! instructions each (2–3 with three threads), over `x`, `y`, a shared location `s` and an
 //! mbarrier `bar` of CTA 0 with an expected arrival count of 1 or 2. Each program mostly keeps to
 //! one theme of synchronization, so that the oracle stays small:
-//! - mbarriers: `mbarrier.arrive` (release or relaxed), a blocking
-//!   `await mbarrier.try_wait.parity` (acquire or relaxed), `mbarrier.test_wait.parity`,
+//! - mbarriers: `mbarrier.arrive` (release or relaxed, at CTA or cluster scope), a blocking
+//!   `await mbarrier.try_wait.parity` (acquire or relaxed, at CTA or cluster scope: mixed scopes
+//!   on one mbarrier are what its atomicity must survive), `mbarrier.test_wait.parity`,
 //!   `mbarrier.expect_tx`, and `cp.async.bulk` completing on `bar` (a thread of CTA 1 reaches
 //!   `bar` through `.shared::cluster`, which has no wait: it arrives instead);
 //! - CTA barriers with a thread count: `bar.cta.sync 1, N` and `bar.cta.arrive 1, N`;
@@ -126,7 +127,7 @@ pub fn program(u: &mut Unstructured<'_>) -> arbitrary::Result<Program> {
                 Op::MbarrierArrive => instr(Instr::Mbarrier(Mbarrier::Arrive(MbarrierArrive {
                     expect_tx: false,
                     sem: Some(*u.choose(&[Sem::Release, Sem::Relaxed])?),
-                    scope: Some(Scope::Cta),
+                    scope: Some(*u.choose(&[Scope::Cta, Scope::Cluster])?),
                     space: bar_space,
                     // A remote arrive returns no state (the sink `_`).
                     state: if remote { "_".to_string() } else { format!("s{t}") },
@@ -135,9 +136,10 @@ pub fn program(u: &mut Unstructured<'_>) -> arbitrary::Result<Program> {
                 }))),
                 Op::MbarrierAwait => {
                     let sem = *u.choose(&[Sem::Acquire, Sem::Relaxed])?;
-                    wait(true, sem, format!("p{t}"), imm(u.int_in_range(0..=1)?))
+                    let scope = *u.choose(&[Scope::Cta, Scope::Cluster])?;
+                    wait(true, sem, scope, format!("p{t}"), imm(u.int_in_range(0..=1)?))
                 }
-                Op::MbarrierTestWait => wait(false, Sem::Acquire, new_reg(), imm(0)),
+                Op::MbarrierTestWait => wait(false, Sem::Acquire, Scope::Cta, new_reg(), imm(0)),
                 Op::ExpectTx => instr(Instr::Mbarrier(Mbarrier::ExpectTx {
                     sem: Some(Sem::Relaxed),
                     scope: Some(Scope::Cta),
@@ -184,15 +186,15 @@ pub fn random_sync_program(seed: u64) -> Program {
     super::random_program(super::Family::Sync, seed)
 }
 
-/// `{await} mbarrier.try_wait.parity.SEM.cta.shared::cta.b64 dst, [bar], phase` (blocking), or
+/// `{await} mbarrier.try_wait.parity.SEM.SCOPE.shared::cta.b64 dst, [bar], phase` (blocking), or
 /// `mbarrier.test_wait.parity...` (not blocking).
-fn wait(blocking: bool, sem: Sem, dst: String, phase: Operand) -> Stmt {
+fn wait(blocking: bool, sem: Sem, scope: Scope, dst: String, phase: Operand) -> Stmt {
     instr(Instr::Mbarrier(Mbarrier::Wait(MbarrierWait {
         blocking,
         test: !blocking,
         parity: true,
         sem: Some(sem),
-        scope: Some(Scope::Cta),
+        scope: Some(scope),
         space: Some(StateSpace::SharedCta),
         dst,
         addr: bracketed("bar"),
