@@ -4,13 +4,13 @@
 //! minimized. Each test asserts what must hold (explorer = oracle, no duplicates). A gap still
 //! open is pinned with `#[ignore]` and the figures it shows (`cargo test -p tcfuzz-checker --test
 //! tests known_gaps -- --ignored` runs those); a fix removes the `#[ignore]` and says in the
-//! test's comment what was wrong, and the test stays as a regression test. Seven are open:
+//! test's comment what was wrong, and the test stays as a regression test. Six are open:
 //! spurious caveats (`ptx` seed 60015091, a `cas` comparing with a register, whose duplicates
 //! are fixed; program 3-4395 of `tcfuzz generate`, the rmw hole and the lost revisit on a
 //! program the explorer explores exactly), a missed execution a caveat names (`tileir`
-//! 12061385), missed executions with no caveat (`sync` 15092254), and executions explored twice
-//! (`proxy` 15058232, no caveat; `assume` 15012821 and `ptx` 19061439, with caveats that do not
-//! name duplicates).
+//! 12061385), and executions explored twice (`proxy` 15058232, no caveat; `assume` 15012821 and
+//! `ptx` 19061439, with caveats that do not name duplicates). (`sync` 15092254, missed
+//! executions with no caveat, closed with the model: they lost an mbarrier arrival.)
 
 use crate::build::RMW_HOLE_CAVEAT as RMW_HOLE;
 use tcfuzz_checker::{Method, ModelKind, Options, check, check_exact, check_oracle};
@@ -732,31 +732,18 @@ exists (true)
 }
 
 /// Seed 15092254 (family sync): explorer 1,026 complete executions, oracle 1,044, **no caveat**.
-/// Shrunk (8 → 7 instructions): 342 of 348.
-///
-/// Diagnosed, not fixed. The 6 missed are every execution in which P0's arrive reads the initial
-/// `bar`, P1's `ld x` reads P2's `st x` (`co` of `x`: P2's store first) and P2's arrive reads P1's
-/// arrive — possible because P1 (CTA 1) and P2 (CTA 0) arrive with `.cta` scope, not morally
-/// strong, so Atomicity does not tie them. The explorer reaches the graph in which P2's `st x` has
-/// revisited P1's `ld x` and left P2's arrive and `test_wait` holes (the store depends on neither);
-/// P1 cannot go on before they are refilled, so P2's arrive cannot read P1's arrive, which comes
-/// later. It does not wait for it ("Waiting holes", `trust.rs`): it has sources that the model
-/// admits — the initial value, whose write half then has no place (P0's rmw, morally strong with
-/// it, read the initial value too), and P0's arrive, after which the `test_wait` has no source
-/// (each one makes it synchronize with P0's release, which puts P0's store before P2's in `co`).
-/// Letting a hole read wait also where none of its admitted sources has a completion
-/// (`completable`) finds the 6 here, but explores executions twice in 7 tests of this file that
-/// pass without it (the fenced and proxy ones among them): the dead-end graphs still make revisits
-/// that reach what the waiting read reaches. Not exploring those dead-end sources at all (and
-/// waiting) finds the 6 too, but misses executions of `fuzz_380820` and `tcgen05_19030579`: a graph
-/// with no completion can still be the one graph a revisit may start from. (The program as
-/// generated had P1 reach CTA 0's mbarrier through `.shared::cta` with a state register, which
-/// the validator now rejects: P1's arrive here is the `.shared::cluster` form with the sink `_`,
-/// and the counts are the same. The same shape with `atom.cta.add` on global memory is explored
-/// in full: 348 of 348.)
+/// Shrunk (8 → 7 instructions): 342 of 348. The 6 missed were executions in which P0's arrive
+/// reads the initial `bar`, P1's `ld x` reads P2's `st x` and P2's arrive reads P1's arrive: P1
+/// (CTA 1) and P2 (CTA 0) arrive at `.cta` scope, and the model took the two for not morally
+/// strong, so Atomicity did not tie them and an arrival could be lost. The explorer could not
+/// reach that graph (P2's arrive and `test_wait` were holes behind P2's `st x`, whose admitted
+/// sources all dead-ended). Closed by the model, not the explorer: the arrives and waits on one
+/// mbarrier are atomic whatever their scopes (`Label::object`; PTX ISA §9.7.13.15), so the 6 — and
+/// 294 more executions with a lost arrival — are not executions at all: 48 of 48. The explorer's
+/// treatment of such a waiting hole is unchanged; no known program reaches it now (the same shape
+/// with `atom.cta.add` on global memory was always explored in full).
 #[test]
-#[ignore = "open: the explorer misses 6 of 348 executions with no caveat"]
-fn sync_15092254_explorer_misses_executions() {
+fn sync_15092254_lost_arrivals_are_no_executions() {
     explorer_equals_oracle(
         r"PTX random-sync-15092254-shrunk
 {

@@ -204,7 +204,9 @@ exists (true)
 /// once the mma's operand reads are there. Filled before them, the slot made a partial
 /// instruction the tcgen05 model rejects, no completion was found where one exists, and two
 /// graphs revisited into the same one (`selftest` seed 450517: explorer 32 with 4 duplicates,
-/// oracle 28).
+/// oracle 28). 12 executions since the arrives on one mbarrier are atomic whatever their scopes
+/// (`Label::object`): the 16 others lost P1's `.cta` arrive on `bar1` or P0's remote commit
+/// arrive, which is no execution.
 #[test]
 fn completions_fill_an_mma_accumulator_slot_after_its_operand_reads() {
     let p = tcfuzz_litmus::parse(
@@ -232,7 +234,7 @@ exists (true)
     )
     .expect("parses");
     let e = agree(&p, "mma-slot-in-completions");
-    assert_eq!(e.stats.complete, 28, "{e}");
+    assert_eq!(e.stats.complete, 12, "{e}");
     assert!(e.caveats.is_empty(), "{:?}", e.caveats);
 }
 
