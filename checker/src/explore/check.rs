@@ -129,6 +129,7 @@ pub(super) fn explore_part<'p>(
         max_depth: 0,
         dependency_revisits,
         lost_revisit: std::cell::Cell::new(false),
+        completion_budget: std::cell::Cell::new(None),
         replays: Default::default(),
         stopped: Default::default(),
         frontiers: Default::default(),

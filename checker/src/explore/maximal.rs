@@ -213,6 +213,38 @@
 //! `ptx::shared_rmws_of_one_cta_are_explored_once`. Requiring program order of every deleted
 //! event, holes included, loses executions: `selftest` seeds 175, 271, 2395.)
 //!
+//! *Reads kept ahead of a revisit.* Where `r` reads a forced source `w1`, every graph the
+//! revisit starts from has `r` reading `w1`: `w1` revisited `r` before, keeping the events up to
+//! `r` and its dependency prefix, and deleting the rest, which came back after `w1`. The events
+//! added between `r` and `w1` are what that revisit kept *ahead* — and that depends on what
+//! they read: a read `x` of `w1`'s prefix reading a write `s` added after `r` brings `s` (and
+//! what `s` needs) into the prefix, kept ahead of `x`; where `x` read an earlier write instead,
+//! `s` was deleted with the rest and came back after `w1`, after `x` in the order of addition.
+//! Where the present revisit deletes `x` and `s` both (the dependency prefix of `a` need not
+//! hold what `w1`'s held: TruSt's `po ∪ rf` prefix of a later write of `w1`'s thread would), the
+//! two graphs turn into the same one, and each passes the test above: in the second `s` is not
+//! in `Previous(x)`. So a deleted read `x` kept ahead (in `w1`'s prefix, added between `r` and
+//! `w1`) that reads a deleted write `s` kept ahead too, added before it, is canonical only where
+//! it could read no write of `Previous(x)` but for the deleted events kept ahead: a completed
+//! graph with `x` reading such a write, holes filled as for chained reads. Where it could, the
+//! graph in which it read that write is the one that qualifies. (`selftest --family all` seed
+//! 15058232, family proxy, shrunk: `cas y; exch x | suld z_sur; add y | cas y; st z_gen | ld y;
+//! atom.add x, r0; st.weak x_gen, r1`. The `add` write of P3 revisits P0's `exch`, keeping P3's
+//! `ld y` — the add's operand — and what it read; the `st.weak`, which needs only the add's read,
+//! then revisits the `exch` again, deleting the `ld y`, the `add` write and all of P2. Both from
+//! the graph where the `ld y` read P0's `cas` write and P2, deleted by the first revisit, came
+//! back after it, and from the one where it read P2's `cas` write, which the first revisit kept
+//! for it: 40 of 424 executions explored twice, no caveat. Keeping the second instead — a read
+//! of a write that came back after `w1` counted as one it could have read — lost executions, 48
+//! of them there: the graph where `s` is kept ahead can be one no exploration reaches, or one
+//! another rule rejects, as where `w1`'s revisit left a hole before `s` in its thread, refilled
+//! after it, "Deleted events in program order".) The completion leaves out what depends on the
+//! deleted events kept ahead as well, and the rule does not apply where `x` (or an rmw's write
+//! half, through its operand) depends on one of them. The completion search is bounded
+//! ([`KEPT_AHEAD_BUDGET`] graphs judged); where it gives up, `x` counts as reading what it could
+//! not have read otherwise. Both keep the graph canonical: they can cost a duplicate, never an
+//! execution.
+//!
 //! *Pending reads.* A revisit can keep a read `x` (added before `r`) whose source `w` it deletes:
 //! `w` was added after `x` and revisited it, and the revisit keeps `x` by its stamp but not `w`,
 //! which is outside `a`'s dependency prefix while a later event of its thread is in it — the write
@@ -301,6 +333,14 @@ use crate::program::porf_cycles::accesses;
 /// (past it the test answers as if none could be added).
 const MAX_EXTENSION_EVENTS: u32 = 8;
 
+/// The graphs one completion search of "Reads kept ahead of a revisit" may judge (module docs).
+/// Past it the search answers that no completion exists, which keeps the graph as canonical: at
+/// worst an execution explored twice, as before the rule, never one lost. Unbounded, the search
+/// (its extensions past the threads' ends) took more than 100 s on a tcgen05 program the
+/// explorer checks in 0.04 s (`selftest --family tcgen05 --seed 15000724`); 20 already suffice
+/// for the duplicates the rule removes (`known_gaps::proxy_15058232`).
+const KEPT_AHEAD_BUDGET: u32 = 256;
+
 impl Explorer<'_, '_> {
     /// TruSt's maximality condition over `Deleted ∪ {r}` for the revisit of `r` by `a` (module
     /// docs).
@@ -379,11 +419,76 @@ impl Explorer<'_, '_> {
         // The holes a graph reached through a revisit of `a`'s read may hold open (module docs,
         // "Holes open at a refilled write half").
         let open_at_refill = if self.dependency_revisits { OpenAtRefill::of(g, idx, self.prog, a, r) } else { None };
+        // Where `r` reads a forced source, that source revisited `r` before, keeping ahead of the
+        // events it deleted what it depended on (module docs, "Reads kept ahead of a revisit").
+        let ahead = match g.event(r).rf {
+            Some(w1) if forced => Some((w1, dep_prefix(g, idx, self.prog, w1))),
+            _ => None,
+        };
         let checked = deleted.iter().map(|n| idx.id(n)).chain(pending.iter().map(|p| p.0)).chain(std::iter::once(r).filter(|_| !forced));
         for e in checked {
             let se = 2 * u64::from(g.stamp(e));
             let previous = |x: EventId| x.is_init() || (!g.is_hole(x) && (at(x) <= se || prefix.contains(idx.node(x))));
             let label = g.label(e);
+            // A deleted read kept ahead by `w1`'s revisit of `r`, reading a deleted write kept
+            // ahead too: canonical only where it could read nothing of Previous(e) but for what
+            // was kept ahead and is deleted here (module docs, "Reads kept ahead of a revisit").
+            if let Some((w1, w1_prefix)) = &ahead {
+                // Deleted here, kept by `w1`'s revisit of `r` (in its prefix, added after `r`).
+                let ahead_deleted = |x: EventId| {
+                    !x.is_init()
+                        && deleted.contains(idx.node(x))
+                        && w1_prefix.contains(idx.node(x))
+                        && (g.stamp(r) + 1..g.stamp(*w1)).contains(&g.stamp(x))
+                };
+                if label.is_read()
+                    && e != r
+                    && !chained(e)
+                    && !is_pending(e)
+                    && ahead_deleted(e)
+                    && g.event(e).rf.is_some_and(|s| ahead_deleted(s) && g.stamp(s) < g.stamp(e))
+                {
+                    // The completion leaves out the deleted events kept ahead (but `e`) and what
+                    // depends on them; where `e` does, the rule does not apply (at worst a
+                    // duplicate, as without it).
+                    // (Dependencies are bits of a `u64`: a thread has at most 64 events.)
+                    let dropped_masks: Vec<u64> = g
+                        .threads
+                        .iter()
+                        .enumerate()
+                        .map(|(t, evs)| {
+                            evs.iter().enumerate().fold(0u64, |mask, (i, ev)| {
+                                let x = EventId::new(t, i);
+                                if (x != e && ahead_deleted(x)) || ev.deps & mask != 0 { mask | 1 << i } else { mask }
+                            })
+                        })
+                        .collect();
+                    let dropped = |x: EventId| !x.is_init() && dropped_masks[x.thread as usize] & (1 << x.index) != 0;
+                    let rmw = rmw_read(g, e);
+                    // What `e` needs, and for an rmw its write half (its operands) too.
+                    let evs = &g.threads[e.thread as usize];
+                    let write_half = evs.get(e.index as usize + 1).filter(|w| rmw && w.label.rmw_write).map_or(0, |w| w.deps);
+                    let needs = (evs[e.index as usize].deps | write_half) & !(1 << e.index);
+                    let applies = needs & dropped_masks[e.thread as usize] == 0;
+                    let keep = |x: EventId| (x == e || previous(x)) && !dropped(x) && x != a;
+                    let placed = |x: EventId| keep(x) || x == a;
+                    let holes: Vec<EventId> = holes_left(g, &placed).filter(|&h| h != a && !may_wait(g, a, h)).collect();
+                    let writes: Vec<EventId> = if applies { g.writes_to(label.loc).filter(|&w| keep(w)).collect() } else { Vec::new() };
+                    for w in writes {
+                        self.completion_budget.set(Some(KEPT_AHEAD_BUDGET));
+                        let could = if rmw {
+                            self.could_choose_rmw(g, (&keep, a), &holes, e, w)
+                        } else {
+                            self.could_choose(g, (&keep, a), &holes, e, w)
+                        };
+                        self.completion_budget.set(None);
+                        let could = could?;
+                        if could {
+                            return Ok(false);
+                        }
+                    }
+                }
+            }
             let write = match label.kind {
                 EventKind::Fence | EventKind::Barrier => continue,
                 // (Its readers in Previous(e) were ruled out above.)
@@ -827,6 +932,10 @@ impl Explorer<'_, '_> {
 
     /// [`Self::completable`] with at most `extensions` events added past the end of threads.
     fn fill(&self, t: ExecutionGraph, todo: Vec<EventId>, extensions: u32) -> Result<bool, CheckError> {
+        if let Some(left) = self.completion_budget.get() {
+            let Some(left) = left.checked_sub(1) else { return Ok(false) };
+            self.completion_budget.set(Some(left));
+        }
         if !self.consistent(&t) {
             return Ok(false);
         }

@@ -142,6 +142,11 @@ pub(crate) struct Explorer<'a, 'c> {
     /// explorer does not accept, [`super::maximal`]'s module docs): the verdict then says the
     /// explorer may have missed executions.
     pub lost_revisit: std::cell::Cell<bool>,
+    /// How many more graphs a completion search ([`Explorer::completable`]) may judge before it
+    /// gives up and answers that no completion exists; `None`: no limit. Set only around the
+    /// searches whose "no" is the safe answer ([`super::maximal`], "Reads kept ahead of a
+    /// revisit").
+    pub completion_budget: std::cell::Cell<Option<u32>>,
     /// Per thread, the last [`replay`] (the values it replayed, and its result): `next` replays
     /// every thread before the one that moves, and a finished thread's values rarely change.
     pub replays: std::cell::RefCell<Vec<Option<ReplayedThread>>>,

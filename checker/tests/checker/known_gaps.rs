@@ -4,12 +4,12 @@
 //! minimized. Each test asserts what must hold (explorer = oracle, no duplicates). A gap still
 //! open is pinned with `#[ignore]` and the figures it shows (`cargo test -p tcfuzz-checker --test
 //! tests known_gaps -- --ignored` runs those); a fix removes the `#[ignore]` and says in the
-//! test's comment what was wrong, and the test stays as a regression test. Six are open:
+//! test's comment what was wrong, and the test stays as a regression test. Five are open:
 //! spurious caveats (`ptx` seed 60015091, a `cas` comparing with a register, whose duplicates
 //! are fixed; program 3-4395 of `tcfuzz generate`, the rmw hole and the lost revisit on a
 //! program the explorer explores exactly), a missed execution a caveat names (`tileir`
-//! 12061385), and executions explored twice (`proxy` 15058232, no caveat; `assume` 15012821 and
-//! `ptx` 19061439, with caveats that do not name duplicates). (`sync` 15092254, missed
+//! 12061385), and executions explored twice (`assume` 15012821 and `ptx` 19061439, with caveats
+//! that do not name duplicates). (`sync` 15092254, missed
 //! executions with no caveat, closed with the model: they lost an mbarrier arrival.)
 
 use crate::build::RMW_HOLE_CAVEAT as RMW_HOLE;
@@ -945,22 +945,22 @@ exists (true)
     );
 }
 
-/// Seed 15058232 (family proxy; `tcfuzz selftest --programs 100000 --family all --seed
-/// 15000000`): the explorer produced 30 duplicate executions (too large for the oracle).
-/// `tcfuzz minimize --kind explorer-vs-oracle` shrinks it to this: 424 executions, 40 of them
-/// duplicates, **no caveat**; oracle 384. Partly diagnosed (`p` paths of one duplicate): P3's
-/// `st.weak x_gen` revisits P0's `exch x` read, deleting P3's `ld y` and `add` write (holes
-/// before the kept `add` read) and all of P2, from two graphs. In one, P3's `ld y` reads P0's
-/// `cas` write: the `add` write's earlier revisit of the `exch` had deleted P2 (outside its
-/// prefix) and kept the `ld y` (its operand), so P2 came back with later stamps than the load:
-/// P2's `cas` write is not in the load's `Previous`, and reading P0's counts as maximal. In the
-/// other, the load reads P2's
-/// `cas` write, which the earlier revisit kept for that reason. Both pass the maximality test;
-/// under TruSt's `po ∪ rf` prefixes the load would be kept by the final revisit and the two
-/// results would differ. What is missing is a rule for a deleted read that an earlier revisit
-/// kept ahead of writes it then deleted and that came back after it.
+/// Seed 15058232 (family proxy; `tcfuzz selftest --programs 100000 --family all --seed 15000000`):
+/// the explorer produced 30 duplicate executions (too large for the oracle). `tcfuzz minimize
+/// --kind explorer-vs-oracle` shrinks it to this: 424 executions, 40 of them duplicates, **no
+/// caveat**; oracle 384. P3's `add` write revisits P0's `exch x` read, keeping P3's `ld y` (its
+/// operand) and what the load read; P3's `st.weak x_gen`, which needs only the add's read, then
+/// revisits the `exch` again (the `add` write its forced source), deleting the `ld y`, the `add`
+/// write and all of P2. It did so from two graphs: one where the `ld y` read P0's `cas` write, P2
+/// deleted by the first revisit and added again after it (so P2's `cas` write is not in the load's
+/// `Previous`), and one where it read P2's `cas` write, which the first revisit kept ahead of the
+/// load for it. Both passed the maximality test; under TruSt's `po ∪ rf` prefixes the load would be
+/// kept by the second revisit. Fixed: a deleted read kept ahead by the revisit of the forced
+/// source, reading a deleted write kept ahead too, is canonical only where it could read nothing
+/// else of its `Previous` (`maximal.rs`, "Reads kept ahead of a revisit", with a bounded
+/// completion search: unbounded, it ran for minutes on `selftest --family tcgen05 --seed
+/// 15000724`).
 #[test]
-#[ignore = "open: the explorer explores 40 of 424 executions twice"]
 fn proxy_15058232_explorer_explores_executions_twice() {
     explorer_equals_oracle(
         r"PTX random-proxy-15058232-shrunk
