@@ -22,6 +22,10 @@ const SHAPES: &[(&str, &str)] = &[
     ("MP+rel+acq (control)", include_str!("../../../../examples/ptx/MP+rel+acq-gpu-diffcta.litmus")),
     ("mbarrier PC relaxed", include_str!("../../../../examples/mbarrier/mbarrier-pc-relaxed-race.litmus")),
     ("TMA PC (control)", include_str!("../../../../examples/mbarrier/mbarrier-cp-async-bulk-expect-tx.litmus")),
+    ("Tile IR MP", include_str!("../../../../examples/tileir/MP+rel+acq-no-tokens.litmus")),
+    ("Tile IR SB", include_str!("../../../../examples/tileir/SB+relaxed-no-tokens.litmus")),
+    ("Tile IR LB", include_str!("../../../../examples/tileir/LB+relaxed-no-tokens.litmus")),
+    ("Tile IR MP (control)", include_str!("../../../../examples/tileir/MP+rel+acq-tokens.litmus")),
 ];
 
 /// Run the classic shapes (MP, SB, LB, IRIW, 2+2W, an mbarrier producer/consumer and a bulk-copy
@@ -29,6 +33,10 @@ const SHAPES: &[(&str, &str)] = &[
 /// GPUHarbor's stress defaults and tuned, and print per shape: instances per second, how often the
 /// weak outcome (the test's condition) appeared and its rate per second, and states the model
 /// forbids (which must be 0).
+///
+/// The Tile IR rows (MP, SB and LB without tokens, and MP with tokens as the control) run as
+/// NVIDIA's `tileiras` compiles them, one row each: the stress harness does not apply to NVIDIA's
+/// kernel. Without `tileiras` they are skipped with the reason.
 ///
 /// Exit codes: 0 done; 6 no GPU here; 7 some shape showed a state the model forbids.
 #[derive(Debug, clap::Args)]
@@ -66,12 +74,19 @@ pub fn run(args: &Args, quiet: bool) -> anyhow::Result<ExitCode> {
     let mut any_forbidden = false;
     for (shape, src) in SHAPES {
         let program = session::parse_embedded(shape, src)?;
+        let tile = shape.starts_with("Tile IR");
         let prepared = match session::prepare(shape, program) {
             Ok(p) => p,
+            // Only the Tile IR rows may lack their tool (tileiras); a PTX shape always emits.
+            Err(PrepareError::Unsupported(m)) if tile => {
+                eprintln!("tcfuzz gpu bench: {shape} skipped: {m}");
+                continue;
+            }
             Err(PrepareError::Internal(m) | PrepareError::Unsupported(m)) => anyhow::bail!("[tcfuzz internal bug] bench shape {m}"),
         };
         let session = Session::new(&device, &prepared)?;
-        for mode in [StressMode::Off, StressMode::On, StressMode::Tune] {
+        let modes: &[StressMode] = if tile { &[StressMode::Off] } else { &[StressMode::Off, StressMode::On, StressMode::Tune] };
+        for &mode in modes {
             let mut rng = Rng::new(args.seed);
             let observation = session.execute(mode, args.iterations, &mut rng)?;
             let (h, params) = (&observation.histogram, &observation.params);
@@ -84,14 +99,14 @@ pub fn run(args: &Args, quiet: bool) -> anyhow::Result<ExitCode> {
             if args.json {
                 println!(
                     "{}",
-                    json!({"shape": shape, "stress": mode, "params": params, "launches": h.launches, "instances": h.instances,
+                    json!({"shape": shape, "stress": (!tile).then_some(mode), "params": params, "launches": h.launches, "instances": h.instances,
                            "seconds": h.seconds, "instances_per_s": per_s, "weak": weak, "weak_per_s": weak_s,
                            "forbidden": forbidden, "unfinished": h.unfinished, "device": device.info.name})
                 );
             } else {
                 println!(
                     "{shape:<22} {:>6} {:>10} {per_s:>12.0} {weak:>10} {weak_s:>10.1} {forbidden:>9}",
-                    format!("{mode:?}").to_lowercase(),
+                    if tile { "none".to_string() } else { format!("{mode:?}").to_lowercase() },
                     h.instances
                 );
             }
@@ -101,4 +116,36 @@ pub fn run(args: &Args, quiet: bool) -> anyhow::Result<ExitCode> {
         }
     }
     if any_forbidden { Ok(ExitCode::from(exit::GPU_FORBIDDEN)) } else { Ok(ExitCode::SUCCESS) }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use tcfuzz_gpu::Toolchain;
+    use tcfuzz_gpu::session::Runnable;
+
+    /// Every shape is checked, emitted and assembled as `gpu bench` would (no GPU needed), and the
+    /// Tile IR rows become NVIDIA's kernel where `tileiras` is installed.
+    #[test]
+    fn every_shape_prepares() {
+        let tools = Toolchain::discover();
+        let tile_tools = tools.tileiras.is_some() && tools.ptxas.is_some();
+        if !tile_tools {
+            eprintln!("skipping the Tile IR rows: tileiras or ptxas is not installed (`bash .ci/setup-nvidia`)");
+        }
+        let mut tile_rows = 0;
+        for (shape, src) in SHAPES {
+            let program = session::parse_embedded(shape, src).expect("an embedded shape parses");
+            let tile = shape.starts_with("Tile IR");
+            if tile && !tile_tools {
+                continue;
+            }
+            let prepared = session::prepare(shape, program).unwrap_or_else(|e| panic!("{shape}: {e}"));
+            assert_eq!(matches!(prepared.kernel, Runnable::Tile(_)), tile, "{shape}: {}", prepared.target());
+            tile_rows += usize::from(tile);
+        }
+        if tile_tools {
+            assert_eq!(tile_rows, 4);
+        }
+    }
 }
