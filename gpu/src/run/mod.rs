@@ -15,6 +15,7 @@ pub mod tile;
 
 use std::collections::BTreeMap;
 use std::mem::ManuallyDrop;
+use std::ops::{Deref, DerefMut};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
@@ -121,6 +122,9 @@ impl Device {
     }
 
     /// Waits for the stream with a deadline, polling (a blocking synchronize could not time out).
+    ///
+    /// A kernel that misses the deadline or faults gives the device up ([`RunError::Lost`] from
+    /// then on): what it holds ([`Held`]) is never released.
     pub(crate) fn wait(&self) -> Result<(), RunError> {
         let event = self.stream.record_event(None).map_err(driver("record an event"))?;
         let start = Instant::now();
@@ -129,10 +133,10 @@ impl Device {
             match event.try_is_complete() {
                 Ok(true) => return Ok(()),
                 Ok(false) => {}
-                Err(e) => return Err(RunError::Faulted(format!("{e:?}"))),
+                Err(e) => return Err(self.give_up(RunError::Faulted(format!("{e:?}")))),
             }
             if start.elapsed() > LAUNCH_DEADLINE {
-                return Err(RunError::Hang(LAUNCH_DEADLINE));
+                return Err(self.give_up(RunError::Hang(LAUNCH_DEADLINE)));
             }
             spins += 1;
             if spins > 1000 {
@@ -141,6 +145,17 @@ impl Device {
                 std::hint::spin_loop();
             }
         }
+    }
+
+    fn give_up(&self, why: RunError) -> RunError {
+        self.lost.store(true, Ordering::Relaxed);
+        why
+    }
+
+    /// `object` (a loaded function, device memory), released when dropped unless the device was
+    /// given up by then.
+    pub(crate) fn hold<T>(&self, object: T) -> Held<'_, T> {
+        Held { device: self, object: ManuallyDrop::new(object) }
     }
 
     /// Loads `kernel`: its cubin when one is given (assembled by `ptxas`), else its PTX, which the
@@ -189,7 +204,38 @@ impl Device {
             ctas_per_instance = layout.ctas_per_instance,
             "occupancy"
         );
-        Ok(Loaded { device: self, kernel: kernel.clone(), function: ManuallyDrop::new(function), max_groups })
+        Ok(Loaded { device: self, kernel: kernel.clone(), function: self.hold(function), max_groups })
+    }
+}
+
+/// A driver object of a device that a kernel may use: released on drop only while the device is
+/// not lost. A hung kernel still uses its module and buffers, and releasing them would wait for
+/// it for ever (on an H200 a fuzzing worker froze in a driver call on such a context); they are
+/// left to the process's exit, as the device's context is.
+pub(crate) struct Held<'d, T> {
+    device: &'d Device,
+    object: ManuallyDrop<T>,
+}
+
+impl<T> Deref for Held<'_, T> {
+    type Target = T;
+    fn deref(&self) -> &T {
+        &self.object
+    }
+}
+
+impl<T> DerefMut for Held<'_, T> {
+    fn deref_mut(&mut self) -> &mut T {
+        &mut self.object
+    }
+}
+
+impl<T> Drop for Held<'_, T> {
+    fn drop(&mut self) {
+        if !self.device.lost.load(Ordering::Relaxed) {
+            // SAFETY: dropped once, here, and never used again.
+            unsafe { ManuallyDrop::drop(&mut self.object) };
+        }
     }
 }
 
@@ -197,19 +243,9 @@ impl Device {
 pub struct Loaded<'d> {
     device: &'d Device,
     kernel: Kernel,
-    // Its module is not unloaded after a hung kernel (see `Device`'s `Drop`).
-    function: ManuallyDrop<CudaFunction>,
+    function: Held<'d, CudaFunction>,
     /// Most groups (instances + stress groups) one launch may have with every CTA resident.
     pub max_groups: u32,
-}
-
-impl Drop for Loaded<'_> {
-    fn drop(&mut self) {
-        if !self.device.lost.load(Ordering::Relaxed) {
-            // SAFETY: dropped once, here, and never used again.
-            unsafe { ManuallyDrop::drop(&mut self.function) };
-        }
-    }
 }
 
 /// Final states seen, and how many instances ended otherwise.
@@ -268,10 +304,17 @@ impl Loaded<'_> {
         let stream = &self.device.stream;
         let n = p.instances as usize;
         let out_words = layout.out_words as usize;
-        let mut mem = stream.alloc_zeros::<u8>(p.slots(layout) * layout.slot_bytes as usize).map_err(driver("allocate memory"))?;
-        let mut out = stream.alloc_zeros::<u64>(n * out_words).map_err(driver("allocate the output"))?;
-        let mut ctl = stream.alloc_zeros::<u32>(layout.ctl_words(p.groups() as usize, n)).map_err(driver("allocate the control block"))?;
-        let scratch = stream.alloc_zeros::<u32>(p.stress_words()).map_err(driver("allocate the stress buffer"))?;
+        let mut mem = stream
+            .alloc_zeros::<u8>(p.slots(layout) * layout.slot_bytes as usize)
+            .map(|m| self.device.hold(m))
+            .map_err(driver("allocate memory"))?;
+        let mut out = stream.alloc_zeros::<u64>(n * out_words).map(|m| self.device.hold(m)).map_err(driver("allocate the output"))?;
+        let mut ctl = stream
+            .alloc_zeros::<u32>(layout.ctl_words(p.groups() as usize, n))
+            .map(|m| self.device.hold(m))
+            .map_err(driver("allocate the control block"))?;
+        let scratch =
+            stream.alloc_zeros::<u32>(p.stress_words()).map(|m| self.device.hold(m)).map_err(driver("allocate the stress buffer"))?;
         let mut host_out = vec![0u64; n * out_words];
         let mut host_mem = vec![0u8; p.slots(layout) * layout.slot_bytes as usize];
         let names: Vec<String> = layout
@@ -293,24 +336,17 @@ impl Loaded<'_> {
                 break;
             }
             let data = stress::launch_data(layout, &p, rng);
-            stream.memcpy_htod(&data.ctl, &mut ctl).map_err(driver("copy the control block"))?;
-            stream.memcpy_htod(&data.mem, &mut mem).map_err(driver("copy the initial memory"))?;
-            stream.memset_zeros(&mut out).map_err(driver("clear the output"))?;
+            stream.memcpy_htod(&data.ctl, &mut *ctl).map_err(driver("copy the control block"))?;
+            stream.memcpy_htod(&data.mem, &mut *mem).map_err(driver("copy the initial memory"))?;
+            stream.memset_zeros(&mut *out).map_err(driver("clear the output"))?;
             let mut launch = stream.launch_builder(&self.function);
-            launch.arg(&mem).arg(&out).arg(&ctl).arg(&scratch);
+            launch.arg(&*mem).arg(&*out).arg(&*ctl).arg(&*scratch);
             // SAFETY: the kernel's four parameters are these device pointers, sized by the layout
             // the kernel was emitted with.
             unsafe { launch.launch(cfg) }.map_err(driver("launch"))?;
-            if let Err(e) = self.device.wait() {
-                if matches!(e, RunError::Hang(_) | RunError::Faulted(_)) {
-                    self.device.lost.store(true, Ordering::Relaxed);
-                    // The kernel still uses its buffers: never free them.
-                    std::mem::forget((mem, out, ctl, scratch));
-                }
-                return Err(e);
-            }
-            stream.memcpy_dtoh(&out, &mut host_out).map_err(driver("copy the output back"))?;
-            stream.memcpy_dtoh(&mem, &mut host_mem).map_err(driver("copy the memory back"))?;
+            self.device.wait()?;
+            stream.memcpy_dtoh(&*out, &mut host_out).map_err(driver("copy the output back"))?;
+            stream.memcpy_dtoh(&*mem, &mut host_mem).map_err(driver("copy the memory back"))?;
             self.tally(&mut h, &host_out, &host_mem, &data.slots, n);
             h.launches += 1;
             h.instances += n as u64;

@@ -7,13 +7,12 @@
 //! the harness's (no spin barrier, no stressing CTAs, no shuffled placement), and a Tile IR
 //! program has no loops to bound.
 
-use std::mem::ManuallyDrop;
 use std::sync::atomic::Ordering;
 use std::time::Instant;
 
 use cudarc::driver::{CudaFunction, LaunchConfig, PushKernelArg};
 
-use super::{Device, Histogram, RunError, driver};
+use super::{Device, Held, Histogram, RunError, driver};
 use crate::tileir::RUN_ENTRY;
 
 /// A compiled Tile IR kernel and what the host needs to run it.
@@ -59,18 +58,9 @@ impl TileKernel {
 pub struct LoadedTile<'d> {
     device: &'d Device,
     kernel: TileKernel,
-    function: ManuallyDrop<CudaFunction>,
+    function: Held<'d, CudaFunction>,
     /// Instances one launch runs, every tile block resident.
     pub max_instances: u32,
-}
-
-impl Drop for LoadedTile<'_> {
-    fn drop(&mut self) {
-        if !self.device.lost.load(Ordering::Relaxed) {
-            // SAFETY: dropped once, here, and never used again.
-            unsafe { ManuallyDrop::drop(&mut self.function) };
-        }
-    }
 }
 
 impl Device {
@@ -93,7 +83,7 @@ impl Device {
         let blocks = per_sm.max(1) * self.info.multiprocessors.max(1) as u32;
         let max_instances = (blocks / kernel.threads.len().max(1) as u32).max(1);
         tracing::debug!(per_sm, max_instances, block_threads = kernel.block_threads, "Tile IR occupancy");
-        Ok(LoadedTile { device: self, kernel: kernel.clone(), function: ManuallyDrop::new(function), max_instances })
+        Ok(LoadedTile { device: self, kernel: kernel.clone(), function: self.hold(function), max_instances })
     }
 }
 
@@ -123,9 +113,9 @@ impl LoadedTile<'_> {
             .collect();
         let mut mems = Vec::with_capacity(init.len());
         for _ in &init {
-            mems.push(stream.alloc_zeros::<i32>(n * k.stride).map_err(driver("allocate memory"))?);
+            mems.push(stream.alloc_zeros::<i32>(n * k.stride).map(|m| self.device.hold(m)).map_err(driver("allocate memory"))?);
         }
-        let mut out = stream.alloc_zeros::<i32>(n * t * k.out_words).map_err(driver("allocate the output"))?;
+        let mut out = stream.alloc_zeros::<i32>(n * t * k.out_words).map(|m| self.device.hold(m)).map_err(driver("allocate the output"))?;
         let mut host_out = vec![0i32; n * t * k.out_words];
         let mut host_mems: Vec<Vec<i32>> = init.iter().map(|v| vec![0; v.len()]).collect();
         let mut h = Histogram { names: k.names(), ..Histogram::default() };
@@ -136,28 +126,21 @@ impl LoadedTile<'_> {
                 break;
             }
             for (m, v) in mems.iter_mut().zip(&init) {
-                stream.memcpy_htod(v, m).map_err(driver("copy the initial memory"))?;
+                stream.memcpy_htod(v, &mut **m).map_err(driver("copy the initial memory"))?;
             }
-            stream.memset_zeros(&mut out).map_err(driver("clear the output"))?;
+            stream.memset_zeros(&mut *out).map_err(driver("clear the output"))?;
             let mut launch = stream.launch_builder(&self.function);
             for m in &mems {
-                launch.arg(m);
+                launch.arg(&**m);
             }
-            launch.arg(&out);
+            launch.arg(&*out);
             // SAFETY: the entry's parameters are one global pointer per tile location, then `out`
             // (`tileir::Runnable`), each sized here for `n` instances.
             unsafe { launch.launch(cfg) }.map_err(driver("launch"))?;
-            if let Err(e) = self.device.wait() {
-                if matches!(e, RunError::Hang(_) | RunError::Faulted(_)) {
-                    self.device.lost.store(true, Ordering::Relaxed);
-                    // The kernel still uses its buffers: never free them.
-                    std::mem::forget((mems, out));
-                }
-                return Err(e);
-            }
-            stream.memcpy_dtoh(&out, &mut host_out).map_err(driver("copy the output back"))?;
+            self.device.wait()?;
+            stream.memcpy_dtoh(&*out, &mut host_out).map_err(driver("copy the output back"))?;
             for (m, host) in mems.iter().zip(host_mems.iter_mut()) {
-                stream.memcpy_dtoh(m, host).map_err(driver("copy the memory back"))?;
+                stream.memcpy_dtoh(&**m, host).map_err(driver("copy the memory back"))?;
             }
             for i in 0..n {
                 let mut state = Vec::with_capacity(h.names.len());
