@@ -333,7 +333,9 @@ impl Executor {
                     }
                     Some(GpuRun::Unsupported) => out.stats.gpu.unsupported += 1,
                     Some(GpuRun::Failed(why)) => {
-                        tracing::warn!(index, "the GPU oracle failed: {why}");
+                        // The program, to reproduce it: a coverage-guided one cannot be made
+                        // again without this run's seed pool.
+                        tracing::warn!(index, "the GPU oracle failed: {why}\n{}", tcfuzz_litmus::print(&made.program));
                         out.stats.gpu.failed += 1;
                         out.stats.gpu.first_failure.get_or_insert(why);
                     }
