@@ -69,7 +69,8 @@ pub enum Runnable {
     /// The harness's PTX kernel; its cubin is `None` where `ptxas` is not installed (the driver
     /// then compiles the PTX).
     Ptx { kernel: Kernel, cubin: Option<Vec<u8>> },
-    /// NVIDIA's cubin of a Tile IR program (`tileiras`), run without the stress harness.
+    /// NVIDIA's cubin of a Tile IR program (`tileiras`), run with the part of the stress harness
+    /// that the host decides (`run::tile`).
     Tile(TileKernel),
 }
 
@@ -147,6 +148,18 @@ pub fn prepare(name: &str, program: Program, model: Model) -> Result<Prepared, P
 
 /// Compiles a Tile IR program's runnable kernel with `tileiras` for [`TILE_ARCH`].
 fn prepare_tile(name: &str, program: &Program) -> Result<TileKernel, PrepareError> {
+    // The kernel runs each thread in a tile block of its own (`tileir::Runnable`): two threads
+    // the program places in one tile block would be further apart on the GPU than in the model,
+    // whose `tile_block` scope covers both (Tile IR spec §7.3), and the GPU would show states the
+    // model rightly forbids. (An H200 showed one: MP through a `.tile_block` release.)
+    for (i, a) in program.threads.iter().enumerate() {
+        if let Some(b) = program.threads[..i].iter().find(|b| b.placement == a.placement) {
+            return Err(PrepareError::Unsupported(format!(
+                "{name}: {} and {} share a tile block, and the kernel runs every thread in a tile block of its own",
+                b.name, a.name
+            )));
+        }
+    }
     let tools = Toolchain::discover();
     if tools.tileiras.is_none() || tools.ptxas.is_none() {
         return Err(PrepareError::Unsupported(format!(
@@ -211,10 +224,24 @@ impl<'a> Session<'a> {
         Ok(Session { prepared, loaded, budget: None })
     }
 
-    /// Whether runs go through the stress harness (Tile IR kernels are NVIDIA's code, run as
-    /// they are: every mode runs them plainly).
-    pub fn stressed(&self) -> bool {
+    /// Whether runs go through the whole stress harness (a Tile IR kernel, NVIDIA's code, gets
+    /// its stressing blocks and shuffled roles only: `run::tile`).
+    pub fn full_stress(&self) -> bool {
         matches!(self.loaded, LoadedKernel::Ptx(_))
+    }
+
+    fn run(&self, params: &StressParams, launches: u64, rng: &mut Rng, until: Option<Instant>) -> Result<Histogram, RunError> {
+        match &self.loaded {
+            LoadedKernel::Ptx(l) => l.run(params, launches, rng, until),
+            LoadedKernel::Tile(t) => t.run(params, launches, rng, until),
+        }
+    }
+
+    fn max_groups(&self) -> u32 {
+        match &self.loaded {
+            LoadedKernel::Ptx(l) => l.max_groups,
+            LoadedKernel::Tile(t) => t.max_groups,
+        }
     }
 
     /// Bounds the time of each `execute` and `confirm`: once it is spent, no further launch
@@ -233,22 +260,15 @@ impl<'a> Session<'a> {
     /// Runs `launches` launches in `mode`.
     pub fn execute(&self, mode: StressMode, launches: u64, rng: &mut Rng) -> Result<Observation, RunError> {
         let until = self.deadline();
-        let loaded = match &self.loaded {
-            LoadedKernel::Ptx(l) => l,
-            LoadedKernel::Tile(t) => {
-                let params = StressParams::plain(t.max_instances);
-                return Ok(Observation { histogram: t.run(t.max_instances, launches, until)?, params });
-            }
-        };
-        let max = loaded.max_groups;
+        let max = self.max_groups();
         match mode {
             StressMode::Off => {
                 let params = StressParams::plain(max);
-                Ok(Observation { histogram: loaded.run(&params, launches, rng, until)?, params })
+                Ok(Observation { histogram: self.run(&params, launches, rng, until)?, params })
             }
             StressMode::On => {
                 let params = stressed(max);
-                Ok(Observation { histogram: loaded.run(&params, launches, rng, until)?, params })
+                Ok(Observation { histogram: self.run(&params, launches, rng, until)?, params })
             }
             StressMode::Tune => {
                 let configs = launches.clamp(1, 8);
@@ -261,7 +281,7 @@ impl<'a> Session<'a> {
                     // its weak outcome ten times as often under them as under tuning from eight
                     // random configurations).
                     let params = if k == 0 { stressed(max) } else { StressParams::random(rng, max) };
-                    let h = loaded.run(&params, slice, rng, until)?;
+                    let h = self.run(&params, slice, rng, until)?;
                     let score = target_count(&self.prepared.program, &h) as f64 / h.seconds.max(1e-9);
                     tracing::debug!(score, ?params, "tuning");
                     if best.as_ref().is_none_or(|(b, _)| score > *b) {
@@ -272,7 +292,7 @@ impl<'a> Session<'a> {
                 let (_, params) = best.unwrap_or_else(|| (0.0, StressParams::plain(max)));
                 let rest = launches.saturating_sub(configs * slice);
                 if rest > 0 && until.is_none_or(|t| Instant::now() < t) {
-                    total.merge(&loaded.run(&params, rest, rng, until)?);
+                    total.merge(&self.run(&params, rest, rng, until)?);
                 }
                 Ok(Observation { histogram: total, params })
             }
@@ -285,11 +305,7 @@ impl<'a> Session<'a> {
         let mut again = Histogram::default();
         let until = self.deadline();
         for _ in 0..reruns {
-            let h = match &self.loaded {
-                LoadedKernel::Ptx(l) => l.run(&first.params, launches, rng, until)?,
-                LoadedKernel::Tile(t) => t.run(first.params.instances, launches, until)?,
-            };
-            again.merge(&h);
+            again.merge(&self.run(&first.params, launches, rng, until)?);
         }
         Ok(again)
     }
@@ -449,6 +465,18 @@ mod tests {
             why,
             "t.litmus: an `assume` beside a CTA or cluster barrier: after a failed assume a thread may skip the barrier and strand the others"
         );
+    }
+
+    #[test]
+    fn two_threads_of_one_tile_block_are_refused() {
+        let p = tcfuzz_litmus::parse(
+            "TileIR T\n{\n  x = [0];\n}\nP0@tlb 0, dev 0 {\n  st.relaxed.device x, [1];\n}\nP1@tlb 1, dev 0 {\n  r = ld.relaxed.device x;\n}\nP2@tlb 0, dev 0 {\n  s = ld.relaxed.device x;\n}\nexists (true)\n",
+        )
+        .expect("the test program parses");
+        let Err(PrepareError::Unsupported(why)) = prepare("t.litmus", p, Model::default()) else {
+            panic!("two threads of one tile block must be refused")
+        };
+        assert_eq!(why, "t.litmus: P0 and P2 share a tile block, and the kernel runs every thread in a tile block of its own");
     }
 
     /// Why `prepare` refuses a one-store program under `model`.

@@ -55,13 +55,21 @@ fn tile_ir_message_passing_compiled_by_tileiras_shows_only_allowed_states() {
     let program = tcfuzz_litmus::parse(include_str!("../../examples/tileir/MP+rel+acq-tokens.litmus")).expect("MP parses");
     let prepared = session::prepare("MP", program, tile_mp_model()).expect("MP compiles");
     let session = Session::new(&device, &prepared).expect("MP loads");
-    assert!(!session.stressed());
-    let observation = session.execute(StressMode::Off, 100, &mut Rng::new(7)).expect("MP runs");
-    let h = &observation.histogram;
-    assert_eq!(h.launches, 100);
-    assert_eq!(h.finished(), h.instances);
-    println!("{} instances: {:?}", h.instances, h.states);
-    let judgement = session::judge(&prepared.model, h);
-    assert_eq!(judgement.comparison.names, ["P1:rf[0]", "P1:rx[0]", "P1:rx[1]", "x[0]", "x[1]", "f[0]"]);
-    assert!(judgement.forbidden().is_empty(), "forbidden states {:?}", judgement.outside);
+    assert!(!session.full_stress());
+    // Plain, then with stressing tile blocks and shuffled roles, then tuned.
+    for mode in [StressMode::Off, StressMode::On, StressMode::Tune] {
+        let observation = session.execute(mode, 100, &mut Rng::new(7)).expect("MP runs");
+        let h = &observation.histogram;
+        assert_eq!(h.launches, 100, "{mode:?}");
+        assert_eq!(h.finished(), h.instances, "{mode:?}");
+        match mode {
+            StressMode::Off => assert_eq!(observation.params.stress_groups, 0),
+            StressMode::On => assert!(observation.params.stress_groups > 0, "{:?}", observation.params),
+            StressMode::Tune => {}
+        }
+        println!("{mode:?}: {} instances: {:?}", h.instances, h.states);
+        let judgement = session::judge(&prepared.model, h);
+        assert_eq!(judgement.comparison.names, ["P1:rf[0]", "P1:rx[0]", "P1:rx[1]", "x[0]", "x[1]", "f[0]"]);
+        assert!(judgement.forbidden().is_empty(), "{mode:?}: forbidden states {:?}", judgement.outside);
+    }
 }

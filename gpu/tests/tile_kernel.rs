@@ -61,7 +61,8 @@ fn every_tileir_example_compiles_to_one_kernel_with_the_models_state_names() {
 }
 
 /// Generated Tile IR programs: each compiles (a `tileiras` error is an emission bug), or is
-/// refused for what Tile IR cannot express (an atomic with no integer mode).
+/// refused for what the kernel cannot express (an atomic with no integer Tile IR mode, two
+/// threads of one tile block: 7 of these 24).
 #[test]
 fn generated_tileir_programs_compile_to_one_kernel() {
     use tcfuzz_generator::random::{Family, random_program};
@@ -73,10 +74,28 @@ fn generated_tileir_programs_compile_to_one_kernel() {
         let p = random_program(Family::TileIr, seed);
         match prepared_names_match(&format!("tileir seed {seed}"), p) {
             Ok(()) => compiled += 1,
-            Err(PrepareError::Unsupported(m)) if m.contains("no integer atomic mode") => refused += 1,
+            Err(PrepareError::Unsupported(m)) if m.contains("no integer atomic mode") || m.contains("share a tile block") => refused += 1,
             Err(e) => panic!("{e}"),
         }
     }
     println!("{compiled} compiled, {refused} refused");
-    assert!(compiled >= 18, "only {compiled} of 24 compiled");
+    assert!(compiled >= 15, "only {compiled} of 24 compiled");
+}
+
+/// The stressing tile blocks' accesses survive NVIDIA's lowering: every one of the
+/// `STRESS_ACCESSES` relaxed stores and loads of a scratch line is in the PTX `tileiras` hands to
+/// `ptxas` (a compiler that merged them would leave the stress with nothing to do), and the role
+/// is read from `ctl` before anything else.
+#[test]
+fn the_stressing_blocks_accesses_reach_the_compiled_code() {
+    use tcfuzz_gpu::tileir::{self, STRESS_ACCESSES};
+    if !tools() {
+        return;
+    }
+    let p = tcfuzz_litmus::parse(include_str!("../../examples/tileir/SB+relaxed-no-tokens.litmus")).expect("SB parses");
+    let (_, compiled) = tileir::compile_runnable(&p, &Toolchain::discover(), "sm_90").expect("SB compiles");
+    // SB's own accesses are relaxed at device scope too: two stores and two loads.
+    let count = |op: &str| compiled.ptx.lines().filter(|l| l.trim_start().starts_with(op)).count();
+    let (stores, loads) = (count("st.relaxed.gpu"), count("ld.relaxed.gpu"));
+    assert!(stores >= STRESS_ACCESSES / 2 + 2 && loads >= STRESS_ACCESSES / 2 + 2, "{stores} stores, {loads} loads:\n{}", compiled.ptx);
 }

@@ -1,19 +1,22 @@
 //! Tile IR programs on a GPU: the cubin NVIDIA's `tileiras` made of the program's
 //! [`crate::tileir::Runnable`] kernel, many instances per launch.
 //!
-//! Tile block `b` of a launch runs thread `b mod T` of instance `b div T`; every block of a
-//! launch is resident at once (the grid is sized from the occupancy calculator), so an instance's
-//! tile blocks start together. There is no stress harness here: the kernel is NVIDIA's code, not
-//! the harness's (no spin barrier, no stressing CTAs, no shuffled placement), and a Tile IR
-//! program has no loops to bound.
+//! Every tile block of a launch is resident at once (the grid is sized from the occupancy
+//! calculator), so an instance's tile blocks start together. Each block reads its role from the
+//! control table `ctl`: a thread of an instance, or a stressing block. The kernel is NVIDIA's
+//! code, so of the harness ([`StressParams`]) a Tile IR run honours what the host decides alone:
+//! `instances`, `stress_groups` (each of T stressing tile blocks, T the program's threads, so
+//! that groups count as they do for PTX), `shuffle_pct` (the roles of a launch shuffled over the
+//! blocks) and `stress_lines` (scratch lines the stressing blocks share). There is no spin
+//! barrier, pre-stress or location permutation, and a Tile IR program has no loops to bound.
 
 use std::sync::atomic::Ordering;
 use std::time::Instant;
 
 use cudarc::driver::{CudaFunction, LaunchConfig, PushKernelArg};
 
-use super::{Device, Held, Histogram, RunError, driver};
-use crate::tileir::RUN_ENTRY;
+use super::{Device, Held, Histogram, Rng, RunError, StressParams, driver};
+use crate::tileir::{RUN_ENTRY, STRESS_LINE_WORDS, STRESS_ROLE};
 
 /// A compiled Tile IR kernel and what the host needs to run it.
 #[derive(Clone, Debug)]
@@ -59,8 +62,9 @@ pub struct LoadedTile<'d> {
     device: &'d Device,
     kernel: TileKernel,
     function: Held<'d, CudaFunction>,
-    /// Instances one launch runs, every tile block resident.
-    pub max_instances: u32,
+    /// Groups (instances, and stressing groups of as many tile blocks) one launch may have,
+    /// every tile block resident.
+    pub max_groups: u32,
 }
 
 impl Device {
@@ -81,22 +85,26 @@ impl Device {
         let per_sm =
             function.occupancy_max_active_blocks_per_multiprocessor(kernel.block_threads, 0, None).map_err(driver("query occupancy"))?;
         let blocks = per_sm.max(1) * self.info.multiprocessors.max(1) as u32;
-        let max_instances = (blocks / kernel.threads.len().max(1) as u32).max(1);
-        tracing::debug!(per_sm, max_instances, block_threads = kernel.block_threads, "Tile IR occupancy");
-        Ok(LoadedTile { device: self, kernel: kernel.clone(), function: self.hold(function), max_instances })
+        let max_groups = (blocks / kernel.threads.len().max(1) as u32).max(1);
+        tracing::debug!(per_sm, max_groups, block_threads = kernel.block_threads, "Tile IR occupancy");
+        Ok(LoadedTile { device: self, kernel: kernel.clone(), function: self.hold(function), max_groups })
     }
 }
 
 impl LoadedTile<'_> {
-    /// Runs `launches` launches of `instances` instances (clamped to [`Self::max_instances`]), or
-    /// fewer if `until` passes first (at least one).
-    pub fn run(&self, instances: u32, launches: u64, until: Option<Instant>) -> Result<Histogram, RunError> {
+    /// Runs `launches` launches with `params` (clamped to [`Self::max_groups`]; the fields a
+    /// Tile IR run honours are in the module docs), or fewer if `until` passes first (at least
+    /// one); `rng` drives every host-side choice.
+    pub fn run(&self, params: &StressParams, launches: u64, rng: &mut Rng, until: Option<Instant>) -> Result<Histogram, RunError> {
         if self.device.lost.load(Ordering::Relaxed) {
             return Err(RunError::Lost);
         }
         let k = &self.kernel;
-        let n = instances.clamp(1, self.max_instances) as usize;
+        let n = params.instances.clamp(1, self.max_groups) as usize;
         let t = k.threads.len();
+        let stressing = params.stress_groups.min(self.max_groups - n as u32) as usize * t;
+        let lines = params.stress_lines.max(1) as usize;
+        let blocks = n * t + stressing;
         let stream = &self.device.stream;
         let init: Vec<Vec<i32>> = k
             .locations
@@ -116,10 +124,15 @@ impl LoadedTile<'_> {
             mems.push(stream.alloc_zeros::<i32>(n * k.stride).map(|m| self.device.hold(m)).map_err(driver("allocate memory"))?);
         }
         let mut out = stream.alloc_zeros::<i32>(n * t * k.out_words).map(|m| self.device.hold(m)).map_err(driver("allocate the output"))?;
+        let mut ctl = stream.alloc_zeros::<u32>(blocks).map(|m| self.device.hold(m)).map_err(driver("allocate the control table"))?;
+        let scratch = stream
+            .alloc_zeros::<i32>(lines * STRESS_LINE_WORDS)
+            .map(|m| self.device.hold(m))
+            .map_err(driver("allocate the stress buffer"))?;
         let mut host_out = vec![0i32; n * t * k.out_words];
         let mut host_mems: Vec<Vec<i32>> = init.iter().map(|v| vec![0; v.len()]).collect();
         let mut h = Histogram { names: k.names(), ..Histogram::default() };
-        let cfg = LaunchConfig { grid_dim: ((n * t) as u32, 1, 1), block_dim: (k.block_threads, 1, 1), shared_mem_bytes: 0 };
+        let cfg = LaunchConfig { grid_dim: (blocks as u32, 1, 1), block_dim: (k.block_threads, 1, 1), shared_mem_bytes: 0 };
         let start = Instant::now();
         for launch_no in 0..launches {
             if launch_no > 0 && until.is_some_and(|u| Instant::now() >= u) {
@@ -129,13 +142,16 @@ impl LoadedTile<'_> {
                 stream.memcpy_htod(v, &mut **m).map_err(driver("copy the initial memory"))?;
             }
             stream.memset_zeros(&mut *out).map_err(driver("clear the output"))?;
+            let roles = roles(n * t, stressing, lines, params.shuffle_pct, rng);
+            stream.memcpy_htod(&roles, &mut *ctl).map_err(driver("copy the control table"))?;
             let mut launch = stream.launch_builder(&self.function);
             for m in &mems {
                 launch.arg(&**m);
             }
-            launch.arg(&*out);
-            // SAFETY: the entry's parameters are one global pointer per tile location, then `out`
-            // (`tileir::Runnable`), each sized here for `n` instances.
+            launch.arg(&*out).arg(&*ctl).arg(&*scratch);
+            // SAFETY: the entry's parameters are one global pointer per tile location, then `out`,
+            // `ctl` and `scratch` (`tileir::Runnable`), sized here for `n` instances, one role per
+            // block and `lines` scratch lines.
             unsafe { launch.launch(cfg) }.map_err(driver("launch"))?;
             self.device.wait()?;
             stream.memcpy_dtoh(&*out, &mut host_out).map_err(driver("copy the output back"))?;
@@ -162,9 +178,33 @@ impl LoadedTile<'_> {
     }
 }
 
+/// The roles of one launch's tile blocks: `testing` test roles (thread of an instance) and
+/// `stressing` stressing ones (each on a random line of `lines`), shuffled over the blocks with
+/// probability `shuffle_pct` percent, else in order.
+fn roles(testing: usize, stressing: usize, lines: usize, shuffle_pct: u32, rng: &mut Rng) -> Vec<u32> {
+    let mut roles: Vec<u32> = (0..testing as u32).collect();
+    roles.extend((0..stressing).map(|_| STRESS_ROLE + rng.range(0, lines as u32 - 1)));
+    if rng.percent(shuffle_pct) {
+        rng.shuffle(&mut roles);
+    }
+    roles
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn roles_name_every_test_thread_once_and_stress_lines_in_range() {
+        let mut rng = Rng::new(7);
+        assert_eq!(roles(6, 0, 1, 0, &mut rng), [0, 1, 2, 3, 4, 5]);
+        let r = roles(6, 4, 3, 100, &mut rng);
+        let mut tests: Vec<u32> = r.iter().copied().filter(|&x| x < STRESS_ROLE).collect();
+        tests.sort_unstable();
+        assert_eq!(tests, [0, 1, 2, 3, 4, 5]);
+        assert_eq!(r.iter().filter(|&&x| (STRESS_ROLE..STRESS_ROLE + 3).contains(&x)).count(), 4);
+        assert_ne!(&r[..6], &[0, 1, 2, 3, 4, 5], "shuffled (seed 7)");
+    }
 
     #[test]
     fn the_thread_count_is_read_from_the_entrys_reqntid() {

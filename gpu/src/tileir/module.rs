@@ -136,6 +136,40 @@ impl Builder<'_> {
         self.op(OpBuilder::new(Opcode::MulI, Loc::Unknown).operand(a).operand(b).attr("overflow", Attribute::i32(0)).result(ty))[0]
     }
 
+    /// A stressing tile block's body: [`STRESS_ACCESSES`] relaxed device-scope loads and stores,
+    /// alternating, of scratch line `role - first_stress`, each store writing back what the load
+    /// before it read.
+    fn stress(&mut self, role: IrValue, first_stress: IrValue, scratch: IrValue) {
+        let scalar = Type::Tile(TileType { shape: vec![], element_type: TileElementType::Scalar(ScalarType::I32) });
+        let line = self.op(OpBuilder::new(Opcode::SubI, Loc::Unknown)
+            .operand(role)
+            .operand(first_stress)
+            .attr("overflow", Attribute::i32(0))
+            .result(scalar))[0];
+        let words = self.scalar_i32(STRESS_LINE_WORDS as i64);
+        let start = self.mul(line, words);
+        let base = self.op(OpBuilder::new(Opcode::Offset, Loc::Unknown).operand(scratch).operand(start).result(ptr_tile(None)))[0];
+        let n = STRESS_LINE_WORDS;
+        let one = self.op(OpBuilder::new(Opcode::Reshape, Loc::Unknown).operand(base).result(ptr_tile(Some(1))));
+        let wide = self.op(OpBuilder::new(Opcode::Broadcast, Loc::Unknown).operand(one[0]).result(ptr_tile(Some(n))));
+        let offsets = self.constant_i32(&(0..n as i64).collect::<Vec<_>>());
+        let ptrs = self.op(OpBuilder::new(Opcode::Offset, Loc::Unknown).operand(wide[0]).operand(offsets).result(ptr_tile(Some(n))))[0];
+        let relaxed_device = |b: OpBuilder| {
+            b.attr("memory_ordering_semantics", Attribute::i32(ordering(TileOrdering::Relaxed)))
+                .attr("memory_scope", Attribute::i32(scope(TileScope::Device)))
+        };
+        // Each access waits for the one before (a token chain, Tile IR spec §7.5): without
+        // tokens nothing orders them, and NVIDIA's compiler merged the 64 into three. Loads come
+        // first, so that every loaded value is stored (a dead last load would be dropped).
+        let mut token = self.op(OpBuilder::new(Opcode::MakeToken, Loc::Unknown).result(Type::Token))[0];
+        for _ in 0..STRESS_ACCESSES / 2 {
+            let ld = OpBuilder::new(Opcode::LoadPtrTko, Loc::Unknown).operand(ptrs).operand(token).result(i32_tile(n)).result(Type::Token);
+            let r = self.op(relaxed_device(ld).attr("operandSegmentSizes", segments(&[1, 0, 0, 1])));
+            let st = OpBuilder::new(Opcode::StorePtrTko, Loc::Unknown).operand(ptrs).operand(r[0]).operand(r[1]).result(Type::Token);
+            token = self.op(relaxed_device(st).attr("operandSegmentSizes", segments(&[1, 1, 0, 1])))[0];
+        }
+    }
+
     fn constant_mask(&mut self, live: usize, n: usize) -> IrValue {
         let ty = mask_tile(n);
         let data = (0..n).map(|i| u8::from(i < live)).collect();
@@ -418,10 +452,19 @@ const RUN_STRIDE_MIN: usize = 32;
 
 /// A Tile IR program as one kernel that runs many test instances side by side (`tcfuzz gpu
 /// run`). Entry [`RUN_ENTRY`], with the parameters of [`module`]'s entries (one pointer per tile
-/// location, then `out`): tile block `b` runs thread `b mod T` of instance `b div T` (T threads),
-/// each thread's body in an `if` on its index (Tile IR spec §8 control flow), as [`module`] emits
-/// it. Instance `i`'s copy of a location starts `i × stride` elements after its parameter; block
-/// `b` stores its registers at `out + b × out_words`.
+/// location, then `out`) and two more, `ctl` and `scratch`. Tile block `b` reads its *role*
+/// `ctl[b]`:
+/// - a role `r` below [`STRESS_ROLE`] runs thread `r mod T` of instance `r div T` (T threads),
+///   each thread's body in an `if` on its index (Tile IR spec §8 control flow), as [`module`]
+///   emits it. Instance `i`'s copy of a location starts `i × stride` elements after its
+///   parameter; role `r` stores its registers at `out + r × out_words`;
+/// - a role `STRESS_ROLE + l` stresses memory (the harness's stressing CTAs, GPUHarbor's memory
+///   stress): [`STRESS_ACCESSES`] relaxed device-scope loads and stores, alternating and chained
+///   by tokens, of line `l` of `scratch` ([`STRESS_LINE_WORDS`] words), each store writing back
+///   what the load before it read, so that the compiler keeps them all.
+///
+/// The host decides the roles of a launch: in order without stress, shuffled and mixed with
+/// stressing blocks under it (`run::tile`).
 pub struct Runnable {
     pub ir: IrModule,
     pub locations: Vec<(String, usize)>,
@@ -430,6 +473,13 @@ pub struct Runnable {
     pub stride: usize,
     pub out_words: usize,
 }
+
+/// The first role of a stressing tile block (`ctl` entries from here on name a scratch line).
+pub const STRESS_ROLE: u32 = 1 << 24;
+/// Words of one scratch line (64 bytes).
+pub const STRESS_LINE_WORDS: usize = 16;
+/// Stores and loads, together, of one stressing tile block.
+pub const STRESS_ACCESSES: usize = 64;
 
 /// Builds the [`Runnable`] kernel of a Tile IR program.
 pub fn runnable(p: &Program) -> Result<Runnable, EmitError> {
@@ -440,21 +490,38 @@ pub fn runnable(p: &Program) -> Result<Runnable, EmitError> {
     let stride = locations.iter().map(|(_, n)| *n).max().unwrap_or(1).max(RUN_STRIDE_MIN).next_power_of_two();
     let threads = p.threads.len();
     let mut ir = IrModule::new("tcfuzz_litmus");
-    let param_types: Vec<Type> = (0..=locations.len()).map(|_| ptr_tile(None)).collect();
+    // Locations, then `out`, `ctl` and `scratch`.
+    let param_types: Vec<Type> = (0..locations.len() + 3).map(|_| ptr_tile(None)).collect();
     let (region, block, params) = build_single_block_region(&mut ir, &param_types);
     let mut b = Builder { m: ir, block, params: params.clone(), locations: &locations, tokens: BTreeMap::new(), regs: BTreeMap::new() };
     let scalar = || Type::Tile(TileType { shape: vec![], element_type: TileElementType::Scalar(ScalarType::I32) });
     let ids = b.op(OpBuilder::new(Opcode::GetTileBlockId, Loc::Unknown).result(scalar()).result(scalar()).result(scalar()));
     let block_id = ids[0];
+    let (out_param, ctl, scratch) = (params[locations.len()], params[locations.len() + 1], params[locations.len() + 2]);
+    let ctl_at = b.op(OpBuilder::new(Opcode::Offset, Loc::Unknown).operand(ctl).operand(block_id).result(ptr_tile(None)))[0];
+    let role = b.op(OpBuilder::new(Opcode::LoadPtrTko, Loc::Unknown)
+        .operand(ctl_at)
+        .result(scalar())
+        .result(Type::Token)
+        .attr("memory_ordering_semantics", Attribute::i32(0))
+        .attr("operandSegmentSizes", segments(&[1, 0, 0, 0])))[0];
+    let first_stress = b.scalar_i32(i64::from(STRESS_ROLE));
+    // Unsigned less-than (predicate 2, signedness 0).
+    let testing = b.op(OpBuilder::new(Opcode::CmpI, Loc::Unknown)
+        .operand(role)
+        .operand(first_stress)
+        .attr("comparison_predicate", Attribute::i32(2))
+        .attr("signedness", Attribute::i32(0))
+        .result(Type::Tile(TileType { shape: vec![], element_type: TileElementType::Scalar(ScalarType::I1) })))[0];
+    let kernel_block = b.block;
+    let (test_region, test_block, _) = build_single_block_region(&mut b.m, &[]);
+    b.block = test_block;
     let t = b.scalar_i32(threads as i64);
     // Unsigned (signedness 0); the division rounds toward zero (rounding 1).
-    let k = b.op(OpBuilder::new(Opcode::RemI, Loc::Unknown)
-        .operand(block_id)
-        .operand(t)
-        .attr("signedness", Attribute::i32(0))
-        .result(scalar()))[0];
+    let k =
+        b.op(OpBuilder::new(Opcode::RemI, Loc::Unknown).operand(role).operand(t).attr("signedness", Attribute::i32(0)).result(scalar()))[0];
     let instance = b.op(OpBuilder::new(Opcode::DivI, Loc::Unknown)
-        .operand(block_id)
+        .operand(role)
         .operand(t)
         .attr("signedness", Attribute::i32(0))
         .attr("rounding", Attribute::i32(1))
@@ -465,8 +532,8 @@ pub fn runnable(p: &Program) -> Result<Runnable, EmitError> {
         b.params[l] = b.op(OpBuilder::new(Opcode::Offset, Loc::Unknown).operand(base).operand(shift).result(ptr_tile(None)))[0];
     }
     let words = b.scalar_i32(out_words as i64);
-    let record = b.mul(block_id, words);
-    let out = b.op(OpBuilder::new(Opcode::Offset, Loc::Unknown).operand(params[locations.len()]).operand(record).result(ptr_tile(None)))[0];
+    let record = b.mul(role, words);
+    let out = b.op(OpBuilder::new(Opcode::Offset, Loc::Unknown).operand(out_param).operand(record).result(ptr_tile(None)))[0];
     let mut entries = Vec::new();
     for (index, th) in p.threads.iter().enumerate() {
         let this = b.scalar_i32(index as i64);
@@ -491,6 +558,13 @@ pub fn runnable(p: &Program) -> Result<Runnable, EmitError> {
         b.op(OpBuilder::new(Opcode::If, Loc::Unknown).operand(cond).region(then).region(otherwise));
         entries.push(Entry { name: RUN_ENTRY.to_string(), thread: th.name.clone(), registers });
     }
+    b.op(OpBuilder::new(Opcode::Yield, Loc::Unknown));
+    let (stress_region, stress_block, _) = build_single_block_region(&mut b.m, &[]);
+    b.block = stress_block;
+    b.stress(role, first_stress, scratch);
+    b.op(OpBuilder::new(Opcode::Yield, Loc::Unknown));
+    b.block = kernel_block;
+    b.op(OpBuilder::new(Opcode::If, Loc::Unknown).operand(testing).region(test_region).region(stress_region));
     b.op(OpBuilder::new(Opcode::Return, Loc::Unknown));
     ir = b.m;
     add_entry(&mut ir, RUN_ENTRY, param_types, region);

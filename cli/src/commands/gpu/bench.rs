@@ -35,8 +35,8 @@ const SHAPES: &[(&str, &str)] = &[
 /// forbids (which must be 0).
 ///
 /// The Tile IR rows (MP, SB and LB without tokens, and MP with tokens as the control) run as
-/// NVIDIA's `tileiras` compiles them, one row each: the stress harness does not apply to NVIDIA's
-/// kernel. Without `tileiras` they are skipped with the reason.
+/// NVIDIA's `tileiras` compiles them, stressed with what the host decides for that kernel
+/// (stressing tile blocks, shuffled roles). Without `tileiras` they are skipped with the reason.
 ///
 /// Exit codes: 0 done; 6 no GPU here; 7 some shape showed a state the model forbids.
 #[derive(Debug, clap::Args)]
@@ -85,8 +85,7 @@ pub fn run(args: &Args, quiet: bool) -> anyhow::Result<ExitCode> {
             Err(PrepareError::Internal(m) | PrepareError::Unsupported(m)) => anyhow::bail!("[tcfuzz internal bug] bench shape {m}"),
         };
         let session = Session::new(&device, &prepared)?;
-        let modes: &[StressMode] = if tile { &[StressMode::Off] } else { &[StressMode::Off, StressMode::On, StressMode::Tune] };
-        for &mode in modes {
+        for mode in [StressMode::Off, StressMode::On, StressMode::Tune] {
             let mut rng = Rng::new(args.seed);
             let observation = session.execute(mode, args.iterations, &mut rng)?;
             let (h, params) = (&observation.histogram, &observation.params);
@@ -99,14 +98,14 @@ pub fn run(args: &Args, quiet: bool) -> anyhow::Result<ExitCode> {
             if args.json {
                 println!(
                     "{}",
-                    json!({"shape": shape, "stress": (!tile).then_some(mode), "params": params, "launches": h.launches, "instances": h.instances,
+                    json!({"shape": shape, "stress": mode, "params": params, "launches": h.launches, "instances": h.instances,
                            "seconds": h.seconds, "instances_per_s": per_s, "weak": weak, "weak_per_s": weak_s,
                            "forbidden": forbidden, "unfinished": h.unfinished, "device": device.info.name})
                 );
             } else {
                 println!(
                     "{shape:<22} {:>6} {:>10} {per_s:>12.0} {weak:>10} {weak_s:>10.1} {forbidden:>9}",
-                    if tile { "none".to_string() } else { format!("{mode:?}").to_lowercase() },
+                    format!("{mode:?}").to_lowercase(),
                     h.instances
                 );
             }
