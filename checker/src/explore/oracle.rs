@@ -111,7 +111,7 @@ impl Oracle<'_, '_> {
         let mut work = 0u64;
         each_combination(&traces, &mut |combo| {
             self.interrupted()?;
-            let leaves = self.candidates(combo).map_or(0, |c| c.count());
+            let leaves = self.count(combo).unwrap_or(0);
             work = work.saturating_add(1).saturating_add(leaves);
             if work > self.limit {
                 return Err(CheckError::TooLarge(format!("oracle: more than {} candidates", self.limit)));
@@ -119,8 +119,14 @@ impl Oracle<'_, '_> {
             Ok(())
         })?;
         each_combination(&traces, &mut |combo| match self.candidates(combo) {
-            Some(c) => self.enumerate(c),
-            None => Ok(()),
+            Some(c) => {
+                debug_assert_eq!(self.count(combo), Some(c.count()));
+                self.enumerate(c)
+            }
+            None => {
+                debug_assert_eq!(self.count(combo), None);
+                Ok(())
+            }
         })
     }
 
@@ -132,12 +138,36 @@ impl Oracle<'_, '_> {
         }
     }
 
-    /// The candidate graphs of one combination of traces (one per thread), or `None` where no
-    /// read can be given a write of its value or the barriers disagree.
-    fn candidates(&self, combo: &[&Trace]) -> Option<Candidates> {
-        let init: Vec<i64> = self.prog.locations.iter().map(|l| l.init).collect();
-        // Cheap filter: every value read must be written by some trace of the combination.
-        let mut written: Vec<BTreeSet<i64>> = init.iter().map(|&v| BTreeSet::from([v])).collect();
+    /// How many candidates [`Self::candidates`] gives for `combo` (every `rf` choice times every
+    /// `co`, saturating), without building them; `None` where it gives none.
+    fn count(&self, combo: &[&Trace]) -> Option<u64> {
+        if !self.admissible(combo) {
+            return None;
+        }
+        let mut writes: Vec<Vec<i64>> = vec![Vec::new(); self.prog.locations.len()];
+        for (ev, _) in combo.iter().flat_map(|tr| tr.events.iter()) {
+            if ev.label.kind == EventKind::Write {
+                writes[ev.label.loc as usize].push(ev.value);
+            }
+        }
+        let mut n = writes.iter().fold(1u64, |n, w| (1..=w.len() as u64).fold(n, u64::saturating_mul));
+        for (ev, v) in combo.iter().flat_map(|tr| tr.events.iter()) {
+            if ev.label.kind == EventKind::Read {
+                let loc = ev.label.loc as usize;
+                let sources = usize::from(self.prog.locations[loc].init == *v) + writes[loc].iter().filter(|&&w| w == *v).count();
+                if sources == 0 {
+                    return None;
+                }
+                n = n.saturating_mul(sources as u64);
+            }
+        }
+        Some(n)
+    }
+
+    /// Whether `combo` can have candidates at all: every value read is written by some trace of
+    /// it (or is the initial one), and its barriers agree.
+    fn admissible(&self, combo: &[&Trace]) -> bool {
+        let mut written: Vec<BTreeSet<i64>> = self.prog.locations.iter().map(|l| BTreeSet::from([l.init])).collect();
         for tr in combo {
             for (ev, _) in &tr.events {
                 if ev.label.kind == EventKind::Write {
@@ -149,9 +179,16 @@ impl Oracle<'_, '_> {
             .iter()
             .flat_map(|tr| tr.events.iter())
             .all(|(ev, v)| ev.label.kind != EventKind::Read || written[ev.label.loc as usize].contains(v));
-        if !readable || !barriers_agree(combo, &self.prog.barrier_members, &self.prog.barrier_dyn_members) {
+        readable && barriers_agree(combo, &self.prog.barrier_members, &self.prog.barrier_dyn_members)
+    }
+
+    /// The candidate graphs of one combination of traces (one per thread), or `None` where no
+    /// read can be given a write of its value or the barriers disagree.
+    fn candidates(&self, combo: &[&Trace]) -> Option<Candidates> {
+        if !self.admissible(combo) {
             return None;
         }
+        let init: Vec<i64> = self.prog.locations.iter().map(|l| l.init).collect();
         let mut base = ExecutionGraph::new(init.clone(), combo.len());
         base.barrier_members = self.prog.barrier_members.clone();
         base.barrier_dyn_members = self.prog.barrier_dyn_members.clone();
@@ -195,8 +232,10 @@ impl Oracle<'_, '_> {
     fn enumerate(&mut self, c: Candidates) -> Result<(), CheckError> {
         let Candidates { base, writes, reads, rf_cands, regs, blocked } = c;
         let mut rf_choice = vec![0usize; reads.len()];
+        // (One graph, refilled from `base` per `rf` choice: its vectors are reused.)
+        let mut g = base.clone();
         loop {
-            let mut g = base.clone();
+            g.clone_from(&base);
             for (i, &r) in reads.iter().enumerate() {
                 g.set_rf(r, rf_cands[i][rf_choice[i]]);
             }
@@ -238,7 +277,8 @@ impl Oracle<'_, '_> {
         }
         let mut perm = writes[loc].clone();
         permute(&mut perm, 0, &mut |p| {
-            g.co[loc] = p.to_vec();
+            g.co[loc].clear();
+            g.co[loc].extend_from_slice(p);
             self.all_co(g, writes, loc + 1, regs, blocked)
         })
     }
@@ -258,7 +298,8 @@ struct Candidates {
 }
 
 impl Candidates {
-    /// How many candidates: every `rf` choice times every `co` (saturating).
+    /// How many candidates: every `rf` choice times every `co` (saturating); what
+    /// [`Oracle::count`] must find without building them.
     fn count(&self) -> u64 {
         let rf = self.rf_cands.iter().fold(1u64, |n, c| n.saturating_mul(c.len() as u64));
         let co = self.writes.iter().fold(1u64, |n, w| (1..=w.len() as u64).fold(n, u64::saturating_mul));
