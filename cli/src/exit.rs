@@ -4,7 +4,8 @@
 //! (clap's own, and [`UsageError`]); 3 (`check`) an instruction the checker does not support
 //! yet; 4 (`check --differential`) a
 //! tileir-weaker-than-ptx violation; 5 (`selftest`) the explorer and the oracle disagree; 6
-//! (`gpu`) no GPU here; 7 (`gpu`) the GPU showed a state the model forbids.
+//! (`gpu`) no GPU here; 7 (`gpu`) the GPU showed a state the model forbids; 8 (`worker --gpu`) the
+//! GPU was lost.
 
 use std::fmt;
 use std::process::ExitCode;
@@ -28,6 +29,10 @@ pub const NO_GPU: u8 = 6;
 /// `gpu run` / `gpu bench`: the GPU showed a final state the model forbids (DESIGN §4,
 /// `gpu-forbidden-outcome`).
 pub const GPU_FORBIDDEN: u8 = 7;
+
+/// `worker --gpu`: a kernel hung or faulted and the GPU was given up; the worker stopped (as on
+/// SIGTERM) so that a restart gets the GPU back.
+pub const GPU_LOST: u8 = 8;
 
 /// Arguments that clap accepts one by one but that make no sense together; `main` maps it to
 /// [`USAGE`].

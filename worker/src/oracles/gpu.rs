@@ -151,6 +151,12 @@ impl LocalGpu {
         self.device.lock().map(|d| format!("{} ({})", d.info.name, d.info.arch)).unwrap_or_default()
     }
 
+    /// Whether the GPU was given up after a hung or faulted kernel: nothing more runs on it until
+    /// the process exits.
+    pub fn given_up(&self) -> bool {
+        self.broken.load(Ordering::Relaxed)
+    }
+
     /// The architecture, `sm_90`: what a worker advertises to its coordinator.
     pub fn arch(&self) -> String {
         self.device.lock().map(|d| d.info.arch.clone()).unwrap_or_default()

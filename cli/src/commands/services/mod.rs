@@ -60,6 +60,11 @@ impl WorkerGpu {
         }
     }
 
+    /// Whether the GPU was given up after a hung or faulted kernel.
+    pub(crate) fn given_up(&self) -> bool {
+        self.gpu.given_up()
+    }
+
     /// The architecture a worker advertises (`sm_90`).
     pub(crate) fn arch(&self) -> String {
         self.gpu.arch()

@@ -26,8 +26,12 @@ use crate::exit::UsageError;
 /// --gpu. Minimization jobs shrink a new discrepancy's program while it keeps its kind and
 /// signature.
 ///
+/// With --gpu, a kernel that hangs or faults takes the GPU's context with it until the process
+/// exits: the worker then stops as on SIGTERM and exits 8, so that its supervisor (the deployments
+/// of deploy/ restart it) brings it back with the GPU.
+///
 /// Exit codes: 0 stopped; 1 refused by the coordinator or another error; 2 usage; 6 --gpu and no
-/// GPU here.
+/// GPU here; 8 --gpu and the GPU was lost (restart the worker).
 #[derive(Debug, clap::Args)]
 pub struct Args {
     #[command(flatten)]
@@ -77,8 +81,21 @@ pub fn run(args: &Args, quiet: bool) -> anyhow::Result<ExitCode> {
             gpu_arch: gpu.as_ref().map_or_else(String::new, WorkerGpu::arch),
             grace: args.grace,
         };
-        tcfuzz_worker::service::run(config, super::runner(gpu.as_ref()), super::stop_signal()).await.context("worker")
+        let gpu_lost = async {
+            match &gpu {
+                Some(g) => until(|| g.given_up(), Duration::from_secs(1)).await,
+                None => std::future::pending().await,
+            }
+        };
+        let stop = async {
+            tokio::select! {
+                () = super::stop_signal() => {}
+                () = gpu_lost => tracing::warn!("the GPU was given up after a hung or faulted kernel: stopping, so that a restart gets it back"),
+            }
+        };
+        tcfuzz_worker::service::run(config, super::runner(gpu.as_ref()), stop).await.context("worker")
     })?;
+    let lost = gpu.as_ref().is_some_and(WorkerGpu::given_up);
     if !quiet {
         eprintln!(
             "worker: {} jobs recorded ({} already recorded by others), {} programs, {} handed back, {} reconnects, {} failed (results refused)",
@@ -89,6 +106,40 @@ pub fn run(args: &Args, quiet: bool) -> anyhow::Result<ExitCode> {
             summary.reconnects,
             summary.jobs_failed
         );
+        if lost {
+            eprintln!("worker: stopped because its GPU was lost (a kernel hung or faulted); restart it to use the GPU again");
+        }
     }
-    Ok(ExitCode::SUCCESS)
+    Ok(if lost { ExitCode::from(crate::exit::GPU_LOST) } else { ExitCode::SUCCESS })
+}
+
+/// Resolves once `done` holds, asked every `period`.
+async fn until(done: impl Fn() -> bool, period: Duration) {
+    while !done() {
+        tokio::time::sleep(period).await;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+    use std::sync::atomic::{AtomicBool, Ordering};
+    use std::time::Duration;
+
+    /// The stop a lost GPU causes comes within a period of the flag, and not before it.
+    #[test]
+    fn until_resolves_once_the_flag_is_set() {
+        let rt = super::super::runtime().expect("a runtime");
+        let flag = Arc::new(AtomicBool::new(false));
+        let f = flag.clone();
+        rt.block_on(async {
+            let waited =
+                tokio::time::timeout(Duration::from_millis(50), super::until(|| f.load(Ordering::Relaxed), Duration::from_millis(5))).await;
+            assert!(waited.is_err(), "resolved before the flag was set");
+            flag.store(true, Ordering::Relaxed);
+            let waited =
+                tokio::time::timeout(Duration::from_secs(5), super::until(|| f.load(Ordering::Relaxed), Duration::from_millis(5))).await;
+            assert!(waited.is_ok(), "did not resolve after the flag was set");
+        });
+    }
 }
