@@ -1017,9 +1017,21 @@ exists (true)
 /// explorer-vs-oracle` and hand shrinking give the shape of `assume_15012821` with one thread and
 /// two instructions fewer: 33 executions, 6 of them duplicates; oracle 27; the caveats of a `cas`
 /// comparing with a register and of the rmw hole, which name missed executions, not duplicates.
-/// Not diagnosed further; likely the same fault (P0's `cas` compares with the register its
-/// `ld z` loaded, and P2's `exch z` revisits that load). Without P0's `st z` or P1 the
-/// duplicates go.
+/// Likely the same fault as `assume_15012821` (P0's `cas` compares with the register its `ld z`
+/// loaded, and P2's `exch z` revisits that load). Without P0's `st z` or P1 the duplicates go.
+///
+/// Diagnosis (events `0.0` `ld z`, `0.1` `st z`, `0.2`/`0.3` the `cas`; `1.0`/`1.1` P1's `exch`;
+/// `2.0`/`2.1` P2's `exch y`, `2.2`/`2.3` its `exch z`): `2.3` revisits `0.0` from graph A, where
+/// P1 came before P2 and `2.0` reads `1.1`, and from graph B, where `2.1`'s earlier revisit of the
+/// chained `cas` read `0.2` had deleted P1, which came back after P2 with `1.0` reading `0.3`. The
+/// revisit deletes P0's `cas` and P1 and leaves `2.0`/`2.1` holes (`2.3` does not depend on
+/// them), so A and B become one graph; every deleted event is maximal in both, for its own order
+/// of addition. Under TruSt's `po ∪ rf` prefix `2.0`/`2.1` would stay with their sources and the
+/// two would differ. Tried and reverted: "a hole reading a deleted write that leaves no hole is
+/// canonical only where it could read nothing the refill finds" (B's choice, what re-exploring
+/// the revisited graph makes) loses executions — 23 of these tests failed, `fenced_432693` with
+/// 84 of 126 — because the graph of B's kind is one no exploration reaches unless a revisit
+/// happened to delete the earlier thread's events after the hole's were added.
 #[test]
 #[ignore = "open: the explorer explores 6 of 33 executions twice"]
 fn proxy_15012821_explorer_explores_executions_twice() {
