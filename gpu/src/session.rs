@@ -454,13 +454,10 @@ mod tests {
 
     #[test]
     fn an_assume_beside_a_cta_barrier_is_refused() {
-        let p = tcfuzz_litmus::parse(
+        let why = refused(
             "PTX T\n{ x = 0; }\n P0@cta 0,gpu 0 | P1@cta 0,gpu 0 ;\n ld.relaxed.gpu r0, x | bar.cta.sync 1 ;\n assume.eq r0, 1 | ;\n beq r0, 0, L0 | ;\n bar.cta.sync 1 | ;\n L0: | ;\nexists (true)\n",
-        )
-        .expect("the test program parses");
-        let Err(PrepareError::Unsupported(why)) = prepare("t.litmus", p, Model::default()) else {
-            panic!("an assume beside a barrier must be refused")
-        };
+            Model::default(),
+        );
         assert_eq!(
             why,
             "t.litmus: an `assume` beside a CTA or cluster barrier: after a failed assume a thread may skip the barrier and strand the others"
@@ -469,20 +466,21 @@ mod tests {
 
     #[test]
     fn two_threads_of_one_tile_block_are_refused() {
-        let p = tcfuzz_litmus::parse(
+        let why = refused(
             "TileIR T\n{\n  x = [0];\n}\nP0@tlb 0, dev 0 {\n  st.relaxed.device x, [1];\n}\nP1@tlb 1, dev 0 {\n  r = ld.relaxed.device x;\n}\nP2@tlb 0, dev 0 {\n  s = ld.relaxed.device x;\n}\nexists (true)\n",
-        )
-        .expect("the test program parses");
-        let Err(PrepareError::Unsupported(why)) = prepare("t.litmus", p, Model::default()) else {
-            panic!("two threads of one tile block must be refused")
-        };
+            Model::default(),
+        );
         assert_eq!(why, "t.litmus: P0 and P2 share a tile block, and the kernel runs every thread in a tile block of its own");
     }
 
     /// Why `prepare` refuses a one-store program under `model`.
     fn refused_under(model: Model) -> String {
-        let p = tcfuzz_litmus::parse("PTX T\n{ x = 0; }\n P0@cta 0,gpu 0 ;\n st.relaxed.gpu x, 1 ;\nexists (x == 1)\n")
-            .expect("the test program parses");
+        refused("PTX T\n{ x = 0; }\n P0@cta 0,gpu 0 ;\n st.relaxed.gpu x, 1 ;\nexists (x == 1)\n", model)
+    }
+
+    /// Why `prepare` refuses program `text` under `model`.
+    fn refused(text: &str, model: Model) -> String {
+        let p = tcfuzz_litmus::parse(text).expect("the test program parses");
         match prepare("t.litmus", p, model) {
             Err(PrepareError::Unsupported(why)) => why,
             Err(e) => panic!("refused for the wrong reason: {e}"),

@@ -136,6 +136,16 @@ impl Builder<'_> {
         self.op(OpBuilder::new(Opcode::MulI, Loc::Unknown).operand(a).operand(b).attr("overflow", Attribute::i32(0)).result(ty))[0]
     }
 
+    /// `a predicate b` of two 0-d `i32` tiles, unsigned (signedness 0): a 0-d `i1` tile.
+    fn compare_unsigned(&mut self, a: IrValue, predicate: i64, b: IrValue) -> IrValue {
+        self.op(OpBuilder::new(Opcode::CmpI, Loc::Unknown)
+            .operand(a)
+            .operand(b)
+            .attr("comparison_predicate", Attribute::i32(predicate))
+            .attr("signedness", Attribute::i32(0))
+            .result(Type::Tile(TileType { shape: vec![], element_type: TileElementType::Scalar(ScalarType::I1) })))[0]
+    }
+
     /// A stressing tile block's body: [`STRESS_ACCESSES`] relaxed device-scope loads and stores,
     /// alternating, of scratch line `role - first_stress`, each store writing back what the load
     /// before it read.
@@ -474,6 +484,10 @@ pub struct Runnable {
     pub out_words: usize,
 }
 
+/// `cmpi` predicates (Tile IR bytecode, as `cutile-ir` numbers them).
+const EQUAL: i64 = 0;
+const LESS_THAN: i64 = 2;
+
 /// The first role of a stressing tile block (`ctl` entries from here on name a scratch line).
 pub const STRESS_ROLE: u32 = 1 << 24;
 /// Words of one scratch line (64 bytes).
@@ -506,13 +520,7 @@ pub fn runnable(p: &Program) -> Result<Runnable, EmitError> {
         .attr("memory_ordering_semantics", Attribute::i32(0))
         .attr("operandSegmentSizes", segments(&[1, 0, 0, 0])))[0];
     let first_stress = b.scalar_i32(i64::from(STRESS_ROLE));
-    // Unsigned less-than (predicate 2, signedness 0).
-    let testing = b.op(OpBuilder::new(Opcode::CmpI, Loc::Unknown)
-        .operand(role)
-        .operand(first_stress)
-        .attr("comparison_predicate", Attribute::i32(2))
-        .attr("signedness", Attribute::i32(0))
-        .result(Type::Tile(TileType { shape: vec![], element_type: TileElementType::Scalar(ScalarType::I1) })))[0];
+    let testing = b.compare_unsigned(role, LESS_THAN, first_stress);
     let kernel_block = b.block;
     let (test_region, test_block, _) = build_single_block_region(&mut b.m, &[]);
     b.block = test_block;
@@ -537,12 +545,7 @@ pub fn runnable(p: &Program) -> Result<Runnable, EmitError> {
     let mut entries = Vec::new();
     for (index, th) in p.threads.iter().enumerate() {
         let this = b.scalar_i32(index as i64);
-        let cond = b.op(OpBuilder::new(Opcode::CmpI, Loc::Unknown)
-            .operand(k)
-            .operand(this)
-            .attr("comparison_predicate", Attribute::i32(0))
-            .attr("signedness", Attribute::i32(0))
-            .result(Type::Tile(TileType { shape: vec![], element_type: TileElementType::Scalar(ScalarType::I1) })))[0];
+        let cond = b.compare_unsigned(k, EQUAL, this);
         let outer = b.block;
         let (then, then_block, _) = build_single_block_region(&mut b.m, &[]);
         b.block = then_block;
