@@ -573,3 +573,28 @@ pub fn runnable(p: &Program) -> Result<Runnable, EmitError> {
     add_entry(&mut ir, RUN_ENTRY, param_types, region);
     Ok(Runnable { ir, locations, threads: entries, stride, out_words })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::{RUN_ENTRY, module, runnable};
+
+    /// Pointer parameters of each entry of `text` (MLIR), by entry name.
+    fn parameters(text: &str) -> Vec<(String, usize)> {
+        text.lines()
+            .filter_map(|l| l.trim_start().strip_prefix("entry @"))
+            .map(|l| (l.split('(').next().unwrap_or_default().to_string(), l.matches(": tile<ptr<i32>>").count()))
+            .collect()
+    }
+
+    /// The per-thread entries take a pointer per tile location, then `out`; the runnable entry
+    /// takes `ctl` and `scratch` besides. (An edit for the stress once widened both kinds.)
+    #[test]
+    fn entries_take_the_locations_and_out_and_the_runnable_one_ctl_and_scratch_too() {
+        let p = tcfuzz_litmus::parse(include_str!("../../../examples/tileir/MP+rel+acq-tokens.litmus")).expect("MP parses");
+        let per_thread = module(&p).expect("MP is emitted");
+        assert_eq!(per_thread.locations.len(), 2);
+        assert_eq!(parameters(&per_thread.ir.to_mlir_text()), [("tb0".to_string(), 3), ("tb1".to_string(), 3)]);
+        let run = runnable(&p).expect("MP is emitted");
+        assert_eq!(parameters(&run.ir.to_mlir_text()), [(RUN_ENTRY.to_string(), 5)]);
+    }
+}
