@@ -372,7 +372,8 @@ fn barriers_agree(combo: &[&Trace], members: &[u64], dyn_members: &[u64]) -> boo
     true
 }
 
-/// Every trace of one thread whose reads return values from `values`.
+/// Every trace of one thread whose reads return values from `values`, in depth-first order (a
+/// read's values ascending).
 fn thread_traces(
     code: &ThreadCode,
     values: &[BTreeSet<i64>],
@@ -380,42 +381,73 @@ fn thread_traces(
     budget: &mut u64,
     interrupted: &dyn Fn() -> Result<(), CheckError>,
 ) -> Result<Vec<Trace>, CheckError> {
-    let mut out = Vec::new();
-    let mut stack: Vec<Vec<(NewEvent, i64)>> = vec![Vec::new()];
-    while let Some(events) = stack.pop() {
-        interrupted()?;
-        if *budget == 0 {
+    let mut walk = TraceWalk { code, values, loop_bound, budget, interrupted, events: Vec::new(), performed: Vec::new(), out: Vec::new() };
+    walk.extend()?;
+    Ok(walk.out)
+}
+
+/// The depth-first walk of [`thread_traces`]: one prefix, extended and cut back, so a trace's
+/// events are copied once, when it is complete.
+struct TraceWalk<'a> {
+    code: &'a ThreadCode,
+    values: &'a [BTreeSet<i64>],
+    loop_bound: u32,
+    budget: &'a mut u64,
+    interrupted: &'a dyn Fn() -> Result<(), CheckError>,
+    events: Vec<(NewEvent, i64)>,
+    /// The values of `events`, which [`replay`] takes.
+    performed: Vec<i64>,
+    out: Vec<Trace>,
+}
+
+impl TraceWalk<'_> {
+    /// Every trace that extends the prefix in `events`.
+    fn extend(&mut self) -> Result<(), CheckError> {
+        (self.interrupted)()?;
+        if *self.budget == 0 {
             return Err(CheckError::TooLarge("oracle: too many thread traces".into()));
         }
-        *budget -= 1;
-        let performed: Vec<i64> = events.iter().map(|(_, v)| *v).collect();
-        let r = replay(code, &performed, loop_bound)?;
+        *self.budget -= 1;
+        let r = replay(self.code, &self.performed, self.loop_bound)?;
         match r.step {
             Step::Done | Step::Blocked | Step::AssumeFailed => {
-                out.push(Trace { events, regs: r.regs, blocked: r.step != Step::Done, stuck: false });
+                let blocked = r.step != Step::Done;
+                self.out.push(Trace { events: self.events.clone(), regs: r.regs, blocked, stuck: false });
             }
-            Step::Event(ev) => {
-                if ev.label.kind == EventKind::Read {
-                    for &v in values[ev.label.loc as usize].iter().rev() {
-                        let mut e2 = events.clone();
-                        e2.push((ev.clone(), v));
-                        stack.push(e2);
-                    }
-                } else {
-                    let mut e2 = events;
-                    let v = ev.value;
-                    let barrier = ev.label.is_barrier();
-                    e2.push((ev, v));
-                    if barrier {
-                        // Also the trace that arrives and waits forever.
-                        out.push(Trace { events: e2.clone(), regs: vec![0; code.reg_names.len()], blocked: false, stuck: true });
-                    }
-                    stack.push(e2);
+            Step::Event(ev) if ev.label.kind == EventKind::Read => {
+                let values = self.values;
+                for &v in values[ev.label.loc as usize].iter() {
+                    self.push(ev.clone(), v);
+                    let r = self.extend();
+                    self.pop();
+                    r?;
                 }
             }
+            Step::Event(ev) => {
+                let (v, barrier) = (ev.value, ev.label.is_barrier());
+                self.push(ev, v);
+                if barrier {
+                    // Also the trace that arrives and waits forever.
+                    let regs = vec![0; self.code.reg_names.len()];
+                    self.out.push(Trace { events: self.events.clone(), regs, blocked: false, stuck: true });
+                }
+                let r = self.extend();
+                self.pop();
+                r?;
+            }
         }
+        Ok(())
     }
-    Ok(out)
+
+    fn push(&mut self, ev: NewEvent, v: i64) {
+        self.events.push((ev, v));
+        self.performed.push(v);
+    }
+
+    fn pop(&mut self) {
+        self.events.pop();
+        self.performed.pop();
+    }
 }
 
 #[cfg(test)]
