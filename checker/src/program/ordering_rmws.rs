@@ -32,19 +32,26 @@ use tcfuzz_litmus::AtomOp;
 /// ([`Label::orders_thread`]), and records whether
 /// the program may have a `po ∪ rf` cycle at all ([`CompiledProgram::porf_cycles`]): where it
 /// may not, every rmw is marked at once. Only PTX programs whose every event is performed where
-/// its thread issues it: an asynchronous operation (a `tcgen05` perform, a bulk copy, a commit's
-/// arrival) may come after a later rmw of its thread, which the instruction graph's program
-/// order does not see. Each test has a budget for the whole program (a program of thousands of
+/// its thread issues it (an asynchronous operation — a `tcgen05` perform, a bulk copy, a
+/// commit's arrival — may come after a later rmw of its thread, which the instruction graph's
+/// program order does not see), and Tile IR programs, with the second test alone: the first
+/// test's excuses are the PTX model's, while the second needs of the model only the possible
+/// `rf`, which the graph over-approximates for Tile IR too (any write of the location, a later
+/// one of the same thread included), and a Tile IR thread performs each event where it issues
+/// it (token order, which orders them in the model, is not in the prefix). Each test has a budget for the whole program (a program of thousands of
 /// rmws on shared slots, `indexer`, would take minutes); past it an rmw stays unmarked, as
 /// every rmw was before.
 pub(crate) fn mark_ordering_rmws(prog: &mut CompiledProgram) {
     let rmw = prog.threads.iter().flat_map(|t| &t.code).any(|l| matches!(l.op, Op::Rmw { .. }));
-    if !prog.performed_in_order() || !rmw {
+    let tile = prog.tile.is_some();
+    if !(tile || prog.performed_in_order()) || !rmw {
         return;
     }
     let graph = StaticGraph::new(prog);
-    let porf_cycles = graph.porf_cycle_possible();
-    prog.porf_cycles = Some(porf_cycles);
+    let porf_cycles = tile || graph.porf_cycle_possible();
+    if !tile {
+        prog.porf_cycles = Some(porf_cycles);
+    }
     if !porf_cycles {
         for l in prog.threads.iter_mut().flat_map(|t| &mut t.code) {
             if let Op::Rmw { read, .. } = &mut l.op {
@@ -76,7 +83,7 @@ pub(crate) fn mark_ordering_rmws(prog: &mut CompiledProgram) {
                 continue;
             }
             let node = starts[t] + i;
-            let ordered = (steps > 0 && !graph.cycle_possible_through(node, &mut steps)) || {
+            let ordered = (!tile && steps > 0 && !graph.cycle_possible_through(node, &mut steps)) || {
                 let p = &*prog;
                 let needers = |x: usize| {
                     let (u, j) = thread_of(&starts, x)?;

@@ -16,7 +16,12 @@
 //!   perform of an asynchronous `tcgen05` operation, which program order does not order (PTX ISA
 //!   §9.7.16.6.1), or when the read is a bulk copy's (asynchronous: program order does not put
 //!   the thread's later events after it). Otherwise a read cannot see a later write of its own
-//!   thread: the two are morally strong, and SC per location (§8.10.5) forbids it;
+//!   thread: the two are morally strong, and SC per location (§8.10.5) forbids it. In a Tile IR
+//!   program (only [`crate::program::ordering_rmws`]'s second test builds this graph for one),
+//!   from every write to every earlier read of its location that it does not wait for: program
+//!   order orders nothing there (Tile IR spec §7.12.1), but token order is in happens-before
+//!   (§7.5, §7.6), and a read does not read from a write that happens after it (the model's
+//!   Causality axiom, `model/tileir.rs`);
 //! - both ways between arrivals at the same CTA barrier (or `cta_group::2` rendezvous) in
 //!   different threads, which the explorer adds together.
 //!
@@ -192,6 +197,26 @@ pub(crate) const SEARCH_BUDGET: u64 = 200_000;
 
 impl StaticGraph {
     pub(crate) fn new(prog: &CompiledProgram) -> StaticGraph {
+        // In a Tile IR program, per node, the index of its (first) event in its thread's events
+        // (its code is straight-line: one event per access, two per rmw) and what it waits for.
+        let token_order: Option<Vec<(usize, u64)>> = prog.tile.as_ref().map(|tile| {
+            let mut out = Vec::new();
+            for (code, waits) in prog.threads.iter().zip(&tile.waits_for) {
+                let mut ev = 0;
+                for l in &code.code {
+                    out.push((ev, waits.get(ev).copied().unwrap_or(0)));
+                    ev += match l.op {
+                        Op::Rmw { .. } => 2,
+                        Op::Load { .. } | Op::Store { .. } => 1,
+                        _ => 0,
+                    };
+                }
+            }
+            out
+        });
+        // Whether node `a` (a write) waits for node `b` (a read) of its thread (§7.5, §7.6).
+        let waits_for = |a: usize, b: usize| token_order.as_ref().is_some_and(|o| o[b].0 < 64 && o[a].1 & 1 << o[b].0 != 0);
+        let tile = token_order.is_some();
         // Nodes: every instruction, thread by thread.
         let mut nodes: Vec<(usize, Accesses)> = Vec::new();
         for (t, code) in prog.threads.iter().enumerate() {
@@ -244,7 +269,8 @@ impl StaticGraph {
             for &(a, w) in ws {
                 for &(b, r) in readers.get(&loc).into_iter().flatten() {
                     let (ta, tb) = (nodes[a].0, nodes[b].0);
-                    if ta != tb || (b < a && (reads_later_own_write(&r, &w) || nodes[b].1.bulk_copy)) {
+                    let own_later = (tile && !waits_for(a, b)) || reads_later_own_write(&r, &w) || nodes[b].1.bulk_copy;
+                    if ta != tb || (b < a && own_later) {
                         let causal = generic(a, &w) && generic(b, &r) && w.vloc == r.vloc;
                         // Morally strong (§8.7): strong, and each one's scope includes the other's thread.
                         let (pa, pb) = (&prog.places[ta], &prog.places[tb]);

@@ -182,6 +182,7 @@ pub fn compile(p: &Program) -> Result<CompiledProgram, CheckError> {
     observed.dedup();
     cp.condition = condition;
     cp.observed = observed;
+    crate::program::ordering_rmws::mark_ordering_rmws(&mut cp);
     Ok(cp)
 }
 
