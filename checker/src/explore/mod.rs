@@ -108,7 +108,9 @@
 //! For a PTX program both classes are judged on its instruction graph ([`crate::program::porf_cycles`]):
 //! the `cas` class needs a load-buffering cycle the model allows in some execution (not one
 //! with a `fence.sc` morally strong with every thread's on each stretch, nor one of atomics of a
-//! single location reading each other's writes), the barrier class a read that reaches, through
+//! single location reading each other's writes) that goes on from the `cas` in program order (a
+//! failing `cas` writes nothing: a cycle through it leaves it through its later events; a `cas`
+//! comparing with a register is named on any cycle), the barrier class a read that reaches, through
 //! a barrier arrival, a write it may read (program order following the branches). The lost
 //! revisit is detected while exploring.
 //!

@@ -93,7 +93,7 @@ impl<'p> Revisits<'p> {
     /// - With TruSt's revisits: every execution with a cyclic `po ∪ rf`.
     /// - With the dependency revisits: executions whose cycle goes through a barrier reached
     ///   after a branch on a read ([`barrier_after_branch`]), or through a `cas` that fails but
-    ///   would succeed in every graph the revisit could start from ([`cas_before_ordering`];
+    ///   would succeed in every graph the revisit could start from ([`Self::cas_on_cycle`];
     ///   module docs of [`super`]), and those an rmw refilled too early misses
     ///   ([`rmw_hole_possible`]).
     ///
@@ -132,7 +132,7 @@ impl<'p> Revisits<'p> {
                 "the explorer does not explore load-buffering executions whose cycle goes through a barrier that a thread reaches after a branch (or an assume) on a value it read, which the {name} model allows; use the oracle for those"
             ));
         }
-        if cas_before_ordering(prog) && self.may_have_porf_cycles() {
+        if self.cas_on_cycle() {
             out.push(format!(
                 "the explorer does not explore load-buffering executions in which a cas fails only because it reads a write that comes later on the cycle while a later access of its location (or a release, fence or barrier after it) needs that failure, nor those whose cycle goes through the register a cas compares with, which the {name} model allows; use the oracle for those"
             ));
@@ -144,7 +144,29 @@ impl<'p> Revisits<'p> {
         }
         out
     }
+
+    /// Whether the program may have the executions of the `cas` caveat ([`cas_before_ordering`]):
+    /// a `cas` comparing with a register in a program that may have a `po ∪ rf` cycle, or one
+    /// whose failure later events may need, on such a cycle that goes on from it in program
+    /// order ([`StaticGraph::cycle_possible_through`]) — as every cycle through a failing `cas`
+    /// does, for it writes nothing another thread could read. Where some event may be performed
+    /// after later events of its thread (a bulk copy, an asynchronous `tcgen05` operation), the
+    /// instruction graph's program order does not see those events after the `cas`: there, the
+    /// program's cycles at all.
+    fn cas_on_cycle(&self) -> bool {
+        let cases = cas_before_ordering(self.prog);
+        if cases.is_empty() || !self.may_have_porf_cycles() {
+            return false;
+        }
+        let Some(graph) = self.graph().filter(|_| self.prog.performed_in_order()) else { return true };
+        let mut steps = CAS_CYCLE_BUDGET;
+        cases.iter().any(|&(node, register)| register || graph.cycle_possible_through(node, &mut steps))
+    }
 }
+
+/// How many steps [`Revisits::cas_on_cycle`] may spend in [`StaticGraph::cycle_possible_through`]
+/// over all of a program's `cas`es; past it, the caveat is given.
+const CAS_CYCLE_BUDGET: u64 = crate::program::porf_cycles::SEARCH_BUDGET / 4;
 
 /// Whether the explorer explores the `po ∪ rf`-cyclic executions `kind` allows (dependency-based
 /// revisits), so that its verdicts need no caveat about them. Only for models that are
@@ -407,20 +429,24 @@ fn may_precede(code: &[crate::program::CodeLine], a: usize, b: usize) -> bool {
             .any(|(j, l)| matches!(l.op, Op::Branch { target, .. } | Op::Goto { target } if target <= b && j >= a && target <= j))
 }
 
-/// Whether some thread of `prog` has a `cas` whose expected value is a register (its read then
-/// needs the reads that value comes from, [`super::holes::dep_prefix`]), or a `cas` followed (in
-/// its code, or anywhere when it loops) by an access of the `cas`'s location, a fence, a barrier,
-/// or a release write: what can make a failing `cas` necessary to the events after it. Where it fails in an execution only because
-/// it reads a write that comes later on a load-buffering cycle, every graph a revisit could start
-/// from has it read an earlier write, and if those all hold its expected value it succeeds
-/// there, its write making those later events inconsistent: the execution is out of reach.
-fn cas_before_ordering(prog: &CompiledProgram) -> bool {
-    prog.threads.iter().any(|t| {
-        t.code.iter().enumerate().any(|(i, l)| {
-            let Op::Rmw { op: tcfuzz_litmus::AtomOp::Cas, a, b: Some(_), read, .. } = &l.op else { return false };
+/// The `cas`es of `prog` whose expected value is a register (its read then needs the reads that
+/// value comes from, [`super::holes::dep_prefix`]), and those followed (in their code, or
+/// anywhere when it loops) by an access of the `cas`'s location, a fence, a barrier, or a
+/// release write: what can make a failing `cas` necessary to the events after it. Where it
+/// fails in an execution only because it reads a write that comes later on a load-buffering
+/// cycle, every graph a revisit could start from has it read an earlier write, and if those all
+/// hold its expected value it succeeds there, its write making those later events inconsistent:
+/// the execution is out of reach. Each as its node of [`StaticGraph`] (instructions numbered
+/// thread by thread) and whether its expected value is a register.
+fn cas_before_ordering(prog: &CompiledProgram) -> Vec<(usize, bool)> {
+    let mut out = Vec::new();
+    let mut start = 0;
+    for t in &prog.threads {
+        out.extend(t.code.iter().enumerate().filter_map(|(i, l)| {
+            let Op::Rmw { op: tcfuzz_litmus::AtomOp::Cas, a, b: Some(_), read, .. } = &l.op else { return None };
             // A register expected value: the read needs what it comes from (`dep_prefix`).
             if matches!(a, crate::program::Opnd::Reg(_)) {
-                return true;
+                return Some((start + i, true));
             }
             let orders = |op: &Op| match op {
                 Op::Load { label, .. } => label.loc == read.loc,
@@ -431,9 +457,11 @@ fn cas_before_ordering(prog: &CompiledProgram) -> bool {
                 _ => true,
             };
             // In a loop the `cas` itself comes again.
-            looping(&t.code) || t.code[i + 1..].iter().any(|m| orders(&m.op))
-        })
-    })
+            (looping(&t.code) || t.code[i + 1..].iter().any(|m| orders(&m.op))).then_some((start + i, false))
+        }));
+        start += t.code.len();
+    }
+    out
 }
 
 /// Whether `code` jumps backwards (a loop).
