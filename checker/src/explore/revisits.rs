@@ -151,8 +151,8 @@ impl<'p> Revisits<'p> {
     /// order ([`StaticGraph::cycle_possible_through`]) — as every cycle through a failing `cas`
     /// does, for it writes nothing another thread could read. Where some event may be performed
     /// after later events of its thread (a bulk copy, an asynchronous `tcgen05` operation), the
-    /// instruction graph's program order does not see those events after the `cas`: there, the
-    /// program's cycles at all.
+    /// instruction graph's program order does not see those events after the `cas`: there, any
+    /// cycle of the program counts.
     fn cas_on_cycle(&self) -> bool {
         let cases = cas_before_ordering(self.prog);
         if cases.is_empty() || !self.may_have_porf_cycles() {

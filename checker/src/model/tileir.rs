@@ -120,9 +120,7 @@ impl TileIr {
         let end = ws.iter().position(|&x| x == w)?;
         Some(ws.get(after..end)?.iter().any(|&x| self.morally_strong(g, r, x) && self.morally_strong(g, x, w)))
     }
-}
 
-impl TileIr {
     /// Whether some rmw element breaks §7.6 Atomicity ([`TileIr::rmw_breaks_atomicity`]), as the
     /// full check ([`TileIr::evaluate`]) judges it.
     fn atomicity_broken(&self, g: &ExecutionGraph) -> bool {

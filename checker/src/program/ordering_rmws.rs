@@ -38,9 +38,9 @@ use tcfuzz_litmus::AtomOp;
 /// test's excuses are the PTX model's, while the second needs of the model only the possible
 /// `rf`, which the graph over-approximates for Tile IR too (any write of the location, a later
 /// one of the same thread included), and a Tile IR thread performs each event where it issues
-/// it (token order, which orders them in the model, is not in the prefix). Each test has a budget for the whole program (a program of thousands of
-/// rmws on shared slots, `indexer`, would take minutes); past it an rmw stays unmarked, as
-/// every rmw was before.
+/// it (token order, which orders them in the model, is not in the prefix). Each test has a
+/// budget for the whole program (a program of thousands of rmws on shared slots, `indexer`,
+/// would take minutes); past it an rmw stays unmarked, as every rmw was before.
 pub(crate) fn mark_ordering_rmws(prog: &mut CompiledProgram) {
     let rmw = prog.threads.iter().flat_map(|t| &t.code).any(|l| matches!(l.op, Op::Rmw { .. }));
     let tile = prog.tile.is_some();

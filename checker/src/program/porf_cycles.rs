@@ -215,7 +215,7 @@ impl StaticGraph {
             out
         });
         // Whether node `a` (a write) waits for node `b` (a read) of its thread (§7.5, §7.6).
-        let waits_for = |a: usize, b: usize| token_order.as_ref().is_some_and(|o| o[b].0 < 64 && o[a].1 & 1 << o[b].0 != 0);
+        let waits_for = |a: usize, b: usize| token_order.as_ref().is_some_and(|o| o[b].0 < 64 && o[a].1 & (1 << o[b].0) != 0);
         let tile = token_order.is_some();
         // Nodes: every instruction, thread by thread.
         let mut nodes: Vec<(usize, Accesses)> = Vec::new();
