@@ -74,6 +74,19 @@ impl Frame {
             })
     }
 
+    /// Whether every event that `mask` names (bit `i`: event `i`) of the thread whose first node
+    /// is `base` is sorted.
+    pub fn all_sorted(&self, base: usize, mut mask: u64) -> bool {
+        while mask != 0 {
+            let d = mask.trailing_zeros() as usize;
+            mask &= mask - 1;
+            if !self.sorted[base + d] {
+                return false;
+            }
+        }
+        true
+    }
+
     /// Sorts `e` (node `me`).
     pub fn sort(&mut self, e: &Event, me: usize) {
         self.sorted[me] = true;
@@ -82,6 +95,29 @@ impl Frame {
             self.unsorted_readers[w] -= 1;
         }
     }
+}
+
+/// One sweep over every unsorted event of each thread, in any order within a thread (for
+/// relations that do not follow program order): each event that `ready` accepts (asked with the
+/// frame, the event's thread and index, and the event) is sorted by `sort` (with its node).
+/// Returns how many it sorted.
+pub(crate) fn sweep_any_order(
+    frame: &mut Frame,
+    g: &ExecutionGraph,
+    ready: impl Fn(&Frame, usize, usize, &Event) -> bool,
+    sort: impl Fn(&mut Frame, &Event, usize),
+) -> usize {
+    let mut sorted = 0;
+    for (t, evs) in g.threads.iter().enumerate() {
+        for (i, e) in evs.iter().enumerate() {
+            let me = frame.offsets[t] + i;
+            if !frame.sorted[me] && ready(frame, t, i, e) {
+                sort(frame, e, me);
+                sorted += 1;
+            }
+        }
+    }
+    sorted
 }
 
 /// Runs `sweep` (which returns how many events it sorted) until none of the `left` events is

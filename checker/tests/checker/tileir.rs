@@ -22,6 +22,14 @@ fn oracle(p: &Program) -> Verdict {
     check_oracle(p, ModelKind::TileIr, &Options::default()).expect("oracle")
 }
 
+/// The explorer's verdict on `p` (duplicates counted) and the oracle's.
+fn explorer_and_oracle(p: &Program) -> (Verdict, Verdict) {
+    let opts = Options { detect_duplicates: true, ..Options::default() };
+    let e = check(p, ModelKind::TileIr, &opts).expect("the explorer checks it");
+    let o = check_oracle(p, ModelKind::TileIr, &opts).expect("the oracle checks it");
+    (e, o)
+}
+
 /// `TileIR NAME { init } P0@tlb 0, dev 0 { body0 } P1@tlb 1, dev 0 { body1 } exists ...`.
 fn two_blocks(init: &str, p0: &str, p1: &str, cond: &str) -> Program {
     program(&format!("TileIR t\n{{ {init} }}\nP0@tlb 0, dev 0 {{\n{p0}\n}}\nP1@tlb 1, dev 0 {{\n{p1}\n}}\nexists ({cond})\n"))
@@ -550,9 +558,7 @@ P0@tlb 0, dev 0 {
 exists (x == [1, 1])
 ",
     );
-    let opts = Options { detect_duplicates: true, ..Options::default() };
-    let e = check(&p, ModelKind::TileIr, &opts).expect("the explorer checks it");
-    let o = check_oracle(&p, ModelKind::TileIr, &opts).expect("the oracle checks it");
+    let (e, o) = explorer_and_oracle(&p);
     assert_eq!((e.stats.complete, e.stats.duplicates), (3, Some(0)), "{e}");
     assert_eq!((e.stats.complete, &e.states), (o.stats.complete, &o.states), "explorer:\n{e}\noracle:\n{o}");
 }
@@ -570,9 +576,7 @@ exists (x == [1, 1])
 fn tile_ir_rmw_off_every_cycle_of_needs_gets_no_rmw_hole_caveat() {
     let exact = |text: &str, caveats: usize| {
         let p = program(text);
-        let opts = Options { detect_duplicates: true, ..Options::default() };
-        let e = check(&p, ModelKind::TileIr, &opts).expect("the explorer checks it");
-        let o = check_oracle(&p, ModelKind::TileIr, &opts).expect("the oracle checks it");
+        let (e, o) = explorer_and_oracle(&p);
         assert_eq!(e.caveats.len(), caveats, "{}: {:?}", p.name, e.caveats);
         assert_eq!(e.stats.duplicates, Some(0), "{e}");
         assert_eq!((e.stats.complete, &e.states), (o.stats.complete, &o.states), "explorer:\n{e}\noracle:\n{o}");
@@ -637,11 +641,9 @@ exists (x == [1, 1])
 "
         )
     };
-    let opts = Options { detect_duplicates: true, ..Options::default() };
     for (dep, caveats) in [(", <t1>", 0), ("", 1)] {
         let p = program(&text(dep));
-        let e = check(&p, ModelKind::TileIr, &opts).expect("the explorer checks it");
-        let o = check_oracle(&p, ModelKind::TileIr, &opts).expect("the oracle checks it");
+        let (e, o) = explorer_and_oracle(&p);
         assert_eq!(e.caveats.len(), caveats, "with `{dep}`: {:?}", e.caveats);
         assert_eq!(
             (e.stats.complete, &e.states, e.stats.duplicates),
@@ -680,9 +682,7 @@ P2@tlb 0, dev 0 {
 exists (x == [1, 1])
 ",
     );
-    let opts = Options { detect_duplicates: true, ..Options::default() };
-    let e = check(&p, ModelKind::TileIr, &opts).expect("the explorer checks it");
-    let o = check_oracle(&p, ModelKind::TileIr, &opts).expect("the oracle checks it");
+    let (e, o) = explorer_and_oracle(&p);
     assert!(e.caveats.is_empty(), "{:?}", e.caveats);
     assert_eq!((e.stats.complete, e.stats.duplicates), (136, Some(0)), "{e}");
     assert_eq!((e.stats.complete, &e.states), (o.stats.complete, &o.states), "explorer:\n{e}\noracle:\n{o}");

@@ -33,8 +33,9 @@
 
 use std::cell::RefCell;
 
+use crate::exec::event::Event;
 use crate::exec::graph::{ExecutionGraph, HOLE};
-use crate::model::sweep::{Frame, until_stuck};
+use crate::model::sweep::{Frame, sweep_any_order, until_stuck};
 use crate::program::label::{Label, Proxy};
 use crate::program::{CompiledProgram, Op};
 
@@ -192,30 +193,11 @@ impl Sort {
                 left += usize::from(e.stamp != HOLE);
             }
         }
-        until_stuck(&mut left, || {
-            let mut sorted = 0;
-            for (t, evs) in g.threads.iter().enumerate() {
-                let base = frame.offsets[t];
-                for (i, e) in evs.iter().enumerate() {
-                    let me = base + i;
-                    if frame.sorted[me] {
-                        continue;
-                    }
-                    let mut on = if i >= 64 { e.deps } else { e.deps & ((1 << i) - 1) };
-                    let mut ready = e.rf.is_none_or(|w| frame.sorted[frame.node(w)]);
-                    while on != 0 && ready {
-                        let d = on.trailing_zeros() as usize;
-                        on &= on - 1;
-                        ready = frame.sorted[base + d];
-                    }
-                    if ready {
-                        frame.sorted[me] = true;
-                        sorted += 1;
-                    }
-                }
-            }
-            sorted
-        })
+        let ready = |frame: &Frame, t: usize, i: usize, e: &Event| {
+            let on = if i >= 64 { e.deps } else { e.deps & ((1 << i) - 1) };
+            e.rf.is_none_or(|w| frame.sorted[frame.node(w)]) && frame.all_sorted(frame.offsets[t], on)
+        };
+        until_stuck(&mut left, || sweep_any_order(frame, g, ready, |frame, _, me| frame.sorted[me] = true))
     }
 }
 

@@ -20,13 +20,14 @@
 
 use std::cell::RefCell;
 
-use crate::exec::graph::{ExecutionGraph, HOLE};
-use crate::model::sweep::{Frame, until_stuck};
+use crate::exec::event::Event;
+use crate::exec::graph::ExecutionGraph;
+use crate::model::sweep::{Frame, sweep_any_order, until_stuck};
 
 /// Whether `g` meets the condition of the module docs (then the Tile IR model allows it), with
 /// `waits_for` the token order of [`super::TileIr`] (per thread, per event, the earlier events it
 /// waits for; a thread without one is ordered by program order). Holes (events whose stamp is
-/// [`HOLE`]) are not part of the graph: left out.
+/// [`HOLE`](crate::exec::graph::HOLE)) are not part of the graph: left out.
 pub(super) fn quick_accept(g: &ExecutionGraph, waits_for: &[Vec<u64>]) -> bool {
     crate::model::sc::atomicity_holds(g) && FRAME.with_borrow_mut(|frame| acyclic(frame, g, waits_for))
 }
@@ -40,37 +41,17 @@ thread_local! {
 /// thread (token order does not follow program order), each sorting what is ready.
 fn acyclic(frame: &mut Frame, g: &ExecutionGraph, waits_for: &[Vec<u64>]) -> bool {
     let mut left = frame.load(g);
-    until_stuck(&mut left, || {
-        let mut sorted = 0;
-        for (t, evs) in g.threads.iter().enumerate() {
-            let base = frame.offsets[t];
-            for (i, e) in evs.iter().enumerate() {
-                let me = base + i;
-                if frame.sorted[me] {
-                    continue;
-                }
-                debug_assert!(e.stamp != HOLE, "holes are sorted when loaded");
-                // Only earlier events of the thread: token order and dependencies point forward.
-                let earlier = if i >= 64 { !0 } else { (1u64 << i) - 1 };
-                let waits = waits_for.get(t).and_then(|w| w.get(i)).map_or(earlier, |&m| m & earlier);
-                let mut on = waits | (e.deps & earlier);
-                if e.label.rmw_write && i > 0 {
-                    on |= 1u64.checked_shl(i as u32 - 1).unwrap_or(0);
-                }
-                let mut ready = true;
-                while on != 0 && ready {
-                    let d = on.trailing_zeros() as usize;
-                    on &= on - 1;
-                    ready = frame.sorted[base + d];
-                }
-                if ready && frame.communication_ready(e, me) {
-                    frame.sort(e, me);
-                    sorted += 1;
-                }
-            }
+    let ready = |frame: &Frame, t: usize, i: usize, e: &Event| {
+        // Only earlier events of the thread: token order and dependencies point forward.
+        let earlier = if i >= 64 { !0 } else { (1u64 << i) - 1 };
+        let waits = waits_for.get(t).and_then(|w| w.get(i)).map_or(earlier, |&m| m & earlier);
+        let mut on = waits | (e.deps & earlier);
+        if e.label.rmw_write && i > 0 {
+            on |= 1u64.checked_shl(i as u32 - 1).unwrap_or(0);
         }
-        sorted
-    })
+        frame.all_sorted(frame.offsets[t], on) && frame.communication_ready(e, frame.offsets[t] + i)
+    };
+    until_stuck(&mut left, || sweep_any_order(frame, g, ready, |frame, e, me| frame.sort(e, me)))
 }
 
 #[cfg(test)]
