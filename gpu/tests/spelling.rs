@@ -55,17 +55,24 @@ fn fences_and_proxy_fences() {
     }
 }
 
+/// Never `.aligned`: each litmus thread's barrier is an instruction of its own branch, and an
+/// aligned barrier executed at different instructions is undefined (synccheck flagged it).
 #[test]
-fn cta_barriers_count_the_warps_that_meet_them() {
+fn cta_barriers_count_the_warps_that_meet_them_and_are_not_aligned() {
     // Symmetric barriers: the litmus threads of the CTA executing the same operands, a warp each.
     let ptx = kernel(
         "PTX t\n{ x = 0; }\n P0@cta 0,gpu 0 | P1@cta 0,gpu 0 | P2@cta 0,gpu 0 ;\n bar.sync 1 | bar.sync 1 | st.relaxed.gpu x, 1 ;\nexists (true)\n",
     );
-    has(&ptx, "barrier.sync.aligned 1, 64;");
+    has(&ptx, "barrier.sync 1, 64;");
     // Object barriers: a count that is a multiple of 32 counts warps already.
     let ptx = kernel("PTX t\n{ x = 0; }\n P0@cta 0,gpu 0 | P1@cta 0,gpu 0 ;\n bar.arrive 2, 64 | bar.sync 2, 64 ;\nexists (true)\n");
-    has(&ptx, "barrier.arrive.aligned 2, 64;");
-    has(&ptx, "barrier.sync.aligned 2, 64;");
+    has(&ptx, "barrier.arrive 2, 64;");
+    has(&ptx, "barrier.sync 2, 64;");
+    let ptx = kernel(
+        "PTX t\n{ x = 0; }\n P0@cta 0,gpu 0 | P1@cta 0,gpu 0 ;\n barrier.cta.sync.aligned 3 | barrier.cta.sync.aligned 3 ;\nexists (true)\n",
+    );
+    has(&ptx, "barrier.sync 3, 64;");
+    assert!(!ptx.contains("barrier.sync.aligned"), "{ptx}");
 }
 
 #[test]

@@ -405,7 +405,7 @@ fn barrier(k: &mut KernelWriter, t: usize, b: &Barrier, span: Span) -> Result<()
     let plan = k.plan;
     let me = &plan.threads[t];
     match b {
-        Barrier::Sync { form, operands } | Barrier::Arrive { form, operands } => {
+        Barrier::Sync { operands, .. } | Barrier::Arrive { operands, .. } => {
             if operands.len() == 3 {
                 return Err(EmitError::unsupported(span, "Dat3M's quorum barrier `bar.cta.sync a, b, c` has no PTX equivalent"));
             }
@@ -442,8 +442,12 @@ fn barrier(k: &mut KernelWriter, t: usize, b: &Barrier, span: Span) -> Result<()
                 return Err(EmitError::unsupported(span, format!("barrier id {id}: ids 0..14 are the program's (15 is the harness's)")));
             }
             let verb = if arrive { "arrive" } else { "sync" };
-            let aligned = if form.long && !form.aligned { "" } else { ".aligned" };
-            k.line(format!("barrier.{verb}{aligned} {id}, {count};"));
+            // Never `.aligned` (which `bar.sync` is short for): it promises that every thread of
+            // the CTA executes the same barrier instruction, else the behaviour is undefined (PTX
+            // ISA, `barrier{.cta}`), and each litmus thread's barrier is an instruction of its
+            // own branch here. compute-sanitizer's synccheck reported every aligned one as
+            // "Divergent thread(s) in block" on an H200.
+            k.line(format!("barrier.{verb} {id}, {count};"));
         }
         Barrier::ClusterArrive { sem, aligned } => {
             cluster_barrier_check(k, span)?;
