@@ -1267,6 +1267,28 @@ mod gpu {
         assert!(v["device"].is_null() && v["reason"].as_str().is_some_and(|r| r.starts_with("no GPU: ")), "{v}");
     }
 
+    /// A `--stress-config` that cannot be used stops the run before any GPU is looked for:
+    /// exit 1 with the file and the wrong name, or exit 2 beside `--stress`.
+    #[test]
+    fn gpu_run_names_what_is_wrong_with_a_stress_config() {
+        let dir = TempDir::new("gpu-stress-config");
+        dir.write("mp.litmus", MP);
+        dir.write("typo.json", r#"{"barrier_pct": 0, "permut": true}"#);
+        let out = tcfuzz(&["gpu", "run", "mp.litmus", "--stress-config", "typo.json"], dir.path());
+        assert_eq!(code(&out), 1, "{}", stderr(&out));
+        assert!(
+            stderr(&out).starts_with("tcfuzz gpu run: --stress-config typo.json: not a JSON object of harness parameters: unknown field `permut`, expected one of"),
+            "{}",
+            stderr(&out)
+        );
+        let out = tcfuzz(&["gpu", "run", "mp.litmus", "--stress-config", "missing.json"], dir.path());
+        assert_eq!(code(&out), 1, "{}", stderr(&out));
+        assert!(stderr(&out).starts_with("tcfuzz gpu run: cannot read --stress-config missing.json: "), "{}", stderr(&out));
+        dir.write("ok.json", r#"{"barrier_pct": 0}"#);
+        let out = tcfuzz(&["gpu", "run", "mp.litmus", "--stress-config", "ok.json", "--stress", "on"], dir.path());
+        assert_eq!(code(&out), 2, "{}", stderr(&out));
+    }
+
     #[test]
     fn gpu_run_refuses_a_program_the_model_says_may_hang() {
         let dir = TempDir::new("gpu-hang");

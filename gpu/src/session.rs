@@ -18,7 +18,7 @@ use tcfuzz_litmus::{Instr, Program, Prop, Quantifier, StmtKind, Term, ThreadKind
 
 use crate::run::compare::{Comparison, compare};
 use crate::run::tile::{LoadedTile, TileKernel};
-use crate::run::{Device, Histogram, Loaded, Rng, RunError, StressParams};
+use crate::run::{Device, Histogram, Loaded, Rng, RunError, StressOverrides, StressParams};
 use crate::{EmitError, Kernel, Target, Toolchain, emit_ptx, tileir};
 
 /// What the model says about a program, as far as a GPU run needs it.
@@ -44,8 +44,7 @@ impl Model {
 }
 
 /// How a run stresses the GPU.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
-#[serde(rename_all = "lowercase")]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum StressMode {
     /// Instances side by side, nothing else running.
     Off,
@@ -55,6 +54,9 @@ pub enum StressMode {
     /// GPUHarbor's tuning: the stress defaults and random configurations, each for a slice of
     /// the launches; the one with the highest rate of the condition's outcome runs the rest.
     Tune,
+    /// The stress defaults with some parameters replaced (an experiment, or a tuned
+    /// configuration run again).
+    Fixed(StressOverrides),
 }
 
 /// A program ready to run: its kernel, and the model's verdict.
@@ -225,9 +227,30 @@ impl<'a> Session<'a> {
     }
 
     /// Whether runs go through the whole stress harness (a Tile IR kernel, NVIDIA's code, gets
-    /// its stressing blocks and shuffled roles only: `run::tile`).
+    /// the parts `run::tile` lists).
     pub fn full_stress(&self) -> bool {
         matches!(self.loaded, LoadedKernel::Ptx(_))
+    }
+
+    /// The stress defaults: GPUHarbor's, with half of `max` groups testing and the other half
+    /// stressing. A Tile IR kernel's defaults leave out the spin barrier, the pre-stress and the
+    /// permuted, spaced locations: on an H200 (`gpu run --stress-config`, 2,000 launches, two
+    /// seeds) each of them lowered the weak outcomes per second of Tile IR LB and SB (LB: 96 k/s
+    /// without them; 52–75 k/s with the barrier, 52–57 k/s with the locations, 0.85 k/s with the
+    /// pre-stress, 11 k/s with all three), so they are left to tuning and `--stress-config`.
+    fn stressed(&self, max: u32) -> StressParams {
+        let testing = (max / 2).max(1);
+        let defaults = StressParams::stressed(testing, max.saturating_sub(testing));
+        match self.loaded {
+            LoadedKernel::Ptx(_) => defaults,
+            LoadedKernel::Tile(_) => defaults.with(&StressOverrides {
+                barrier_pct: Some(0),
+                pre_stress: Some(0),
+                permute: Some(false),
+                mem_stride: Some(1),
+                ..StressOverrides::default()
+            }),
+        }
     }
 
     fn run(&self, params: &StressParams, launches: u64, rng: &mut Rng, until: Option<Instant>) -> Result<Histogram, RunError> {
@@ -267,7 +290,11 @@ impl<'a> Session<'a> {
                 Ok(Observation { histogram: self.run(&params, launches, rng, until)?, params })
             }
             StressMode::On => {
-                let params = stressed(max);
+                let params = self.stressed(max);
+                Ok(Observation { histogram: self.run(&params, launches, rng, until)?, params })
+            }
+            StressMode::Fixed(overrides) => {
+                let params = self.stressed(max).with(&overrides);
                 Ok(Observation { histogram: self.run(&params, launches, rng, until)?, params })
             }
             StressMode::Tune => {
@@ -280,7 +307,7 @@ impl<'a> Session<'a> {
                     // settles on a configuration much worse than `On` (in one H200 run, SB showed
                     // its weak outcome ten times as often under them as under tuning from eight
                     // random configurations).
-                    let params = if k == 0 { stressed(max) } else { StressParams::random(rng, max) };
+                    let params = if k == 0 { self.stressed(max) } else { StressParams::random(rng, max) };
                     let h = self.run(&params, slice, rng, until)?;
                     let score = target_count(&self.prepared.program, &h) as f64 / h.seconds.max(1e-9);
                     tracing::debug!(score, ?params, "tuning");
@@ -309,12 +336,6 @@ impl<'a> Session<'a> {
         }
         Ok(again)
     }
-}
-
-/// GPUHarbor's stress defaults with half of `max` groups testing, the other half stressing.
-fn stressed(max: u32) -> StressParams {
-    let testing = (max / 2).max(1);
-    StressParams::stressed(testing, max.saturating_sub(testing))
 }
 
 /// The GPU histogram beside the model's allowed states.

@@ -65,7 +65,7 @@ fn tile_ir_message_passing_compiled_by_tileiras_shows_only_allowed_states() {
         match mode {
             StressMode::Off => assert_eq!(observation.params.stress_groups, 0),
             StressMode::On => assert!(observation.params.stress_groups > 0, "{:?}", observation.params),
-            StressMode::Tune => {}
+            StressMode::Tune | StressMode::Fixed(_) => {}
         }
         println!("{mode:?}: {} instances: {:?}", h.instances, h.states);
         let judgement = session::judge(&prepared.model, h);

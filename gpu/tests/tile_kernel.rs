@@ -82,10 +82,11 @@ fn generated_tileir_programs_compile_to_one_kernel() {
     assert!(compiled >= 15, "only {compiled} of 24 compiled");
 }
 
-/// The stressing tile blocks' accesses survive NVIDIA's lowering: every one of the
-/// `STRESS_ACCESSES` relaxed stores and loads of a scratch line is in the PTX `tileiras` hands to
-/// `ptxas` (a compiler that merged them would leave the stress with nothing to do), and the role
-/// is read from `ctl` before anything else.
+/// The harness survives NVIDIA's lowering: the stressing tile blocks' and the testing blocks'
+/// pre-stress accesses (both times `STRESS_ACCESSES` relaxed stores and loads of a scratch line:
+/// a compiler that merged them would leave the stress with nothing to do), and the spin barrier
+/// (its arrival and, in a loop, its reads; a first version's loop of plain loads was dropped,
+/// and the thread's accesses were moved before it).
 #[test]
 fn the_stressing_blocks_accesses_reach_the_compiled_code() {
     use tcfuzz_gpu::tileir::{self, STRESS_ACCESSES};
@@ -97,5 +98,12 @@ fn the_stressing_blocks_accesses_reach_the_compiled_code() {
     // SB's own accesses are relaxed at device scope too: two stores and two loads.
     let count = |op: &str| compiled.ptx.lines().filter(|l| l.trim_start().starts_with(op)).count();
     let (stores, loads) = (count("st.relaxed.gpu"), count("ld.relaxed.gpu"));
-    assert!(stores >= STRESS_ACCESSES / 2 + 2 && loads >= STRESS_ACCESSES / 2 + 2, "{stores} stores, {loads} loads:\n{}", compiled.ptx);
+    assert!(stores >= STRESS_ACCESSES + 2 && loads >= STRESS_ACCESSES + 2, "{stores} stores, {loads} loads:\n{}", compiled.ptx);
+    // In `tileiras` 13.5's layout: the pre-stress, the barrier (arrival, then reads), the
+    // threads, the stressing blocks. Only the pre-stress's accesses come before the barrier.
+    let lines: Vec<&str> = compiled.ptx.lines().map(str::trim).collect();
+    let atomic = |operand: &str| lines.iter().position(|l| l.starts_with("atom.global.add.u32") && l.ends_with(&format!("], {operand};")));
+    let (arrive, read) = (atomic("1").expect("the barrier's arrival"), atomic("0").expect("the barrier's read"));
+    let before = lines[..arrive].iter().filter(|l| l.starts_with("ld.relaxed.gpu") || l.starts_with("st.relaxed.gpu")).count();
+    assert!(arrive < read && before == STRESS_ACCESSES, "{before} accesses before the spin barrier:\n{}", compiled.ptx);
 }

@@ -25,7 +25,7 @@ use thiserror::Error;
 
 use crate::layout::{STATUS_ASSUME_FAILED, STATUS_DONE, STATUS_LOOP_CAP};
 use crate::{ENTRY, Kernel, Target};
-pub use stress::{Rng, Spread, StressParams};
+pub use stress::{Rng, Spread, StressOverrides, StressParams};
 
 #[derive(Debug, Error)]
 pub enum RunError {

@@ -48,7 +48,7 @@ impl Rng {
 }
 
 /// How instances' locations are laid out in the memory buffer.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Spread {
     /// Location `l` of every instance together: `l`'s slots form one region (`(l·N + π(i))·stride`).
@@ -152,6 +152,32 @@ impl StressParams {
         self.instances + self.stress_groups
     }
 
+    /// These parameters with the fields `overrides` names replaced.
+    pub fn with(mut self, overrides: &StressOverrides) -> StressParams {
+        let o = overrides;
+        let fields = [
+            (&mut self.instances, o.instances),
+            (&mut self.stress_groups, o.stress_groups),
+            (&mut self.shuffle_pct, o.shuffle_pct),
+            (&mut self.barrier_pct, o.barrier_pct),
+            (&mut self.mem_stride, o.mem_stride),
+            (&mut self.stress_iters, o.stress_iters),
+            (&mut self.stress_pattern, o.stress_pattern),
+            (&mut self.stress_lines, o.stress_lines),
+            (&mut self.stress_line_words, o.stress_line_words),
+            (&mut self.pre_stress, o.pre_stress),
+            (&mut self.loop_cap, o.loop_cap),
+        ];
+        for (field, value) in fields {
+            if let Some(v) = value {
+                *field = v;
+            }
+        }
+        self.spread = o.spread.unwrap_or(self.spread);
+        self.permute = o.permute.unwrap_or(self.permute);
+        self
+    }
+
     /// Words of the stress buffer the configuration can touch.
     pub fn stress_words(&self) -> usize {
         (self.stress_lines.max(1) as usize) * (self.stress_line_words.max(1) as usize)
@@ -161,6 +187,27 @@ impl StressParams {
     pub fn slots(&self, layout: &Layout) -> usize {
         self.instances as usize * layout.globals.len().max(1) * self.mem_stride.max(1) as usize
     }
+}
+
+/// Some of [`StressParams`]' fields, by the same names (`tcfuzz gpu run --stress-config FILE`
+/// reads them from JSON; an unknown name is an error): a fixed configuration is the stress
+/// defaults with these replaced ([`StressParams::with`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct StressOverrides {
+    pub instances: Option<u32>,
+    pub stress_groups: Option<u32>,
+    pub shuffle_pct: Option<u32>,
+    pub barrier_pct: Option<u32>,
+    pub mem_stride: Option<u32>,
+    pub spread: Option<Spread>,
+    pub permute: Option<bool>,
+    pub stress_iters: Option<u32>,
+    pub stress_pattern: Option<u32>,
+    pub stress_lines: Option<u32>,
+    pub stress_line_words: Option<u32>,
+    pub pre_stress: Option<u32>,
+    pub loop_cap: Option<u32>,
 }
 
 /// The host's buffers for one launch.
@@ -223,4 +270,20 @@ pub fn launch_data(layout: &Layout, p: &StressParams, rng: &mut Rng) -> LaunchDa
         }
     }
     LaunchData { ctl, mem, slots }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn overrides_replace_exactly_the_fields_they_name() {
+        let base = StressParams::stressed(100, 20);
+        assert_eq!(format!("{:?}", base.clone().with(&StressOverrides::default())), format!("{base:?}"));
+        let o =
+            StressOverrides { barrier_pct: Some(0), permute: Some(false), spread: Some(Spread::ByInstance), ..StressOverrides::default() };
+        let p = base.clone().with(&o);
+        let expected = StressParams { barrier_pct: 0, permute: false, spread: Spread::ByInstance, ..base };
+        assert_eq!(format!("{p:?}"), format!("{expected:?}"));
+    }
 }

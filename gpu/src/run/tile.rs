@@ -2,13 +2,22 @@
 //! [`crate::tileir::Runnable`] kernel, many instances per launch.
 //!
 //! Every tile block of a launch is resident at once (the grid is sized from the occupancy
-//! calculator), so an instance's tile blocks start together. Each block reads its role from the
-//! control table `ctl`: a thread of an instance, or a stressing block. The kernel is NVIDIA's
-//! code, so of the harness ([`StressParams`]) a Tile IR run honours what the host decides alone:
-//! `instances`, `stress_groups` (each of T stressing tile blocks, T the program's threads, so
-//! that groups count as they do for PTX), `shuffle_pct` (the roles of a launch shuffled over the
-//! blocks) and `stress_lines` (scratch lines the stressing blocks share). There is no spin
-//! barrier, pre-stress or location permutation, and a Tile IR program has no loops to bound.
+//! calculator), so an instance's tile blocks start together, and a spin barrier over all testing
+//! blocks completes. Each block reads its entry of the control table `ctl`: a thread of an
+//! instance or a stressing block, whether to pre-stress, and where its instance's locations are.
+//! The kernel is NVIDIA's code, so of the harness ([`StressParams`]) a Tile IR run honours:
+//! `instances`; `stress_groups` (each of T stressing tile blocks, T the program's threads, so
+//! that groups count as they do for PTX); `shuffle_pct` (the roles of a launch shuffled over the
+//! blocks); `barrier_pct` (the testing blocks meet a spin barrier, reading its counter at most
+//! `loop_cap` times); `stress_lines` (scratch lines the stressing blocks share); `pre_stress`
+//! (non-zero: each testing block first stresses a random line, [`STRESS_ACCESSES`] accesses
+//! whatever the count); `permute` (per location, a fresh permutation of instances over slots
+//! each launch); and `mem_stride` (slots between two instances' copies, in units of the kernel's
+//! stride). Not `spread` (each location has a buffer of its own), nor `stress_iters`,
+//! `stress_pattern` and `stress_line_words` (the stressing body is fixed). The `on` defaults of a
+//! Tile IR run leave the spin barrier, the pre-stress and the permuted locations out (they
+//! lowered its weak rates: `Session`'s defaults); tuning and `--stress-config` use them. A Tile
+//! IR program has no loops to bound.
 
 use std::sync::atomic::Ordering;
 use std::time::Instant;
@@ -16,7 +25,9 @@ use std::time::Instant;
 use cudarc::driver::{CudaFunction, LaunchConfig, PushKernelArg};
 
 use super::{Device, Held, Histogram, Rng, RunError, StressParams, driver};
-use crate::tileir::{RUN_ENTRY, STRESS_LINE_WORDS, STRESS_ROLE};
+#[cfg(doc)]
+use crate::tileir::STRESS_ACCESSES;
+use crate::tileir::{CTL_HEADER, RUN_ENTRY, STRESS_LINE_WORDS, STRESS_ROLE, ctl_words};
 
 /// A compiled Tile IR kernel and what the host needs to run it.
 #[derive(Clone, Debug)]
@@ -105,31 +116,38 @@ impl LoadedTile<'_> {
         let stressing = params.stress_groups.min(self.max_groups - n as u32) as usize * t;
         let lines = params.stress_lines.max(1) as usize;
         let blocks = n * t + stressing;
+        let spacing = params.mem_stride.max(1) as usize;
         let stream = &self.device.stream;
+        // Every slot an instance may get (`i × spacing`, i < n) holds the initial values.
         let init: Vec<Vec<i32>> = k
             .locations
             .iter()
             .map(|(_, v)| {
-                let mut all = vec![0i32; n * k.stride];
+                let mut all = vec![0i32; n * spacing * k.stride];
                 for i in 0..n {
                     for (e, x) in v.iter().enumerate() {
-                        all[i * k.stride + e] = *x as i32;
+                        all[i * spacing * k.stride + e] = *x as i32;
                     }
                 }
                 all
             })
             .collect();
         let mut mems = Vec::with_capacity(init.len());
-        for _ in &init {
-            mems.push(stream.alloc_zeros::<i32>(n * k.stride).map(|m| self.device.hold(m)).map_err(driver("allocate memory"))?);
+        for v in &init {
+            mems.push(stream.alloc_zeros::<i32>(v.len()).map(|m| self.device.hold(m)).map_err(driver("allocate memory"))?);
         }
         let mut out = stream.alloc_zeros::<i32>(n * t * k.out_words).map(|m| self.device.hold(m)).map_err(driver("allocate the output"))?;
-        let mut ctl = stream.alloc_zeros::<u32>(blocks).map(|m| self.device.hold(m)).map_err(driver("allocate the control table"))?;
+        let words = ctl_words(k.locations.len());
+        let mut ctl = stream
+            .alloc_zeros::<u32>(CTL_HEADER + blocks * words)
+            .map(|m| self.device.hold(m))
+            .map_err(driver("allocate the control table"))?;
         let scratch = stream
             .alloc_zeros::<i32>(lines * STRESS_LINE_WORDS)
             .map(|m| self.device.hold(m))
             .map_err(driver("allocate the stress buffer"))?;
         let mut host_out = vec![0i32; n * t * k.out_words];
+        let mut host_ctl = vec![0u32; CTL_HEADER + blocks * words];
         let mut host_mems: Vec<Vec<i32>> = init.iter().map(|v| vec![0; v.len()]).collect();
         let mut h = Histogram { names: k.names(), ..Histogram::default() };
         let cfg = LaunchConfig { grid_dim: (blocks as u32, 1, 1), block_dim: (k.block_threads, 1, 1), shared_mem_bytes: 0 };
@@ -142,18 +160,27 @@ impl LoadedTile<'_> {
                 stream.memcpy_htod(v, &mut **m).map_err(driver("copy the initial memory"))?;
             }
             stream.memset_zeros(&mut *out).map_err(driver("clear the output"))?;
-            let roles = roles(n * t, stressing, lines, params.shuffle_pct, rng);
-            stream.memcpy_htod(&roles, &mut *ctl).map_err(driver("copy the control table"))?;
+            let control = Control::new(n, t, k.locations.len(), stressing, params, rng);
+            stream.memcpy_htod(&control.table, &mut *ctl).map_err(driver("copy the control table"))?;
             let mut launch = stream.launch_builder(&self.function);
             for m in &mems {
                 launch.arg(&**m);
             }
             launch.arg(&*out).arg(&*ctl).arg(&*scratch);
             // SAFETY: the entry's parameters are one global pointer per tile location, then `out`,
-            // `ctl` and `scratch` (`tileir::Runnable`), sized here for `n` instances, one role per
-            // block and `lines` scratch lines.
+            // `ctl` and `scratch` (`tileir::Runnable`), sized here for `n` instances at slots
+            // below `n × spacing`, one control entry per block and `lines` scratch lines.
             unsafe { launch.launch(cfg) }.map_err(driver("launch"))?;
             self.device.wait()?;
+            if control.table[1] > 0 {
+                // Each testing block left the number of its barrier reads in its entry's word 1.
+                stream.memcpy_dtoh(&*ctl, &mut host_ctl).map_err(driver("copy the control table back"))?;
+                let cap = control.table[2];
+                let gave_up = host_ctl[CTL_HEADER..].chunks_exact(words).filter(|e| e[0] < STRESS_ROLE && e[1] >= cap).count();
+                if gave_up > 0 {
+                    tracing::warn!(gave_up, cap, "the spin barrier gave up in {gave_up} tile blocks after {cap} reads");
+                }
+            }
             stream.memcpy_dtoh(&*out, &mut host_out).map_err(driver("copy the output back"))?;
             for (m, host) in mems.iter().zip(host_mems.iter_mut()) {
                 stream.memcpy_dtoh(&**m, host).map_err(driver("copy the memory back"))?;
@@ -165,8 +192,9 @@ impl LoadedTile<'_> {
                     let words: usize = regs.iter().map(|(_, m)| m).sum();
                     state.extend(host_out[at..at + words].iter().map(|&v| i64::from(v)));
                 }
-                for ((_, v), host) in k.locations.iter().zip(&host_mems) {
-                    state.extend(host[i * k.stride..i * k.stride + v.len()].iter().map(|&x| i64::from(x)));
+                for (((_, v), host), slots) in k.locations.iter().zip(&host_mems).zip(&control.slots) {
+                    let at = slots[i] as usize * k.stride;
+                    state.extend(host[at..at + v.len()].iter().map(|&x| i64::from(x)));
                 }
                 *h.states.entry(state).or_default() += 1;
             }
@@ -175,6 +203,55 @@ impl LoadedTile<'_> {
         }
         h.seconds = start.elapsed().as_secs_f64();
         Ok(h)
+    }
+}
+
+/// One launch's control table ([`crate::tileir::Runnable`]) and where it puts each instance.
+struct Control {
+    /// [`CTL_HEADER`] words (the spin barrier's counter, zero; its target, the testing blocks
+    /// with probability `barrier_pct`, else zero; its cap, `loop_cap`), then per tile block
+    /// [`ctl_words`] words: role, pre-stress (`0`, or `1 +` a scratch line), then its instance's
+    /// slot of each location (zero for a stressing block).
+    table: Vec<u32>,
+    /// Per location, per instance: its slot, in units of the kernel's stride.
+    slots: Vec<Vec<u32>>,
+}
+
+impl Control {
+    /// `n` instances of `t` threads over `locations` tile locations, `stressing` stressing
+    /// blocks; the choices `params` leaves open drawn from `rng`.
+    fn new(n: usize, t: usize, locations: usize, stressing: usize, params: &StressParams, rng: &mut Rng) -> Control {
+        let lines = params.stress_lines.max(1);
+        let spacing = params.mem_stride.max(1);
+        let slots: Vec<Vec<u32>> = (0..locations)
+            .map(|_| {
+                let mut order: Vec<u32> = (0..n as u32).collect();
+                if params.permute {
+                    rng.shuffle(&mut order);
+                }
+                order.into_iter().map(|s| s * spacing).collect()
+            })
+            .collect();
+        let roles = roles(n * t, stressing, lines as usize, params.shuffle_pct, rng);
+        let words = ctl_words(locations);
+        let mut table = vec![0u32; CTL_HEADER + roles.len() * words];
+        if rng.percent(params.barrier_pct) {
+            table[1] = (n * t) as u32;
+            table[2] = params.loop_cap.max(1);
+        }
+        for (entry, &role) in table[CTL_HEADER..].chunks_exact_mut(words).zip(&roles) {
+            entry[0] = role;
+            if role < STRESS_ROLE {
+                if params.pre_stress > 0 {
+                    entry[1] = 1 + rng.range(0, lines - 1);
+                }
+                let instance = role as usize / t;
+                for (slot, of_location) in entry[2..].iter_mut().zip(&slots) {
+                    *slot = of_location[instance];
+                }
+            }
+        }
+        Control { table, slots }
     }
 }
 
@@ -204,6 +281,48 @@ mod tests {
         assert_eq!(tests, [0, 1, 2, 3, 4, 5]);
         assert_eq!(r.iter().filter(|&&x| (STRESS_ROLE..STRESS_ROLE + 3).contains(&x)).count(), 4);
         assert_ne!(&r[..6], &[0, 1, 2, 3, 4, 5], "shuffled (seed 7)");
+    }
+
+    /// Every instance's threads read one slot per location; each location's slots are a
+    /// permutation of the instances (scaled by `mem_stride`), the identity without `permute`;
+    /// pre-stress lines only on testing blocks and only with `pre_stress`.
+    #[test]
+    fn the_control_table_gives_each_instance_one_slot_per_location() {
+        let (n, t, locations) = (5, 2, 3);
+        let mut rng = Rng::new(11);
+        let mut params = StressParams::plain(n as u32);
+        let plain = Control::new(n, t, locations, 0, &params, &mut rng);
+        assert_eq!(plain.slots, vec![vec![0, 1, 2, 3, 4]; 3]);
+        assert_eq!(&plain.table[..CTL_HEADER], &[0, 0, 0, 0], "no spin barrier");
+        assert_eq!(&plain.table[CTL_HEADER..CTL_HEADER + ctl_words(locations) * 3], &[0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 2, 0, 1, 1, 1]);
+
+        params = StressParams::stressed(n as u32, 2);
+        params.stress_lines = 4;
+        let c = Control::new(n, t, locations, 2 * t, &params, &mut rng);
+        let words = ctl_words(locations);
+        assert_eq!(c.table.len(), CTL_HEADER + (n * t + 2 * t) * words);
+        assert_eq!(&c.table[..CTL_HEADER], &[0, (n * t) as u32, 1 << 20, 0], "a spin barrier of every testing block");
+        for of_location in &c.slots {
+            let mut sorted = of_location.clone();
+            sorted.sort_unstable();
+            assert_eq!(sorted, [0, 4, 8, 12, 16], "a permutation of the instances, mem_stride 4 apart");
+        }
+        assert_ne!(c.slots[0], c.slots[1], "locations are permuted independently (seed 11)");
+        let mut roles = Vec::new();
+        for entry in c.table[CTL_HEADER..].chunks_exact(words) {
+            if entry[0] < STRESS_ROLE {
+                let instance = entry[0] as usize / t;
+                roles.push(entry[0]);
+                assert!((1..=4).contains(&entry[1]), "pre-stress line {} of 4", entry[1]);
+                let expected: Vec<u32> = c.slots.iter().map(|s| s[instance]).collect();
+                assert_eq!(&entry[2..], &expected[..]);
+            } else {
+                assert!(entry[0] < STRESS_ROLE + 4);
+                assert_eq!(&entry[1..], &[0, 0, 0, 0]);
+            }
+        }
+        roles.sort_unstable();
+        assert_eq!(roles, (0..(n * t) as u32).collect::<Vec<_>>());
     }
 
     #[test]

@@ -8,7 +8,7 @@ pub mod lift;
 mod module;
 
 pub use compile::Compiled;
-pub use module::{Entry, Module, RUN_ENTRY, Runnable, STRESS_ACCESSES, STRESS_LINE_WORDS, STRESS_ROLE};
+pub use module::{CTL_HEADER, Entry, Module, RUN_ENTRY, Runnable, STRESS_ACCESSES, STRESS_LINE_WORDS, STRESS_ROLE, ctl_words};
 
 use thiserror::Error;
 

@@ -62,6 +62,8 @@ fn scope(s: TileScope) -> i64 {
     }
 }
 
+const RMW_ADD: i64 = 3;
+
 /// `atomic_rmw_tko` modes as `tileiras` 13.5 lowers them (read off its PTX: 0 and, 1 or, 2 xor,
 /// 3 add, 5 max.s32, 6 min.s32, 9 exch; 4 is the float add).
 fn mode(op: AtomOp, span: Span) -> Result<i64, EmitError> {
@@ -69,7 +71,7 @@ fn mode(op: AtomOp, span: Span) -> Result<i64, EmitError> {
         AtomOp::And => 0,
         AtomOp::Or => 1,
         AtomOp::Xor => 2,
-        AtomOp::Add => 3,
+        AtomOp::Add => RMW_ADD,
         AtomOp::Max => 5,
         AtomOp::Min => 6,
         AtomOp::Exch => 9,
@@ -104,6 +106,10 @@ struct Builder<'a> {
     tokens: BTreeMap<String, IrValue>,
     /// Register → (value, its element count).
     regs: BTreeMap<String, (IrValue, usize)>,
+    /// A token every memory operation of a thread waits for besides its own (the runnable
+    /// kernel's spin barrier: without it the compiler may move the thread's accesses before the
+    /// barrier, Tile IR spec §7.12.1); `None` in the per-thread module.
+    after: Option<IrValue>,
 }
 
 impl Builder<'_> {
@@ -146,16 +152,103 @@ impl Builder<'_> {
             .result(Type::Tile(TileType { shape: vec![], element_type: TileElementType::Scalar(ScalarType::I1) })))[0]
     }
 
-    /// A stressing tile block's body: [`STRESS_ACCESSES`] relaxed device-scope loads and stores,
-    /// alternating, of scratch line `role - first_stress`, each store writing back what the load
-    /// before it read.
-    fn stress(&mut self, role: IrValue, first_stress: IrValue, scratch: IrValue) {
+    fn add(&mut self, a: IrValue, b: IrValue) -> IrValue {
         let scalar = Type::Tile(TileType { shape: vec![], element_type: TileElementType::Scalar(ScalarType::I32) });
-        let line = self.op(OpBuilder::new(Opcode::SubI, Loc::Unknown)
-            .operand(role)
-            .operand(first_stress)
-            .attr("overflow", Attribute::i32(0))
-            .result(scalar))[0];
+        self.op(OpBuilder::new(Opcode::AddI, Loc::Unknown).operand(a).operand(b).attr("overflow", Attribute::i32(0)).result(scalar))[0]
+    }
+
+    /// `if cond { then } else {}`, `then` built by `body` in the region's block.
+    fn when(&mut self, cond: IrValue, body: impl FnOnce(&mut Self)) {
+        let outer = self.block;
+        let (then, then_block, _) = build_single_block_region(&mut self.m, &[]);
+        self.block = then_block;
+        body(self);
+        if !matches!(self.m.block(self.block).ops.last().map(|&o| self.m.op(o).opcode), Some(Opcode::Break)) {
+            self.op(OpBuilder::new(Opcode::Yield, Loc::Unknown));
+        }
+        let (otherwise, else_block, _) = build_single_block_region(&mut self.m, &[]);
+        self.block = else_block;
+        self.op(OpBuilder::new(Opcode::Yield, Loc::Unknown));
+        self.block = outer;
+        self.op(OpBuilder::new(Opcode::If, Loc::Unknown).operand(cond).region(then).region(otherwise));
+    }
+
+    /// The harness's spin barrier (GPUHarbor's `barrierPct`): the tile block adds one to the
+    /// counter at `counter` (relaxed, device scope), then reads it until it reaches `target` or
+    /// it has read `cap` times, in a `loop` carrying the number of reads (Tile IR spec §8
+    /// control flow: `break` leaves it, `continue` starts the next iteration). Returns the last
+    /// read's token and the number of reads: the thread's accesses wait for the token, and the
+    /// count is stored for the host, so that the compiler can neither move the accesses before
+    /// the loop nor drop the loop.
+    fn spin_barrier(&mut self, counter: IrValue, target: IrValue, cap: IrValue) -> (IrValue, IrValue) {
+        let scalar = Type::Tile(TileType { shape: vec![], element_type: TileElementType::Scalar(ScalarType::I32) });
+        let relaxed_device = |b: OpBuilder| {
+            b.attr("memory_ordering_semantics", Attribute::i32(ordering(TileOrdering::Relaxed)))
+                .attr("memory_scope", Attribute::i32(scope(TileScope::Device)))
+        };
+        let one = self.scalar_i32(1);
+        let zero = self.scalar_i32(0);
+        let arrive =
+            OpBuilder::new(Opcode::AtomicRMW, Loc::Unknown).operand(counter).operand(one).result(scalar.clone()).result(Type::Token);
+        let arrived =
+            self.op(relaxed_device(arrive).attr("mode", Attribute::i32(RMW_ADD)).attr("operandSegmentSizes", segments(&[1, 1, 0, 0])));
+        let outer = self.block;
+        let (body, body_block, carried) = build_single_block_region(&mut self.m, &[scalar.clone(), Type::Token]);
+        self.block = body_block;
+        let (reads, token) = (carried[0], carried[1]);
+        // The counter is read by adding zero: `tileiras` issues an atomic from one thread and
+        // hands the value to the whole tile block, so every thread leaves the loop together (its
+        // plain loads are per thread, and threads that read different values would part at the
+        // tile block's internal `bar.sync`).
+        let read = OpBuilder::new(Opcode::AtomicRMW, Loc::Unknown)
+            .operand(counter)
+            .operand(zero)
+            .operand(token)
+            .result(scalar.clone())
+            .result(Type::Token);
+        let seen = self.op(relaxed_device(read).attr("mode", Attribute::i32(RMW_ADD)).attr("operandSegmentSizes", segments(&[1, 1, 0, 1])));
+        let next = self.add(reads, one);
+        let reached = self.compare_unsigned(seen[0], GREATER_EQUAL, target);
+        let capped = self.compare_unsigned(next, GREATER_EQUAL, cap);
+        let done = self.op(OpBuilder::new(Opcode::OrI, Loc::Unknown)
+            .operand(reached)
+            .operand(capped)
+            .result(Type::Tile(TileType { shape: vec![], element_type: TileElementType::Scalar(ScalarType::I1) })))[0];
+        self.when(done, |b| {
+            b.op(OpBuilder::new(Opcode::Break, Loc::Unknown).operand(next).operand(seen[1]));
+        });
+        self.op(OpBuilder::new(Opcode::Continue, Loc::Unknown).operand(next).operand(seen[1]));
+        self.block = outer;
+        let out = self.op(OpBuilder::new(Opcode::Loop, Loc::Unknown)
+            .operand(zero)
+            .operand(arrived[1])
+            .region(body)
+            .result(scalar)
+            .result(Type::Token));
+        (out[1], out[0])
+    }
+
+    fn sub(&mut self, a: IrValue, b: IrValue) -> IrValue {
+        let scalar = Type::Tile(TileType { shape: vec![], element_type: TileElementType::Scalar(ScalarType::I32) });
+        self.op(OpBuilder::new(Opcode::SubI, Loc::Unknown).operand(a).operand(b).attr("overflow", Attribute::i32(0)).result(scalar))[0]
+    }
+
+    /// A plain (weak) load of the `i32` at `ptr + at`: the control table's entries.
+    fn load_word(&mut self, ptr: IrValue, at: IrValue) -> IrValue {
+        let scalar = Type::Tile(TileType { shape: vec![], element_type: TileElementType::Scalar(ScalarType::I32) });
+        let p = self.op(OpBuilder::new(Opcode::Offset, Loc::Unknown).operand(ptr).operand(at).result(ptr_tile(None)))[0];
+        self.op(OpBuilder::new(Opcode::LoadPtrTko, Loc::Unknown)
+            .operand(p)
+            .result(scalar)
+            .result(Type::Token)
+            .attr("memory_ordering_semantics", Attribute::i32(0))
+            .attr("operandSegmentSizes", segments(&[1, 0, 0, 0])))[0]
+    }
+
+    /// [`STRESS_ACCESSES`] relaxed device-scope loads and stores, alternating, of scratch line
+    /// `line`, each store writing back what the load before it read: a stressing tile block's
+    /// body, and a testing one's pre-stress.
+    fn stress(&mut self, line: IrValue, scratch: IrValue) {
         let words = self.scalar_i32(STRESS_LINE_WORDS as i64);
         let start = self.mul(line, words);
         let base = self.op(OpBuilder::new(Opcode::Offset, Loc::Unknown).operand(scratch).operand(start).result(ptr_tile(None)))[0];
@@ -212,7 +305,7 @@ impl Builder<'_> {
 
     /// The token an access depends on: none, one, or several joined.
     fn deps(&mut self, deps: &[Token], span: Span) -> Result<Option<IrValue>, EmitError> {
-        let mut vals = Vec::new();
+        let mut vals: Vec<IrValue> = self.after.into_iter().collect();
         for d in deps {
             match self.tokens.get(d) {
                 Some(v) => vals.push(*v),
@@ -441,7 +534,7 @@ pub fn module(p: &Program) -> Result<Module, EmitError> {
     for (k, t) in p.threads.iter().enumerate() {
         let param_types: Vec<Type> = (0..=locations.len()).map(|_| ptr_tile(None)).collect();
         let (region, block, params) = build_single_block_region(&mut ir, &param_types);
-        let mut b = Builder { m: ir, block, params, locations: &locations, tokens: BTreeMap::new(), regs: BTreeMap::new() };
+        let mut b = Builder { m: ir, block, params, locations: &locations, tokens: BTreeMap::new(), regs: BTreeMap::new(), after: None };
         let order = b.thread(t)?;
         let out = *b.params.last().expect("[tcfuzz internal bug] entries have an out parameter");
         let registers = b.store_registers(out, &order);
@@ -462,12 +555,16 @@ const RUN_STRIDE_MIN: usize = 32;
 
 /// A Tile IR program as one kernel that runs many test instances side by side (`tcfuzz gpu
 /// run`). Entry [`RUN_ENTRY`], with the parameters of [`module`]'s entries (one pointer per tile
-/// location, then `out`) and two more, `ctl` and `scratch`. Tile block `b` reads its *role*
-/// `ctl[b]`:
+/// location, then `out`) and two more, `ctl` and `scratch`. Tile block `b` reads its entry of the
+/// control table, [`ctl_words`] words from `ctl + b × ctl_words`: its *role*, a pre-stress word
+/// and one slot per location.
 /// - a role `r` below [`STRESS_ROLE`] runs thread `r mod T` of instance `r div T` (T threads),
 ///   each thread's body in an `if` on its index (Tile IR spec §8 control flow), as [`module`]
-///   emits it. Instance `i`'s copy of a location starts `i × stride` elements after its
-///   parameter; role `r` stores its registers at `out + r × out_words`;
+///   emits it. Its copy of location `l` starts `slot_l × stride` elements after `l`'s parameter
+///   (the host gives every thread of an instance the same slots, and may permute instances over
+///   slots per location: GPUHarbor's location permutation); role `r` stores its registers at
+///   `out + r × out_words`. A pre-stress word `1 + l` makes it first stress scratch line `l` as a
+///   stressing block does (GPUHarbor's pre-stress), `0` not;
 /// - a role `STRESS_ROLE + l` stresses memory (the harness's stressing CTAs, GPUHarbor's memory
 ///   stress): [`STRESS_ACCESSES`] relaxed device-scope loads and stores, alternating and chained
 ///   by tokens, of line `l` of `scratch` ([`STRESS_LINE_WORDS`] words), each store writing back
@@ -487,6 +584,7 @@ pub struct Runnable {
 /// `cmpi` predicates (Tile IR bytecode, as `cutile-ir` numbers them).
 const EQUAL: i64 = 0;
 const LESS_THAN: i64 = 2;
+const GREATER_EQUAL: i64 = 5;
 
 /// The first role of a stressing tile block (`ctl` entries from here on name a scratch line).
 pub const STRESS_ROLE: u32 = 1 << 24;
@@ -494,6 +592,17 @@ pub const STRESS_ROLE: u32 = 1 << 24;
 pub const STRESS_LINE_WORDS: usize = 16;
 /// Stores and loads, together, of one stressing tile block.
 pub const STRESS_ACCESSES: usize = 64;
+
+/// Words of one tile block's entry in the control table of a program with `locations` tile
+/// locations: role, pre-stress, then one slot per location ([`Runnable`]).
+pub fn ctl_words(locations: usize) -> usize {
+    2 + locations
+}
+
+/// Words before the control table's first entry: the spin barrier's counter, its target (`0`:
+/// no barrier this launch) and its cap on reads, and one unused word. A testing block that met
+/// the barrier leaves the number of its reads in its entry's word 1.
+pub const CTL_HEADER: usize = 4;
 
 /// Builds the [`Runnable`] kernel of a Tile IR program.
 pub fn runnable(p: &Program) -> Result<Runnable, EmitError> {
@@ -507,36 +616,70 @@ pub fn runnable(p: &Program) -> Result<Runnable, EmitError> {
     // Locations, then `out`, `ctl` and `scratch`.
     let param_types: Vec<Type> = (0..locations.len() + 3).map(|_| ptr_tile(None)).collect();
     let (region, block, params) = build_single_block_region(&mut ir, &param_types);
-    let mut b = Builder { m: ir, block, params: params.clone(), locations: &locations, tokens: BTreeMap::new(), regs: BTreeMap::new() };
+    let mut b = Builder {
+        m: ir,
+        block,
+        params: params.clone(),
+        locations: &locations,
+        tokens: BTreeMap::new(),
+        regs: BTreeMap::new(),
+        after: None,
+    };
     let scalar = || Type::Tile(TileType { shape: vec![], element_type: TileElementType::Scalar(ScalarType::I32) });
     let ids = b.op(OpBuilder::new(Opcode::GetTileBlockId, Loc::Unknown).result(scalar()).result(scalar()).result(scalar()));
     let block_id = ids[0];
     let (out_param, ctl, scratch) = (params[locations.len()], params[locations.len() + 1], params[locations.len() + 2]);
-    let ctl_at = b.op(OpBuilder::new(Opcode::Offset, Loc::Unknown).operand(ctl).operand(block_id).result(ptr_tile(None)))[0];
-    let role = b.op(OpBuilder::new(Opcode::LoadPtrTko, Loc::Unknown)
-        .operand(ctl_at)
-        .result(scalar())
-        .result(Type::Token)
-        .attr("memory_ordering_semantics", Attribute::i32(0))
-        .attr("operandSegmentSizes", segments(&[1, 0, 0, 0])))[0];
+    let entry_words = b.scalar_i32(ctl_words(locations.len()) as i64);
+    let header = b.scalar_i32(CTL_HEADER as i64);
+    let entry_at = b.mul(block_id, entry_words);
+    let entry_at = b.add(entry_at, header);
+    let ctl_at = b.op(OpBuilder::new(Opcode::Offset, Loc::Unknown).operand(ctl).operand(entry_at).result(ptr_tile(None)))[0];
+    let zero = b.scalar_i32(0);
+    let role = b.load_word(ctl_at, zero);
     let first_stress = b.scalar_i32(i64::from(STRESS_ROLE));
     let testing = b.compare_unsigned(role, LESS_THAN, first_stress);
     let kernel_block = b.block;
     let (test_region, test_block, _) = build_single_block_region(&mut b.m, &[]);
     b.block = test_block;
     let t = b.scalar_i32(threads as i64);
-    // Unsigned (signedness 0); the division rounds toward zero (rounding 1).
+    // Unsigned (signedness 0).
     let k =
         b.op(OpBuilder::new(Opcode::RemI, Loc::Unknown).operand(role).operand(t).attr("signedness", Attribute::i32(0)).result(scalar()))[0];
-    let instance = b.op(OpBuilder::new(Opcode::DivI, Loc::Unknown)
-        .operand(role)
-        .operand(t)
-        .attr("signedness", Attribute::i32(0))
-        .attr("rounding", Attribute::i32(1))
-        .result(scalar()))[0];
+    // Pre-stress: `if pre != 0 { stress(line pre - 1) }` (unsigned `0 < pre`); then the spin
+    // barrier, `if target != 0`.
+    let one = b.scalar_i32(1);
+    let pre = b.load_word(ctl_at, one);
+    let pre_on = b.compare_unsigned(zero, LESS_THAN, pre);
+    b.when(pre_on, |b| {
+        let line = b.sub(pre, one);
+        b.stress(line, scratch);
+    });
+    let target = b.load_word(ctl, one);
+    let barrier_on = b.compare_unsigned(zero, LESS_THAN, target);
+    // `if target != 0 { spin; store the reads in the entry's word 1 } `, yielding the barrier's
+    // token (a fresh one without a barrier) for the thread's accesses to wait for.
+    let test_block = b.block;
+    let (then, then_block, _) = build_single_block_region(&mut b.m, &[]);
+    b.block = then_block;
+    let two = b.scalar_i32(2);
+    let cap = b.load_word(ctl, two);
+    let (after, reads) = b.spin_barrier(ctl, target, cap);
+    let reads_at = b.op(OpBuilder::new(Opcode::Offset, Loc::Unknown).operand(ctl_at).operand(one).result(ptr_tile(None)))[0];
+    let st = OpBuilder::new(Opcode::StorePtrTko, Loc::Unknown).operand(reads_at).operand(reads).operand(after).result(Type::Token);
+    let after = b.op(st.attr("memory_ordering_semantics", Attribute::i32(0)).attr("operandSegmentSizes", segments(&[1, 1, 0, 1])))[0];
+    b.op(OpBuilder::new(Opcode::Yield, Loc::Unknown).operand(after));
+    let (otherwise, else_block, _) = build_single_block_region(&mut b.m, &[]);
+    b.block = else_block;
+    let fresh = b.op(OpBuilder::new(Opcode::MakeToken, Loc::Unknown).result(Type::Token))[0];
+    b.op(OpBuilder::new(Opcode::Yield, Loc::Unknown).operand(fresh));
+    b.block = test_block;
+    b.after =
+        Some(b.op(OpBuilder::new(Opcode::If, Loc::Unknown).operand(barrier_on).region(then).region(otherwise).result(Type::Token))[0]);
     let stride_c = b.scalar_i32(stride as i64);
-    let shift = b.mul(instance, stride_c);
     for (l, &base) in params.iter().take(locations.len()).enumerate() {
+        let at = b.scalar_i32(2 + l as i64);
+        let slot = b.load_word(ctl_at, at);
+        let shift = b.mul(slot, stride_c);
         b.params[l] = b.op(OpBuilder::new(Opcode::Offset, Loc::Unknown).operand(base).operand(shift).result(ptr_tile(None)))[0];
     }
     let words = b.scalar_i32(out_words as i64);
@@ -564,7 +707,8 @@ pub fn runnable(p: &Program) -> Result<Runnable, EmitError> {
     b.op(OpBuilder::new(Opcode::Yield, Loc::Unknown));
     let (stress_region, stress_block, _) = build_single_block_region(&mut b.m, &[]);
     b.block = stress_block;
-    b.stress(role, first_stress, scratch);
+    let line = b.sub(role, first_stress);
+    b.stress(line, scratch);
     b.op(OpBuilder::new(Opcode::Yield, Loc::Unknown));
     b.block = kernel_block;
     b.op(OpBuilder::new(Opcode::If, Loc::Unknown).operand(testing).region(test_region).region(stress_region));

@@ -36,7 +36,8 @@ const SHAPES: &[(&str, &str)] = &[
 ///
 /// The Tile IR rows (MP, SB and LB without tokens, and MP with tokens as the control) run as
 /// NVIDIA's `tileiras` compiles them, stressed with what the host decides for that kernel
-/// (stressing tile blocks, shuffled roles). Without `tileiras` they are skipped with the reason.
+/// (stressing tile blocks, shuffled roles, spin barrier, pre-stress, permuted locations). Without
+/// `tileiras` they are skipped with the reason.
 ///
 /// Exit codes: 0 done; 6 no GPU here; 7 some shape showed a state the model forbids.
 #[derive(Debug, clap::Args)]
@@ -85,7 +86,7 @@ pub fn run(args: &Args, quiet: bool) -> anyhow::Result<ExitCode> {
             Err(PrepareError::Internal(m) | PrepareError::Unsupported(m)) => anyhow::bail!("[tcfuzz internal bug] bench shape {m}"),
         };
         let session = Session::new(&device, &prepared)?;
-        for mode in [StressMode::Off, StressMode::On, StressMode::Tune] {
+        for (mode, mode_name) in [(StressMode::Off, "off"), (StressMode::On, "on"), (StressMode::Tune, "tune")] {
             let mut rng = Rng::new(args.seed);
             let observation = session.execute(mode, args.iterations, &mut rng)?;
             let (h, params) = (&observation.histogram, &observation.params);
@@ -98,16 +99,12 @@ pub fn run(args: &Args, quiet: bool) -> anyhow::Result<ExitCode> {
             if args.json {
                 println!(
                     "{}",
-                    json!({"shape": shape, "stress": mode, "params": params, "launches": h.launches, "instances": h.instances,
+                    json!({"shape": shape, "stress": mode_name, "params": params, "launches": h.launches, "instances": h.instances,
                            "seconds": h.seconds, "instances_per_s": per_s, "weak": weak, "weak_per_s": weak_s,
                            "forbidden": forbidden, "unfinished": h.unfinished, "device": device.info.name})
                 );
             } else {
-                println!(
-                    "{shape:<22} {:>6} {:>10} {per_s:>12.0} {weak:>10} {weak_s:>10.1} {forbidden:>9}",
-                    format!("{mode:?}").to_lowercase(),
-                    h.instances
-                );
+                println!("{shape:<22} {:>6} {:>10} {per_s:>12.0} {weak:>10} {weak_s:>10.1} {forbidden:>9}", mode_name, h.instances);
             }
             if !quiet {
                 tracing::info!(shape, ?mode, unfinished = h.unfinished, "row done");

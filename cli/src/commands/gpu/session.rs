@@ -4,11 +4,11 @@
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use anyhow::bail;
+use anyhow::{Context, bail};
 use serde_json::json;
 use tcfuzz_checker::{ModelKind, Options};
 use tcfuzz_gpu::run::compare::Comparison;
-use tcfuzz_gpu::run::{Device, Rng, RunError};
+use tcfuzz_gpu::run::{Device, Rng, RunError, StressOverrides};
 use tcfuzz_gpu::session::{self, PrepareError, Prepared, Session, is_target, judge, target_count};
 use tcfuzz_litmus::Program;
 use tcfuzz_worker::oracles::gpu::model_of;
@@ -44,9 +44,10 @@ impl From<StressArg> for session::StressMode {
 /// A Tile IR program runs as NVIDIA's `tileiras` compiles it (for sm_90; `tileiras` must be
 /// installed): one kernel, tile block b running thread b mod T of instance b div T, every
 /// instance's final state compared with the Tile IR model's. That kernel is NVIDIA's code, so of
-/// the stress harness it gets only what the host decides: stressing tile blocks (relaxed loads
-/// and stores of scratch lines) and the roles of a launch's blocks shuffled; no spin barrier, no
-/// pre-stress, no location permutation.
+/// the stress harness it gets what the host and a straight-line kernel can do: stressing tile
+/// blocks (relaxed loads and stores of scratch lines), the roles of a launch's blocks shuffled,
+/// a spin barrier of the testing blocks, their pre-stress, and locations permuted over instances
+/// and spaced; not the stress patterns and line sizes.
 ///
 /// Prints the histogram beside the model's allowed set, the rate of the condition's outcome (the
 /// weak behaviour the test looks for) per second, and any state the model forbids. A forbidden
@@ -77,6 +78,12 @@ pub struct RunArgs {
     #[arg(long, value_enum, default_value_t = StressArg::Tune)]
     pub stress: StressArg,
 
+    /// Run one fixed configuration: a JSON object of the harness's parameters to change from the
+    /// `on` defaults, by their names in the JSON output's `stress` (e.g. `{"barrier_pct": 0,
+    /// "permute": false}`); an unknown name is an error. Replaces --stress.
+    #[arg(long, value_name = "FILE", conflicts_with = "stress")]
+    pub stress_config: Option<PathBuf>,
+
     /// Seed of every harness choice (layouts, shuffles, tuned parameters).
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
@@ -90,8 +97,8 @@ pub struct RunArgs {
     pub max_states: usize,
 
     /// One JSON object: file, name, device, target (`sm_90a`, `sm_100a`, `tileir sm_90`), stress
-    /// (the parameters used; a Tile IR kernel honours instances, stress_groups, shuffle_pct and
-    /// stress_lines only), mode, launches,
+    /// (the parameters used; a Tile IR kernel does not honour spread, stress_iters,
+    /// stress_pattern and stress_line_words), mode (off, on, tune or config), launches,
     /// instances, seconds, instances_per_s, names, states [{state, gpu, model}] (model: executions
     /// ending in the state, null if forbidden), condition {text, seen, per_s}, forbidden [{state,
     /// gpu, confirmed}] (outside the model's set; discrepancies unless racy), racy, unfinished,
@@ -123,13 +130,23 @@ enum FileOutcome {
 }
 
 pub fn run(args: &RunArgs, quiet: bool) -> anyhow::Result<ExitCode> {
+    let mode = match &args.stress_config {
+        Some(path) => match stress_config(path) {
+            Ok(overrides) => session::StressMode::Fixed(overrides),
+            Err(e) => {
+                eprintln!("tcfuzz gpu run: {e:#}");
+                return Ok(ExitCode::from(exit::INPUT_ERRORS));
+            }
+        },
+        None => args.stress.into(),
+    };
     // Opened at the first program that can run: a program the harness refuses needs no GPU.
     let mut device: Option<Device> = None;
     let (mut total, mut failed, mut unsupported, mut forbidden, mut wrong_arch) = (0, 0, 0, 0, 0);
     for input in crate::inputs::expand(&args.paths, quiet) {
         total += 1;
         let outcome = match input {
-            crate::inputs::Input::File(path) => match run_file(&path, args, &mut device, quiet) {
+            crate::inputs::Input::File(path) => match run_file(&path, args, mode, &mut device, quiet) {
                 Ok(o) => o,
                 Err(e) if matches!(e.downcast_ref::<RunError>(), Some(RunError::WrongArch { .. })) => {
                     eprintln!("{}: {e}", path.display());
@@ -185,7 +202,19 @@ pub fn run(args: &RunArgs, quiet: bool) -> anyhow::Result<ExitCode> {
     })
 }
 
-fn run_file(path: &std::path::Path, args: &RunArgs, device: &mut Option<Device>, quiet: bool) -> anyhow::Result<FileOutcome> {
+/// The `--stress-config` file: a JSON object of [`StressOverrides`].
+fn stress_config(path: &std::path::Path) -> anyhow::Result<StressOverrides> {
+    let text = std::fs::read_to_string(path).with_context(|| format!("cannot read --stress-config {}", path.display()))?;
+    serde_json::from_str(&text).with_context(|| format!("--stress-config {}: not a JSON object of harness parameters", path.display()))
+}
+
+fn run_file(
+    path: &std::path::Path,
+    args: &RunArgs,
+    mode: session::StressMode,
+    device: &mut Option<Device>,
+    quiet: bool,
+) -> anyhow::Result<FileOutcome> {
     let name = path.display().to_string();
     let Some(program) = crate::inputs::load(path) else {
         return Ok(FileOutcome::Failed);
@@ -209,7 +238,8 @@ fn run_file(path: &std::path::Path, args: &RunArgs, device: &mut Option<Device>,
     let mut rng = Rng::new(args.seed);
     let progress =
         (!quiet && !args.json).then(|| crate::outputs::spinner(&format!("{name}: {} launches on {}", args.iterations, device.info.name)));
-    let observation = session.execute(args.stress.into(), args.iterations, &mut rng)?;
+    let observation = session.execute(mode, args.iterations, &mut rng)?;
+    let mode_name = if args.stress_config.is_some() { "config".to_string() } else { format!("{:?}", args.stress).to_lowercase() };
     let (h, params) = (&observation.histogram, &observation.params);
     let judgement = judge(&prepared.model, h);
     let cmp = &judgement.comparison;
@@ -239,7 +269,7 @@ fn run_file(path: &std::path::Path, args: &RunArgs, device: &mut Option<Device>,
             .collect();
         let line = json!({
             "file": name, "name": prepared.program.name, "device": device.info, "target": prepared.target(),
-            "stress": params, "mode": args.stress, "launches": h.launches, "instances": h.instances, "seconds": h.seconds,
+            "stress": params, "mode": mode_name, "launches": h.launches, "instances": h.instances, "seconds": h.seconds,
             "instances_per_s": h.instances as f64 / h.seconds.max(1e-9), "names": cmp.names, "states": states,
             "condition": {"text": cond, "seen": seen, "per_s": seen as f64 / h.seconds.max(1e-9)},
             "forbidden": forb, "racy": racy, "unfinished": h.unfinished, "assume_failed": h.assume_failed, "allowed_unseen": cmp.allowed_unseen(),
@@ -247,9 +277,11 @@ fn run_file(path: &std::path::Path, args: &RunArgs, device: &mut Option<Device>,
         println!("{line}");
     } else {
         let stress = if session.full_stress() {
-            format!("stress {:?}", args.stress)
+            format!("stress {mode_name}")
         } else {
-            format!("stress {:?} (NVIDIA's Tile IR kernel: stressing blocks and shuffled roles only)", args.stress)
+            format!(
+                "stress {mode_name} (NVIDIA's Tile IR kernel: stressing blocks, shuffled roles, spin barrier, pre-stress, permuted locations)"
+            )
         };
         println!(
             "{name}: {} on {} ({}), {stress}: {} launches, {} instances in {:.2} s ({:.0} instances/s)",
