@@ -959,6 +959,25 @@ mod selftest {
         assert!(agree >= 270, "most programs are small enough for the oracle: {}", stderr(&out));
     }
 
+    /// `--caveats-out` writes the programs the explorer agrees on only within its caveat, with
+    /// both counts (proxy seed 7000160: 2,592 of 4,320), and nothing for an exact one.
+    #[test]
+    fn caveats_out_writes_the_programs_that_miss_executions_within_a_caveat() {
+        let dir = TempDir::new("selftest-caveats");
+        let args = ["selftest", "--programs", "1", "--family", "proxy", "--model", "ptx", "--caveats-out", "caveats"];
+        let out = tcfuzz(&[&args[..], &["--seed", "7000160"]].concat(), dir.path());
+        assert_eq!(code(&out), 0, "{}", stderr(&out));
+        let text = std::fs::read_to_string(dir.path().join("caveats/caveat-proxy-7000160.litmus")).expect("the program is written");
+        assert!(
+            text.starts_with("// tcfuzz selftest: the explorer misses executions its caveat names on this program (family proxy, seed 7000160)\n// ptx: the explorer finds 2592 complete executions, the unrestricted oracle 4320\n"),
+            "{text}"
+        );
+        assert!(tcfuzz_litmus::parse(&text).is_ok(), "{text}");
+        let out = tcfuzz(&[&args[..], &["--seed", "1"]].concat(), dir.path());
+        assert_eq!(code(&out), 0, "{}", stderr(&out));
+        assert_eq!(std::fs::read_dir(dir.path().join("caveats")).expect("dir").count(), 1, "seed 1 is explored exactly");
+    }
+
     #[test]
     fn thirty_programs_agree() {
         let dir = TempDir::new("selftest");

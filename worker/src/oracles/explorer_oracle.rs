@@ -28,8 +28,11 @@ pub enum Comparison {
     AgreeUnrestricted,
     /// The explorer's verdict carries a caveat and misses executions, all of them what the caveat
     /// allows: every final state, race and misuse it reports is the unrestricted oracle's (states
-    /// with at most its count), and no execution is a duplicate.
-    WithinCaveat,
+    /// with at most its count), and no execution is a duplicate. With both complete counts.
+    WithinCaveat {
+        explorer: u64,
+        oracle: u64,
+    },
     /// The oracle cannot judge the program (too large, or an instruction it does not model).
     Skipped(String),
     Disagree(Disagreement),
@@ -189,7 +192,7 @@ pub fn compare_verdict(prog: &CompiledProgram, model: ModelKind, settings: &Sett
         return Comparison::Agree;
     }
     if coverage == Coverage::All && !explorer.caveats.is_empty() && within(explorer, &oracle) {
-        return Comparison::WithinCaveat;
+        return Comparison::WithinCaveat { explorer: explorer.stats.complete, oracle: oracle.stats.complete };
     }
     if coverage != Coverage::All
         && let Ok(Ok(all)) = run_oracle(prog, model, settings, Coverage::All)
@@ -200,7 +203,7 @@ pub fn compare_verdict(prog: &CompiledProgram, model: ModelKind, settings: &Sett
         // (`selftest` seed 20046006, family tileir: 132 executions of the unrestricted oracle's
         // 136, where the restricted one finds 82, was a disagreement.)
         if within(explorer, &all) {
-            return Comparison::WithinCaveat;
+            return Comparison::WithinCaveat { explorer: explorer.stats.complete, oracle: all.stats.complete };
         }
         diffs.push(format!(
             "the unrestricted oracle finds {} complete and {} blocked executions: the explorer matches neither",
@@ -451,7 +454,7 @@ mod tests {
         let restricted = run_oracle(&prog, ModelKind::TileIr, &settings, Coverage::PorfAcyclic).expect("no panic").expect("oracle");
         let all = run_oracle(&prog, ModelKind::TileIr, &settings, Coverage::All).expect("no panic").expect("oracle");
         assert_eq!((v.stats.complete, restricted.stats.complete, all.stats.complete), (20, 12, 28));
-        assert_eq!(compare_verdict(&prog, ModelKind::TileIr, &settings, &v), Comparison::WithinCaveat);
+        assert_eq!(compare_verdict(&prog, ModelKind::TileIr, &settings, &v), Comparison::WithinCaveat { explorer: 20, oracle: 28 });
     }
 
     #[test]

@@ -24,7 +24,10 @@ impl ProgramReport {
     pub fn outcome(&self) -> Outcome {
         if self.checks.iter().any(|(_, c)| matches!(c, Comparison::Disagree(_))) {
             Outcome::Disagree
-        } else if self.checks.iter().any(|(_, c)| matches!(c, Comparison::Agree | Comparison::AgreeUnrestricted | Comparison::WithinCaveat))
+        } else if self
+            .checks
+            .iter()
+            .any(|(_, c)| matches!(c, Comparison::Agree | Comparison::AgreeUnrestricted | Comparison::WithinCaveat { .. }))
         {
             Outcome::Agree
         } else {

@@ -102,6 +102,13 @@ pub struct Args {
     #[arg(long, value_name = "DIR")]
     pub out: Option<PathBuf>,
 
+    /// Write each program on which the explorer agrees only within its caveat (it misses
+    /// executions the caveat names) to DIR/caveat-FAMILY-SEED.litmus, with `//` lines giving
+    /// both execution counts per model (DIR is created if missing): the programs to study for
+    /// closing a caveat.
+    #[arg(long, value_name = "DIR")]
+    pub caveats_out: Option<PathBuf>,
+
     /// Print one JSON object per disagreement and a summary object instead of text (schema below,
     /// in --help).
     #[arg(long)]
@@ -149,6 +156,9 @@ pub fn run(args: &Args, quiet: bool) -> Result<ExitCode> {
     if let Some(dir) = &args.out {
         outputs::ensure_dir(dir, "--out")?;
     }
+    if let Some(dir) = &args.caveats_out {
+        outputs::ensure_dir(dir, "--caveats-out")?;
+    }
     let jobs = args.jobs.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get() as u64)).min(args.programs.max(1));
     let families: Vec<&'static str> = plans.iter().map(|p| p.family.name()).collect();
     tracing::info!(programs = args.programs, seed, jobs, families = ?families, "selftest");
@@ -169,6 +179,9 @@ pub fn run(args: &Args, quiet: bool) -> Result<ExitCode> {
         }
         summary.add(r);
         report::disagreements(r, args.out.as_deref(), args.json, &mut stdout)?;
+        if let Some(dir) = &args.caveats_out {
+            report::within_caveat(r, dir)?;
+        }
     }
     tracing::info!(seconds, models = ?summary.models, "selftest done");
     if args.json || !quiet {

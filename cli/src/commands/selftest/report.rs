@@ -54,7 +54,7 @@ impl Summary {
                     counts.agree += 1;
                     counts.agree_unrestricted += 1;
                 }
-                Comparison::WithinCaveat => {
+                Comparison::WithinCaveat { .. } => {
                     counts.agree += 1;
                     counts.within_caveat += 1;
                 }
@@ -146,6 +146,38 @@ pub fn disagreements(r: &ProgramReport, out_dir: Option<&Path>, json: bool, out:
         writeln!(out, "  written to {}", f.display())?;
     }
     Ok(())
+}
+
+/// Writes `r`'s program into `dir` as `caveat-<family>-<seed>.litmus` if under some model the
+/// explorer missed executions its caveat names (`selftest --caveats-out`): the programs to
+/// study for closing a caveat. Returns the path written, if any.
+pub fn within_caveat(r: &ProgramReport, dir: &Path) -> anyhow::Result<Option<PathBuf>> {
+    let missed: Vec<(ModelKind, u64, u64)> = r
+        .checks
+        .iter()
+        .filter_map(|(m, c)| match c {
+            Comparison::WithinCaveat { explorer, oracle } => Some((*m, *explorer, *oracle)),
+            _ => None,
+        })
+        .collect();
+    if missed.is_empty() {
+        return Ok(None);
+    }
+    let path = dir.join(format!("caveat-{}-{}.litmus", r.family, r.seed));
+    let mut program = r.program.clone();
+    let mut header = vec![format!(
+        " tcfuzz selftest: the explorer misses executions its caveat names on this program (family {}, seed {})",
+        r.family, r.seed
+    )];
+    for (model, explorer, oracle) in &missed {
+        header.push(format!(" {}: the explorer finds {explorer} complete executions, the unrestricted oracle {oracle}", model.name()));
+    }
+    let models: Vec<String> = missed.iter().map(|(m, _, _)| format!(" --model {}", m.name())).collect();
+    header.push(format!(" regenerate: tcfuzz selftest --programs 1 --seed {} --family {}{}", r.seed, r.family, models.concat()));
+    header.push(" re-check: tcfuzz check --model M FILE (its caveats), and with --oracle".to_string());
+    program.comments = header.into_iter().map(tcfuzz_litmus::Comment::header).collect();
+    std::fs::write(&path, tcfuzz_litmus::print(&program)).with_context(|| format!("cannot write {}", path.display()))?;
+    Ok(Some(path))
 }
 
 /// Prints the summary: its line, or with `json` its object.
