@@ -158,11 +158,11 @@ impl Builder<'_> {
     }
 
     /// `if cond { then } else {}`, `then` built by `body` in the region's block.
-    fn when(&mut self, cond: IrValue, body: impl FnOnce(&mut Self)) {
+    fn when(&mut self, cond: IrValue, body: impl FnOnce(&mut Self) -> Result<(), EmitError>) -> Result<(), EmitError> {
         let outer = self.block;
         let (then, then_block, _) = build_single_block_region(&mut self.m, &[]);
         self.block = then_block;
-        body(self);
+        body(self)?;
         if !matches!(self.m.block(self.block).ops.last().map(|&o| self.m.op(o).opcode), Some(Opcode::Break)) {
             self.op(OpBuilder::new(Opcode::Yield, Loc::Unknown));
         }
@@ -171,6 +171,7 @@ impl Builder<'_> {
         self.op(OpBuilder::new(Opcode::Yield, Loc::Unknown));
         self.block = outer;
         self.op(OpBuilder::new(Opcode::If, Loc::Unknown).operand(cond).region(then).region(otherwise));
+        Ok(())
     }
 
     /// The harness's spin barrier (GPUHarbor's `barrierPct`): the tile block adds one to the
@@ -180,7 +181,7 @@ impl Builder<'_> {
     /// read's token and the number of reads: the thread's accesses wait for the token, and the
     /// count is stored for the host, so that the compiler can neither move the accesses before
     /// the loop nor drop the loop.
-    fn spin_barrier(&mut self, counter: IrValue, target: IrValue, cap: IrValue) -> (IrValue, IrValue) {
+    fn spin_barrier(&mut self, counter: IrValue, target: IrValue, cap: IrValue) -> Result<(IrValue, IrValue), EmitError> {
         let scalar = Type::Tile(TileType { shape: vec![], element_type: TileElementType::Scalar(ScalarType::I32) });
         let relaxed_device = |b: OpBuilder| {
             b.attr("memory_ordering_semantics", Attribute::i32(ordering(TileOrdering::Relaxed)))
@@ -216,7 +217,8 @@ impl Builder<'_> {
             .result(Type::Tile(TileType { shape: vec![], element_type: TileElementType::Scalar(ScalarType::I1) })))[0];
         self.when(done, |b| {
             b.op(OpBuilder::new(Opcode::Break, Loc::Unknown).operand(next).operand(seen[1]));
-        });
+            Ok(())
+        })?;
         self.op(OpBuilder::new(Opcode::Continue, Loc::Unknown).operand(next).operand(seen[1]));
         self.block = outer;
         let out = self.op(OpBuilder::new(Opcode::Loop, Loc::Unknown)
@@ -225,7 +227,7 @@ impl Builder<'_> {
             .region(body)
             .result(scalar)
             .result(Type::Token));
-        (out[1], out[0])
+        Ok((out[1], out[0]))
     }
 
     fn sub(&mut self, a: IrValue, b: IrValue) -> IrValue {
@@ -653,7 +655,8 @@ pub fn runnable(p: &Program) -> Result<Runnable, EmitError> {
     b.when(pre_on, |b| {
         let line = b.sub(pre, one);
         b.stress(line, scratch);
-    });
+        Ok(())
+    })?;
     let target = b.load_word(ctl, one);
     let barrier_on = b.compare_unsigned(zero, LESS_THAN, target);
     // `if target != 0 { spin; store the reads in the entry's word 1 } `, yielding the barrier's
@@ -663,7 +666,7 @@ pub fn runnable(p: &Program) -> Result<Runnable, EmitError> {
     b.block = then_block;
     let two = b.scalar_i32(2);
     let cap = b.load_word(ctl, two);
-    let (after, reads) = b.spin_barrier(ctl, target, cap);
+    let (after, reads) = b.spin_barrier(ctl, target, cap)?;
     let reads_at = b.op(OpBuilder::new(Opcode::Offset, Loc::Unknown).operand(ctl_at).operand(one).result(ptr_tile(None)))[0];
     let st = OpBuilder::new(Opcode::StorePtrTko, Loc::Unknown).operand(reads_at).operand(reads).operand(after).result(Type::Token);
     let after = b.op(st.attr("memory_ordering_semantics", Attribute::i32(0)).attr("operandSegmentSizes", segments(&[1, 1, 0, 1])))[0];
@@ -689,19 +692,14 @@ pub fn runnable(p: &Program) -> Result<Runnable, EmitError> {
     for (index, th) in p.threads.iter().enumerate() {
         let this = b.scalar_i32(index as i64);
         let cond = b.compare_unsigned(k, EQUAL, this);
-        let outer = b.block;
-        let (then, then_block, _) = build_single_block_region(&mut b.m, &[]);
-        b.block = then_block;
-        b.tokens.clear();
-        b.regs.clear();
-        let order = b.thread(th)?;
-        let registers = b.store_registers(out, &order);
-        b.op(OpBuilder::new(Opcode::Yield, Loc::Unknown));
-        let (otherwise, else_block, _) = build_single_block_region(&mut b.m, &[]);
-        b.block = else_block;
-        b.op(OpBuilder::new(Opcode::Yield, Loc::Unknown));
-        b.block = outer;
-        b.op(OpBuilder::new(Opcode::If, Loc::Unknown).operand(cond).region(then).region(otherwise));
+        let mut registers = Vec::new();
+        b.when(cond, |b| {
+            b.tokens.clear();
+            b.regs.clear();
+            let order = b.thread(th)?;
+            registers = b.store_registers(out, &order);
+            Ok(())
+        })?;
         entries.push(Entry { name: RUN_ENTRY.to_string(), thread: th.name.clone(), registers });
     }
     b.op(OpBuilder::new(Opcode::Yield, Loc::Unknown));
