@@ -47,7 +47,8 @@ impl From<StressArg> for session::StressMode {
 /// the stress harness it gets what the host and a straight-line kernel can do: stressing tile
 /// blocks (relaxed loads and stores of scratch lines), the roles of a launch's blocks shuffled,
 /// a spin barrier of the testing blocks, their pre-stress, and locations permuted over instances
-/// and spaced; not the stress patterns and line sizes.
+/// and spaced (these three only under `tune` and `--stress-config`: they lowered Tile IR's weak
+/// rates on an H200, so `on` leaves them out); not the stress patterns and line sizes.
 ///
 /// Prints the histogram beside the model's allowed set, the rate of the condition's outcome (the
 /// weak behaviour the test looks for) per second, and any state the model forbids. A forbidden
