@@ -62,6 +62,7 @@ fn scope(s: TileScope) -> i64 {
     }
 }
 
+/// The add mode of `atomic_rmw_tko` (see [`mode`]): the harness's spin barrier uses it too.
 const RMW_ADD: i64 = 3;
 
 /// `atomic_rmw_tko` modes as `tileiras` 13.5 lowers them (read off its PTX: 0 and, 1 or, 2 xor,
@@ -558,8 +559,9 @@ const RUN_STRIDE_MIN: usize = 32;
 /// A Tile IR program as one kernel that runs many test instances side by side (`tcfuzz gpu
 /// run`). Entry [`RUN_ENTRY`], with the parameters of [`module`]'s entries (one pointer per tile
 /// location, then `out`) and two more, `ctl` and `scratch`. Tile block `b` reads its entry of the
-/// control table, [`ctl_words`] words from `ctl + b × ctl_words`: its *role*, a pre-stress word
-/// and one slot per location.
+/// control table, [`ctl_words`] words from `ctl + CTL_HEADER + b × ctl_words`: its *role*, a
+/// pre-stress word and one slot per location ([`CTL_HEADER`] says what comes before: the spin
+/// barrier's words).
 /// - a role `r` below [`STRESS_ROLE`] runs thread `r mod T` of instance `r div T` (T threads),
 ///   each thread's body in an `if` on its index (Tile IR spec §8 control flow), as [`module`]
 ///   emits it. Its copy of location `l` starts `slot_l × stride` elements after `l`'s parameter
