@@ -1,9 +1,6 @@
 //! The races a [`super::Collector`] has recorded, remembered by what each is made of, so that an
 //! execution whose every possible race is among them need not be judged for races.
 
-use std::collections::HashMap;
-use std::hash::{BuildHasherDefault, Hasher};
-
 use tcfuzz_litmus::Span;
 
 use crate::exec::event::EventId;
@@ -21,16 +18,23 @@ type Sides = (Label, Span, Label, Span);
 
 #[derive(Default)]
 pub(super) struct SeenRaces {
-    /// By the two events (looked up by them first: most pairs are remembered with one set of
-    /// labels), the labels and spans each was recorded with.
-    by_pair: HashMap<(EventId, EventId), Vec<Sides>, BuildHasherDefault<PairHasher>>,
+    /// By the first event's thread and index (a table, not a hash map: asked of every candidate
+    /// pair of every execution, the hashed lookup was most of the cost), the second events with
+    /// the labels and spans each pair was recorded with. Most events race with few others.
+    by_first: Vec<Vec<Vec<(EventId, Sides)>>>,
     len: usize,
 }
 
 impl SeenRaces {
-    /// Whether the race `(a, b)` of `g` is remembered.
+    /// Whether the race `(a, b)` of `g` is remembered. (The sides are compared where they lie,
+    /// spans first, not copied out.)
     pub(super) fn contains(&self, g: &ExecutionGraph, a: EventId, b: EventId) -> bool {
-        self.by_pair.get(&(a, b)).is_some_and(|known| sides(g, a, b).is_some_and(|s| known.contains(&s)))
+        let Some(known) = self.by_first.get(a.thread as usize).and_then(|t| t.get(a.index as usize)) else { return false };
+        if known.is_empty() || !rememberable(g, a, b) {
+            return false;
+        }
+        let (x, y) = (g.event(a), g.event(b));
+        known.iter().any(|(second, (la, sa, lb, sb))| *second == b && *sa == x.span && *sb == y.span && *la == x.label && *lb == y.label)
     }
 
     /// Remembers the race `(a, b)` of `g` (unless [`MAX`] are, or it cannot be).
@@ -38,41 +42,30 @@ impl SeenRaces {
         if self.len < MAX
             && let Some(s) = sides(g, a, b)
         {
-            self.by_pair.entry((a, b)).or_default().push(s);
+            let (thread, index) = (a.thread as usize, a.index as usize);
+            if self.by_first.len() <= thread {
+                self.by_first.resize_with(thread + 1, Vec::new);
+            }
+            let of_thread = &mut self.by_first[thread];
+            if of_thread.len() <= index {
+                of_thread.resize_with(index + 1, Vec::new);
+            }
+            of_thread[index].push((b, s));
             self.len += 1;
         }
     }
 }
 
 fn sides(g: &ExecutionGraph, a: EventId, b: EventId) -> Option<Sides> {
-    if a.thread == b.thread && g.threads[a.thread as usize].iter().any(|e| e.label.bulk_copy != 0) {
+    if !rememberable(g, a, b) {
         return None;
     }
     let (x, y) = (g.event(a), g.event(b));
     Some((x.label, x.span, y.label, y.span))
 }
 
-/// A multiplicative hash of the four `u32`s of a pair of event ids: the default hasher costs
-/// more than the rest of the lookup, and these keys are not chosen by an adversary.
-#[derive(Default)]
-struct PairHasher(u64);
-
-impl Hasher for PairHasher {
-    fn write(&mut self, bytes: &[u8]) {
-        for &b in bytes {
-            self.write_u64(u64::from(b));
-        }
-    }
-
-    fn write_u32(&mut self, x: u32) {
-        self.write_u64(u64::from(x));
-    }
-
-    fn write_u64(&mut self, x: u64) {
-        self.0 = (self.0.rotate_left(23) ^ x).wrapping_mul(0x9E37_79B9_7F4A_7C15);
-    }
-
-    fn finish(&self) -> u64 {
-        self.0 ^ (self.0 >> 29)
-    }
+/// Whether a race of `a` and `b` can be remembered: not two accesses of one thread with bulk
+/// copies ([`Sides`]).
+fn rememberable(g: &ExecutionGraph, a: EventId, b: EventId) -> bool {
+    a.thread != b.thread || !g.threads[a.thread as usize].iter().any(|e| e.label.bulk_copy != 0)
 }
