@@ -27,6 +27,17 @@ fn explorer_equals_oracle(text: &str, model: ModelKind) {
     explorer_equals_oracle_past(text, model, &[]);
 }
 
+/// Options that count duplicate executions.
+fn detecting_duplicates() -> Options {
+    Options { detect_duplicates: true, ..Options::default() }
+}
+
+/// `p` checked under `model`, duplicates counted, by the explorer and by the oracle.
+fn explorer_and_oracle(p: &tcfuzz_litmus::Program, model: ModelKind) -> (tcfuzz_checker::Verdict, tcfuzz_checker::Verdict) {
+    let opts = detecting_duplicates();
+    (check(p, model, &opts).expect("explorer"), check_oracle(p, model, &opts).expect("oracle"))
+}
+
 /// A phrase of the caveat of a `cas` on a load-buffering cycle, or comparing with a register on one.
 const CAS_ON_A_CYCLE: &str = "in which a cas fails only because it reads a write";
 
@@ -272,14 +283,12 @@ fn ptx_60015091_explorer_explores_executions_twice() {
 #[test]
 fn ptx_60015091_caveats_are_named_and_exact_asks_the_oracle() {
     let p = tcfuzz_litmus::parse(PTX_60015091).expect("parses");
-    let opts = Options { detect_duplicates: true, ..Options::default() };
-    let e = check(&p, ModelKind::Ptx, &opts).expect("explorer");
-    let o = check_oracle(&p, ModelKind::Ptx, &opts).expect("oracle");
+    let (e, o) = explorer_and_oracle(&p, ModelKind::Ptx);
     assert_eq!((e.stats.complete, e.stats.duplicates, o.stats.complete), (160, Some(0), 160), "the gap changed\n{e}\n{o}");
     assert_eq!(e.caveats.len(), 2, "{:?}", e.caveats);
     assert!(e.caveats[0].contains("a cas or another atomic rmw that a revisit removed"), "{:?}", e.caveats);
     assert!(e.caveats[1].contains("a load-buffering revisit it cannot take"), "{:?}", e.caveats);
-    let exact = check_exact(&p, ModelKind::Ptx, &opts).expect("exact");
+    let exact = check_exact(&p, ModelKind::Ptx, &detecting_duplicates()).expect("exact");
     assert_eq!((exact.method, exact.stats.complete, &exact.states), (Method::Oracle, 160, &o.states));
 }
 
@@ -315,9 +324,7 @@ exists (true)
 /// verdict carries (they cover missed executions; these gaps were duplicates).
 fn explorer_count_equals_oracle_without_duplicates(text: &str) {
     let p = tcfuzz_litmus::parse(text).expect("parses");
-    let opts = Options { detect_duplicates: true, ..Options::default() };
-    let e = check(&p, ModelKind::Ptx, &opts).expect("explorer");
-    let o = check_oracle(&p, ModelKind::Ptx, &opts).expect("oracle");
+    let (e, o) = explorer_and_oracle(&p, ModelKind::Ptx);
     assert_eq!(e.stats.duplicates, Some(0), "explorer duplicates\n{e}");
     assert_eq!(e.stats.complete, o.stats.complete, "complete executions\nexplorer:\n{e}\noracle:\n{o}");
 }
@@ -496,9 +503,7 @@ exists (true)
 ",
     )
     .expect("parses");
-    let opts = Options { detect_duplicates: true, ..Options::default() };
-    let e = check(&p, ModelKind::Ptx, &opts).expect("explorer");
-    let o = check_oracle(&p, ModelKind::Ptx, &opts).expect("oracle");
+    let (e, o) = explorer_and_oracle(&p, ModelKind::Ptx);
     assert_eq!((e.stats.duplicates, o.stats.complete), (Some(0), 2400), "{e}");
     assert!(e.caveats.iter().any(|c| c.contains("a cas or another atomic rmw that a revisit removed")), "{:?}", e.caveats);
     for s in &e.states {
@@ -605,9 +610,7 @@ exists (true)
 ",
     )
     .expect("parses");
-    let opts = Options { detect_duplicates: true, ..Options::default() };
-    let e = check(&p, ModelKind::TileIr, &opts).expect("explorer");
-    let o = check_oracle(&p, ModelKind::TileIr, &opts).expect("oracle");
+    let (e, o) = explorer_and_oracle(&p, ModelKind::TileIr);
     assert_eq!(e.stats.duplicates, Some(0), "explorer duplicates\n{e}");
     assert_eq!((e.stats.complete, &e.states), (o.stats.complete, &o.states), "explorer:\n{e}\noracle:\n{o}");
 }
@@ -1119,9 +1122,7 @@ fn ptx_3_4395_carries_no_caveat() {
 #[test]
 fn ptx_3_4395_caveats_are_named_and_the_explorer_is_exact() {
     let p = tcfuzz_litmus::parse(PTX_3_4395).expect("parses");
-    let opts = Options { detect_duplicates: true, ..Options::default() };
-    let e = check(&p, ModelKind::Ptx, &opts).expect("explorer");
-    let o = check_oracle(&p, ModelKind::Ptx, &opts).expect("oracle");
+    let (e, o) = explorer_and_oracle(&p, ModelKind::Ptx);
     assert_eq!((e.stats.complete, e.stats.duplicates, o.stats.complete), (360, Some(0), 360), "the gap changed\n{e}\n{o}");
     assert_eq!((e.states.len(), &e.states), (36, &o.states));
     assert_eq!(e.caveats.len(), 2, "{:?}", e.caveats);
@@ -1168,9 +1169,7 @@ fn fuzz_303_3315_explorer_explores_executions_twice() {
 #[test]
 fn fuzz_303_3315_duplicates_are_two_and_no_state_is_missed() {
     let p = tcfuzz_litmus::parse(FUZZ_303_3315).expect("parses");
-    let opts = Options { detect_duplicates: true, ..Options::default() };
-    let e = check(&p, ModelKind::Ptx, &opts).expect("explorer");
-    let o = check_oracle(&p, ModelKind::Ptx, &opts).expect("oracle");
+    let (e, o) = explorer_and_oracle(&p, ModelKind::Ptx);
     assert_eq!((e.stats.complete, e.stats.duplicates, o.stats.complete), (34, Some(2), 32), "the gap changed\n{e}\n{o}");
     // The same final states, in the same order; two of them counted once too often.
     let values = |v: &tcfuzz_checker::Verdict| v.states.iter().map(|s| s.values.clone()).collect::<Vec<_>>();
@@ -1209,15 +1208,13 @@ fn ptx_7000784_cas_failing_on_a_load_buffering_cycle() {
 /// executions.
 fn cas_gap_is_named_and_exact_asks_the_oracle(text: &str, (explorer, oracle, missed_states): (u64, u64, usize)) {
     let p = tcfuzz_litmus::parse(text).expect("parses");
-    let opts = Options { detect_duplicates: true, ..Options::default() };
-    let e = check(&p, ModelKind::Ptx, &opts).expect("explorer");
-    let o = check_oracle(&p, ModelKind::Ptx, &opts).expect("oracle");
+    let (e, o) = explorer_and_oracle(&p, ModelKind::Ptx);
     assert_eq!((e.stats.complete, e.stats.duplicates, o.stats.complete), (explorer, Some(0), oracle), "the gap changed\n{e}\n{o}");
     let found: Vec<_> = e.states.iter().map(|s| &s.values).collect();
     let missed = o.states.iter().filter(|s| !found.contains(&&s.values)).count();
     assert_eq!(missed, missed_states, "final states missed\n{e}\n{o}");
     assert!(e.caveats.iter().any(|c| c.contains(CAS_ON_A_CYCLE)), "{:?}", e.caveats);
-    let exact = check_exact(&p, ModelKind::Ptx, &opts).expect("exact");
+    let exact = check_exact(&p, ModelKind::Ptx, &detecting_duplicates()).expect("exact");
     assert_eq!((exact.method, exact.stats.complete, &exact.states), (Method::Oracle, oracle, &o.states));
 }
 
