@@ -114,7 +114,7 @@ impl Oracle<'_, '_> {
             let leaves = self.count(combo).unwrap_or(0);
             work = work.saturating_add(1).saturating_add(leaves);
             if work > self.limit {
-                return Err(CheckError::TooLarge(format!("oracle: more than {} candidates", self.limit)));
+                return Err(CheckError::TooLarge(format!("oracle: more than {} candidates (raise Options::oracle_limit)", self.limit)));
             }
             Ok(())
         })?;
@@ -405,7 +405,7 @@ impl TraceWalk<'_> {
     fn extend(&mut self) -> Result<(), CheckError> {
         (self.interrupted)()?;
         if *self.budget == 0 {
-            return Err(CheckError::TooLarge("oracle: too many thread traces".into()));
+            return Err(CheckError::TooLarge("oracle: too many thread traces (raise Options::oracle_limit)".into()));
         }
         *self.budget -= 1;
         let r = replay(self.code, &self.performed, self.loop_bound)?;
@@ -511,7 +511,10 @@ exists (x == 8)
     #[test]
     fn a_program_past_the_limit_is_refused_before_any_candidate_is_checked() {
         let (r, checked) = oracle(EIGHT_WRITES, 40_320);
-        assert!(matches!(&r, Err(CheckError::TooLarge(m)) if m == "oracle: more than 40320 candidates"), "{r:?}");
+        assert!(
+            matches!(&r, Err(CheckError::TooLarge(m)) if m == "oracle: more than 40320 candidates (raise Options::oracle_limit)"),
+            "{r:?}"
+        );
         assert_eq!(checked, 0);
         // At the limit, every candidate is checked once.
         let (r, checked) = oracle(EIGHT_WRITES, 40_321);

@@ -97,7 +97,7 @@ fn a_deadline_stops_the_oracle_with_its_partial_counts() {
     assert!(partial.complete > 0 && partial.complete < 3_628_800, "{partial:?}");
     let options = Options { deadline: Some(Instant::now() + Duration::from_secs(3600)), ..Options::default() };
     match check_oracle(&writers(), ModelKind::Ptx, &options) {
-        Err(CheckError::TooLarge(why)) => assert_eq!(why, "oracle: more than 2000000 candidates"),
+        Err(CheckError::TooLarge(why)) => assert_eq!(why, "oracle: more than 2000000 candidates (raise Options::oracle_limit)"),
         other => panic!("expected the oracle to refuse 3,628,801 candidates, got {other:?}"),
     }
 }

@@ -136,11 +136,17 @@ pub struct Args {
     pub oracle: bool,
 
     /// Where the explorer's verdict carries a caveat (executions it may not explore), judge the
-    /// program with the oracle instead when it is small enough (at most 2,000,000 candidate
+    /// program with the oracle instead when it is small enough (at most --oracle-limit candidate
     /// executions): the verdict is then exact and says `(oracle)`. Larger programs keep the
     /// explorer's verdict and its caveats.
     #[arg(long, conflicts_with = "oracle")]
     pub exact: bool,
+
+    /// The most candidate executions the oracle enumerates, and thread traces it walks (--oracle,
+    /// --exact, --differential, --compiler), before it gives a program up as too large; its
+    /// time grows with them.
+    #[arg(long, value_name = "N", default_value_t = Options::default().oracle_limit)]
+    pub oracle_limit: u64,
 
     /// Print one JSON object per file per line instead of text (schema below, in --help).
     #[arg(long)]
@@ -259,6 +265,7 @@ fn check_files(args: &Args, quiet: bool) -> anyhow::Result<ExitCode> {
     let mut options = Options {
         detect_duplicates: args.duplicates,
         max_executions: args.max_executions,
+        oracle_limit: args.oracle_limit,
         // Only --dot shows witnesses.
         witnesses: args.dot.is_some(),
         // Text output prints the first states only, so only they are kept; --json prints all,
@@ -490,9 +497,9 @@ pub(crate) fn report_error(file: &str, err: &CheckError) -> Outcome {
 }
 
 /// A checker message in the words of the command line: the explorer's limit is `--max-executions`
-/// here, not the field of its options.
+/// here and the oracle's `--oracle-limit`, not the fields of its options.
 pub(crate) fn user_words(message: &str) -> String {
-    message.replace("Options::max_executions", "--max-executions")
+    message.replace("Options::max_executions", "--max-executions").replace("Options::oracle_limit", "--oracle-limit")
 }
 
 /// `FILE:LINE:COL`, or `FILE` for an error about the whole program (span 0:0).

@@ -117,6 +117,27 @@ fn item4_max_executions_bounds_a_check_and_names_the_option() {
     assert!(!stderr(&out).contains("Options::"), "{}", stderr(&out));
 }
 
+#[test]
+fn oracle_limit_bounds_the_oracle_and_names_the_option() {
+    let dir = TempDir::new("i21-oracle-limit");
+    dir.write("sb.litmus", SB);
+    let out = tcfuzz(&["check", "--oracle", "--oracle-limit", "2", "sb.litmus"], dir.path());
+    exited_with(&out, &[1], "check");
+    assert!(
+        stderr(&out).starts_with("sb.litmus: error: too large to check: oracle: too many thread traces (raise --oracle-limit)\n"),
+        "{}",
+        stderr(&out)
+    );
+    // Raised, the same check goes through, with the explorer's count.
+    let out = tcfuzz(&["check", "--oracle", "--oracle-limit", "1000", "--json", "sb.litmus"], dir.path());
+    exited_with(&out, &[0], "check");
+    let explorer = tcfuzz(&["check", "--json", "sb.litmus"], dir.path());
+    let complete =
+        |o: &std::process::Output| serde_json::from_str::<serde_json::Value>(&stdout(o)).expect("JSON")["executions"]["complete"].clone();
+    assert_eq!(complete(&out), complete(&explorer), "{}", stdout(&out));
+    assert!(stdout(&out).contains("\"method\":\"oracle\""), "{}", stdout(&out));
+}
+
 /// Five threads storing and loading two locations: millions of executions, minutes in a debug
 /// build.
 fn slow_program() -> String {
