@@ -175,10 +175,7 @@ pub fn compare_verdict(prog: &CompiledProgram, model: ModelKind, settings: &Sett
             let d = explorer.stats.duplicates.unwrap_or_default();
             return Comparison::disagree(
                 coverage,
-                format!(
-                    "the explorer produced {d} duplicate executions (too large for the oracle: {})",
-                    why.trim_start_matches("oracle: ")
-                ),
+                format!("the explorer produced {d} duplicate executions (too large for the oracle: {})", too_large(&why)),
                 "duplicates",
             );
         }
@@ -243,11 +240,17 @@ fn explorer_failed(prog: &CompiledProgram, model: ModelKind, settings: &Settings
     }
 }
 
+/// Why the oracle found a program too large, without the checker's prefix and its advice to raise
+/// an option (the limit here is the fuzz configuration's `oracle_limit`).
+fn too_large(why: &str) -> &str {
+    why.trim_start_matches("oracle: ").trim_end_matches(" (raise Options::oracle_limit)")
+}
+
 /// A program the oracle cannot judge: too large, interrupted, or an instruction it does not
 /// model. Other errors are given back.
 fn skipped(e: CheckError) -> Result<Comparison, CheckError> {
     match e {
-        CheckError::TooLarge(why) => Ok(Comparison::Skipped(one_line(&format!("too large: {why}")))),
+        CheckError::TooLarge(why) => Ok(Comparison::Skipped(one_line(&format!("too large: {}", too_large(&why))))),
         e @ (CheckError::Unsupported { .. } | CheckError::Interrupted { .. }) => Ok(Comparison::Skipped(one_line(&e.to_string()))),
         e => Err(e),
     }
