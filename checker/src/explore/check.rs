@@ -130,6 +130,7 @@ pub(super) fn explore_part<'p>(
         dependency_revisits,
         lost_revisit: std::cell::Cell::new(false),
         completion_budget: std::cell::Cell::new(None),
+        waits_for: std::cell::Cell::new(None),
         replays: Default::default(),
         stopped: Default::default(),
         frontiers: Default::default(),

@@ -191,6 +191,25 @@
 //! value, the same revisit was taken too: the test filled the `wait::ld` and found that the `ld`
 //! could not have read the `st`. 4 of 28 executions were explored twice.)
 //!
+//! *Waiting holes at the revisit.* A read hole that no write of the graph can fill waits
+//! (`explore/trust.rs`, "Waiting holes"): its thread stands while the others go on, and the
+//! revisiting write `a`, of another thread, can come while it waits. So where a completion has
+//! filled every other hole and the last one is such a read — of `a`'s location, in another
+//! thread than `a`'s, with no source among the completion's writes — it stays open: the graph
+//! the revisit starts from holds it open ([`Explorer::completable`] with [`Explorer::waits_for`]
+//! set). Only where it has no source even without `a`'s thread, whose events the exploration can
+//! add after the read started waiting: a source those events rule out was one the read took
+//! when `next` came to it, and it never waited. (`selftest` seed 11029122, family tileir,
+//! shrunk: `ld.weak f; st.release x, 1 | add x, 2 | ld x; ld.acquire x; st.weak f, 2`, the first
+//! and last token-ordered in one tile block. P1's `add` write revisited P2's first `ld x` both
+//! from the graph where it read P0's store, P2's `ld.acquire` waiting, and from the one where
+//! both loads read the initial `x`; the test for the second found no completion with the first
+//! load reading the store, since the `ld.acquire` has no source there but the `add` write, and
+//! took both: 4 of 52 executions explored twice. Leaving the hole open without the test
+//! without `a`'s thread lost executions where the hole had a source when `next` came to it:
+//! `ld.relaxed.cta z; ld.acquire.cta z; st z, 0 | atom.release.cta.exch z, 0; st.weak z, 1`,
+//! `selftest` seed 11060557 shrunk, 28 of 32.)
+//!
 //! *Reads of rmws.* The same holds for every read `e` of an rmw the test looks at (a deleted
 //! one, or `r`): a graph in which `e` reads `s` holds its write half too (rmws are added whole),
 //! so `e` could have read `s` only where a completion with that half in `co` exists. Left out,
@@ -875,6 +894,22 @@ impl Explorer<'_, '_> {
         (a, a_in_t): (EventId, EventId),
         e: EventId,
     ) -> Result<bool, CheckError> {
+        let outer = self.waits_for.replace(Some(a_in_t));
+        let found = self.completable_placing_for(g, t, holes, keep, (a, a_in_t), e);
+        self.waits_for.set(outer);
+        found
+    }
+
+    /// [`Self::completable_placing`], with [`Explorer::waits_for`] set.
+    fn completable_placing_for(
+        &self,
+        g: &ExecutionGraph,
+        t: ExecutionGraph,
+        holes: Vec<EventId>,
+        keep: &dyn Fn(EventId) -> bool,
+        (a, a_in_t): (EventId, EventId),
+        e: EventId,
+    ) -> Result<bool, CheckError> {
         if !placed_before_revisit(g, a, keep, e) || !t.is_hole(a_in_t) {
             return self.completable(t, holes);
         }
@@ -1029,7 +1064,42 @@ impl Explorer<'_, '_> {
                 }
             }
         }
-        self.extend(&t, &todo, extensions)
+        if self.extend(&t, &todo, extensions)? {
+            return Ok(true);
+        }
+        match (&todo[..], self.waits_for.get()) {
+            ([h], Some(a)) if ready(*h) => self.waits_at_revisit(&t, *h, a),
+            _ => Ok(false),
+        }
+    }
+
+    /// Whether read hole `h` of `t` (a completion with no other hole left, every source of `t`
+    /// tried) may stay open in the graph the revisit by `a` starts from (module docs, "Waiting
+    /// holes at the revisit"): it reads `a`'s location in another thread, and no write fills it
+    /// even without `a`'s thread, whose events may come after it waits.
+    fn waits_at_revisit(&self, t: &ExecutionGraph, h: EventId, a: EventId) -> Result<bool, CheckError> {
+        let loc = t.label(h).loc;
+        if !t.label(h).is_read() || h.thread == a.thread || t.label(a).loc != loc {
+            return Ok(false);
+        }
+        // (Only where nothing outside `a`'s thread reads a write of it.)
+        let reads_a_thread =
+            t.event_ids().any(|x| x.thread != a.thread && t.event(x).rf.is_some_and(|w| !w.is_init() && w.thread == a.thread));
+        if reads_a_thread {
+            return Ok(false);
+        }
+        let mut without = t.clone();
+        cut(&mut without, &|x: EventId| x.thread != a.thread || x == h);
+        let ev = self.hole_event(&without, h)?;
+        for w in without.writes_to(loc).skip(self.model.co_floor(&without, h, &ev.label)).collect::<Vec<_>>() {
+            let mut t2 = without.clone();
+            t2.put_event(h, &ev, Some(w));
+            fix_cas_layout(&mut t2, h);
+            if self.consistent(&t2) {
+                return Ok(false);
+            }
+        }
+        Ok(true)
     }
 
     /// Whether `t`, whose holes `todo` cannot all be filled with the writes it holds, can be

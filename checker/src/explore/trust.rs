@@ -147,6 +147,9 @@ pub(crate) struct Explorer<'a, 'c> {
     /// searches whose "no" is the safe answer ([`super::maximal`], "Reads kept ahead of a
     /// revisit").
     pub completion_budget: std::cell::Cell<Option<u32>>,
+    /// While the maximality test searches a completion for a revisit ([`super::maximal`],
+    /// "Waiting holes at the revisit"): the revisiting write.
+    pub waits_for: std::cell::Cell<Option<EventId>>,
     /// Per thread, the last [`replay`] (the values it replayed, and its result): `next` replays
     /// every thread before the one that moves, and a finished thread's values rarely change.
     pub replays: std::cell::RefCell<Vec<Option<ReplayedThread>>>,

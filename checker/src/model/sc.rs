@@ -293,6 +293,7 @@ mod tests {
                 dependency_revisits: false,
                 lost_revisit: std::cell::Cell::new(false),
                 completion_budget: std::cell::Cell::new(None),
+                waits_for: std::cell::Cell::new(None),
                 replays: Default::default(),
                 stopped: Default::default(),
                 frontiers: Default::default(),

@@ -524,6 +524,7 @@ mod tests {
                 dependency_revisits: true,
                 lost_revisit: std::cell::Cell::new(false),
                 completion_budget: std::cell::Cell::new(None),
+                waits_for: std::cell::Cell::new(None),
                 replays: Default::default(),
                 stopped: Default::default(),
                 frontiers: Default::default(),
