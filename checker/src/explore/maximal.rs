@@ -894,25 +894,26 @@ impl Explorer<'_, '_> {
         (a, a_in_t): (EventId, EventId),
         e: EventId,
     ) -> Result<bool, CheckError> {
+        // (The search knows the revisiting write: module docs, "Waiting holes at the revisit".)
         let outer = self.waits_for.replace(Some(a_in_t));
-        let found = self.completable_placing_for(g, t, holes, keep, (a, a_in_t), e);
+        let found = if !placed_before_revisit(g, a, keep, e) || !t.is_hole(a_in_t) {
+            self.completable(t, holes)
+        } else {
+            self.completable_with_revisiting_write(g, t, holes, (a, a_in_t))
+        };
         self.waits_for.set(outer);
         found
     }
 
-    /// [`Self::completable_placing`], with [`Explorer::waits_for`] set.
-    fn completable_placing_for(
+    /// [`Self::completable_placing`] where `a` (at `a_in_t` in `t`) is placed: each place in
+    /// `co` it may take.
+    fn completable_with_revisiting_write(
         &self,
         g: &ExecutionGraph,
         t: ExecutionGraph,
         holes: Vec<EventId>,
-        keep: &dyn Fn(EventId) -> bool,
         (a, a_in_t): (EventId, EventId),
-        e: EventId,
     ) -> Result<bool, CheckError> {
-        if !placed_before_revisit(g, a, keep, e) || !t.is_hole(a_in_t) {
-            return self.completable(t, holes);
-        }
         let old = g.event(a);
         let ev = NewEvent { label: old.label, value: old.value, deps: old.deps, cas_expected: old.cas_expected, span: old.span };
         let mut t = t;
