@@ -205,10 +205,10 @@
 //! from the graph where it read P0's store, P2's `ld.acquire` waiting, and from the one where
 //! both loads read the initial `x`; the test for the second found no completion with the first
 //! load reading the store, since the `ld.acquire` has no source there but the `add` write, and
-//! took both: 4 of 52 executions explored twice. Leaving the hole open without the test
-//! without `a`'s thread lost executions where the hole had a source when `next` came to it:
-//! `ld.relaxed.cta z; ld.acquire.cta z; st z, 0 | atom.release.cta.exch z, 0; st.weak z, 1`,
-//! `selftest` seed 11060557 shrunk, 28 of 32.)
+//! took both: 4 of 52 executions explored twice. Leaving the hole open without looking at the
+//! graph without `a`'s thread lost executions where the hole had a source when `next` came to
+//! it: `ld.relaxed.cta z; ld.acquire.cta z; st z, 0 | atom.release.cta.exch z, 0; st.weak z,
+//! 1`, `selftest` seed 11060557 shrunk, 28 of 32.)
 //!
 //! *Reads of rmws.* The same holds for every read `e` of an rmw the test looks at (a deleted
 //! one, or `r`): a graph in which `e` reads `s` holds its write half too (rmws are added whole),
