@@ -135,6 +135,7 @@ pub(super) fn explore_part<'p>(
         stopped: Default::default(),
         frontiers: Default::default(),
         assumes: p.has_assume(),
+        awaits: p.has_blocking_wait(),
         compacted: Default::default(),
         bound: &bound,
         part,

@@ -153,8 +153,12 @@ pub(crate) struct Explorer<'a, 'c> {
     /// Per thread, the last [`replay`] (the values it replayed, and its result): `next` replays
     /// every thread before the one that moves, and a finished thread's values rarely change.
     pub replays: std::cell::RefCell<Vec<Option<ReplayedThread>>>,
-    /// Whether some thread has an `assume` (then every graph is first tested for [`Self::moot`]).
+    /// Whether some thread has an `assume` (then every graph is first tested for [`Self::moot`],
+    /// and `next` defers the reads that fail one, [`Self::fails_on_latest`]).
     pub assumes: bool,
+    /// Whether some thread has a blocking wait (then every graph is first tested for
+    /// [`Self::moot`]).
+    pub awaits: bool,
     /// [`Explorer::next`]'s list of the threads it found stopped, with their replays.
     pub stopped: std::cell::RefCell<Vec<(usize, Rc<Replay>)>>,
     /// [`Explorer::next`]'s list of each thread's frontier (space kept from call to call).
@@ -251,7 +255,7 @@ impl Explorer<'_, '_> {
     }
 
     fn next(&self, g: &ExecutionGraph) -> Result<Next, CheckError> {
-        if self.assumes {
+        if self.assumes || self.awaits {
             for t in 0..g.threads.len() {
                 if self.moot(g, t)? {
                     return Ok(Next::Moot);
@@ -373,9 +377,10 @@ impl Explorer<'_, '_> {
         Ok(replay(&self.prog.threads[t], &values, self.loop_bound)?.step == Step::AssumeFailed)
     }
 
-    /// Whether thread `t` of `g` stopped at a failed `assume` that no extension of `g` can get
-    /// past, so that every graph the exploration would reach from `g` is a discarded execution
-    /// (GenMC moots such executions, `mootExecutionIfFullyBlocked`; the argument is ours).
+    /// Whether thread `t` of `g` stopped at a failed `assume`, or at a failed blocking wait,
+    /// that no extension of `g` can get past, so that every graph the exploration would reach
+    /// from `g` is a discarded execution (GenMC moots such executions,
+    /// `mootExecutionIfFullyBlocked`; the argument is ours).
     ///
     /// It holds when the thread's last event is a read `r`, added after every other event of
     /// the thread and reading from a write added before it, and some write of its location
@@ -384,7 +389,10 @@ impl Explorer<'_, '_> {
     /// the thread deletes or revisits `r`, which needs `r` maximally added ([`super::maximal`]):
     /// it is not — the `co`-later write is in `Previous(r)`, and a read with nothing after it can
     /// take a `co`-later source wherever it can take its own. So the thread's events, and its
-    /// failed `assume`, stay in every graph reached from `g`.
+    /// failed `assume`, stay in every graph reached from `g`. A failed wait stays too, reading a
+    /// write with a `co`-later one: every execution reached is one where the wait would retry
+    /// and see the newer state, which is no execution at all (`crate::program::sync`, "Hangs";
+    /// the collector drops them, `Stop::StaleAwait`) — so nothing reached from `g` is recorded.
     fn moot(&self, g: &ExecutionGraph, t: usize) -> Result<bool, CheckError> {
         let evs = &g.threads[t];
         let Some(last) = evs.len().checked_sub(1) else { return Ok(false) };
@@ -402,7 +410,11 @@ impl Explorer<'_, '_> {
         }
         let overwritten =
             g.writes_to(g.label(r).loc).skip_while(|&x| x != w).skip(1).any(|s| !s.is_init() && !g.is_hole(s) && g.stamp(s) < sr);
-        Ok(overwritten && self.replay_thread(g, t, evs.len())?.step == Step::AssumeFailed)
+        if !overwritten {
+            return Ok(false);
+        }
+        let replay = self.replay_thread(g, t, evs.len())?;
+        Ok(replay.step == Step::AssumeFailed || (replay.step == Step::Blocked && replay.await_failed))
     }
 
     /// `Visit(G)` of the module docs.

@@ -298,6 +298,7 @@ mod tests {
                 stopped: Default::default(),
                 frontiers: Default::default(),
                 assumes: prog.has_assume(),
+                awaits: prog.has_blocking_wait(),
                 compacted: Default::default(),
                 bound: &crate::explore::bound::Bound::new(&crate::Options::default()),
                 part: crate::explore::trust::Part::All,

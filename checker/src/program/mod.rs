@@ -165,6 +165,15 @@ impl CompiledProgram {
         self.threads.iter().flat_map(|t| &t.code).any(|l| matches!(l.op, Op::Assume { .. }))
     }
 
+    /// Whether some thread has a blocking wait that reads an object: a `SyncWait` that blocks,
+    /// or an arrive that then waits (a failed one stops its thread, `crate::exec::interp`).
+    pub(crate) fn has_blocking_wait(&self) -> bool {
+        self.threads
+            .iter()
+            .flat_map(|t| &t.code)
+            .any(|l| matches!(l.op, Op::SyncWait { blocking: true, .. } | Op::SyncArrive { wait: Some(_), .. }))
+    }
+
     pub(crate) fn state_len(&self) -> usize {
         self.threads.iter().map(|t| t.reg_names.len()).sum::<usize>() + self.locations.len()
     }

@@ -529,6 +529,7 @@ mod tests {
                 stopped: Default::default(),
                 frontiers: Default::default(),
                 assumes: p.has_assume(),
+                awaits: p.has_blocking_wait(),
                 compacted: Default::default(),
                 bound: &crate::explore::bound::Bound::new(&crate::Options::default()),
                 part: crate::explore::trust::Part::All,
