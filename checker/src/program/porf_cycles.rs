@@ -162,6 +162,16 @@ const SIMPLE_CYCLE_BUDGET: u32 = 100_000;
 /// some such stretch is unfenced, incoherent and unsynchronized ([`StaticGraph::stretches`]).
 type Stretches = HashMap<usize, Vec<(usize, Flags)>>;
 
+/// How a closed walk must go on from the node it is asked about
+/// ([`StaticGraph::cycle_possible_through`], [`StaticGraph::cycle_possible_at`]).
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Exit {
+    /// To a later instruction of its thread.
+    Po,
+    /// By any edge.
+    Any,
+}
+
 /// Whether a stretch, or a walk so far, is unfenced, incoherent, unsynchronized: a cycle is
 /// possible where all three hold (module docs).
 #[derive(Clone, Copy, Default, PartialEq, Eq, Hash)]
@@ -445,11 +455,11 @@ impl StaticGraph {
     /// Whether a closed walk starts and ends with the `rf` edge `first` and has a stretch without
     /// a global `fence.sc` (or a non-causal `rf`, or a barrier), a stretch that is not a read
     /// and a write of one coherent location (or a barrier), and an `rf` that does not
-    /// synchronize (or a barrier) — and, with `via`, goes on from node `via` in program order. A
-    /// search over (node, the location the current stretch read, whether it passed a global
-    /// fence, which of the three the walk so far has, whether it went on from `via`). `None` past
-    /// `steps`.
-    fn unexcused_cycle_through(&self, first: usize, via: Option<usize>, steps: &mut u64) -> Option<bool> {
+    /// synchronize (or a barrier) — and, with `via`, goes on from its node in program order
+    /// ([`Exit::Po`]) or by any edge ([`Exit::Any`]). A search over (node, the location the
+    /// current stretch read, whether it passed a global fence, which of the three the walk so far
+    /// has, whether it went on from `via`). `None` past `steps`.
+    fn unexcused_cycle_through(&self, first: usize, via: Option<(usize, Exit)>, steps: &mut u64) -> Option<bool> {
         #[derive(Clone, Copy, PartialEq, Eq, Hash)]
         struct State {
             node: usize,
@@ -471,6 +481,9 @@ impl StaticGraph {
                 unsynchronized: !e.synchronizing,
             }),
         };
+        // Whether the walk, at `s`, has gone on from `via` once it takes an edge out of `s`
+        // (`po`: a program-order edge).
+        let gone_on = |s: &State, po: bool| s.passed || via.is_some_and(|(v, exit)| s.node == v && (po || exit == Exit::Any));
         let start = enter(f, Flags::default(), via.is_none());
         let mut seen = std::collections::HashSet::from([start]);
         let mut stack = vec![start];
@@ -482,22 +495,23 @@ impl StaticGraph {
                 }
             };
             for &j in &self.po[s.node] {
-                let passed = s.passed || via == Some(s.node);
+                let passed = gone_on(&s, true);
                 push(State { node: j, fenced: s.fenced || self.global_fence[j], passed, ..s });
             }
             for &j in &self.partners[s.node] {
-                push(State { node: j, loc: None, seen: Flags { unfenced: true, incoherent: true, unsynchronized: true }, ..s });
+                let passed = gone_on(&s, false);
+                push(State { node: j, loc: None, seen: Flags { unfenced: true, incoherent: true, unsynchronized: true }, passed, ..s });
             }
             for &e in &self.rf_out[s.node] {
                 let out = &self.rf[e];
                 let seen = s.seen.or(Flags { unfenced: !s.fenced, incoherent: s.loc != Some(out.loc), unsynchronized: false });
                 if e == first {
-                    if seen.all() && s.passed {
+                    if seen.all() && gone_on(&s, false) {
                         return Some(true);
                     }
                     continue;
                 }
-                push(enter(out, seen, s.passed));
+                push(enter(out, seen, gone_on(&s, false)));
             }
         }
         Some(false)
@@ -509,12 +523,23 @@ impl StaticGraph {
     /// unfenced, an incoherent and an unsynchronized stretch. `true` past `steps` (the
     /// conservative answer).
     pub(crate) fn cycle_possible_through(&self, a: usize, steps: &mut u64) -> bool {
+        self.cycle_possible_leaving(a, Exit::Po, steps)
+    }
+
+    /// Whether a `po ∪ rf` cycle the model allows may pass through node `a`, leaving it by any
+    /// edge (program order, an `rf` of its write, a barrier partner): [`Self::cycle_possible_through`]
+    /// without the program-order exit. `true` past `steps`.
+    pub(crate) fn cycle_possible_at(&self, a: usize, steps: &mut u64) -> bool {
+        self.cycle_possible_leaving(a, Exit::Any, steps)
+    }
+
+    fn cycle_possible_leaving(&self, a: usize, exit: Exit, steps: &mut u64) -> bool {
         // The scan for the edges of `a`'s component counts too.
         let Some(left) = steps.checked_sub(1 + self.rf.len() as u64 / 16) else { return true };
         *steps = left;
         (0..self.rf.len())
             .filter(|&e| self.scc[self.rf[e].w] == self.scc[a] && self.scc[self.rf[e].r] == self.scc[a])
-            .any(|e| self.unexcused_cycle_through(e, Some(a), steps) != Some(false))
+            .any(|e| self.unexcused_cycle_through(e, Some((a, exit)), steps) != Some(false))
     }
 
     /// Whether node `a` can be reached again from the instructions that may run after it in its
