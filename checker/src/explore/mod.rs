@@ -110,7 +110,8 @@
 //! with a `fence.sc` morally strong with every thread's on each stretch, nor one of atomics of a
 //! single location reading each other's writes) that goes on from the `cas` in program order (a
 //! failing `cas` writes nothing: a cycle through it leaves it through its later events; a `cas`
-//! comparing with a register is named on any cycle), the barrier class a read that reaches, through
+//! comparing with a register is named on any cycle through it, which a cycle through that
+//! register is), the barrier class a read that reaches, through
 //! a barrier arrival, a write it may read (program order following the branches). The lost
 //! revisit is detected while exploring.
 //!

@@ -4,7 +4,8 @@
 //! ```text
 //! Visit(G):
 //!   if ¬consistent(G \ holes): return
-//!   if a thread failed an assume no extension can change (Explorer::moot): return
+//!   if a thread failed an assume, or a blocking wait, that no extension can change
+//!     (Explorer::moot): return
 //!   a ← next(G)       -- an rmw's write half first (rmws are added whole); else a fence that
 //!                     --   fills a hole, the lowest-numbered thread's first; else the first hole of
 //!                     --   the lowest-numbered thread with holes (not a waiting read, below,
