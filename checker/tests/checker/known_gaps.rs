@@ -1165,15 +1165,24 @@ fn fuzz_303_3315_explorer_explores_executions_twice() {
     explorer_equals_oracle_past(FUZZ_303_3315, ModelKind::Ptx, &[RMW_HOLE, CAS_ON_A_CYCLE]);
 }
 
+/// For a pinned gap of duplicates only, under PTX: the explorer finds `explorer` complete
+/// executions, `duplicates` of them explored twice, the oracle `oracle`; the same final states in
+/// the same order, none counted less often than the oracle counts it. Both verdicts, for more.
+fn duplicates_only(text: &str, (explorer, duplicates, oracle): (u64, u64, u64)) -> (tcfuzz_checker::Verdict, tcfuzz_checker::Verdict) {
+    let p = tcfuzz_litmus::parse(text).expect("parses");
+    let (e, o) = explorer_and_oracle(&p, ModelKind::Ptx);
+    assert_eq!((e.stats.complete, e.stats.duplicates, o.stats.complete), (explorer, Some(duplicates), oracle), "the gap changed\n{e}\n{o}");
+    let values = |v: &tcfuzz_checker::Verdict| v.states.iter().map(|s| s.values.clone()).collect::<Vec<_>>();
+    assert_eq!(values(&e), values(&o));
+    assert!(e.states.iter().zip(&o.states).all(|(a, b)| a.executions >= b.executions), "{e}\n{o}");
+    (e, o)
+}
+
 /// While [`fuzz_303_3315_explorer_explores_executions_twice`] is open: the figures it shows.
 #[test]
 fn fuzz_303_3315_duplicates_are_two_and_no_state_is_missed() {
-    let p = tcfuzz_litmus::parse(FUZZ_303_3315).expect("parses");
-    let (e, o) = explorer_and_oracle(&p, ModelKind::Ptx);
-    assert_eq!((e.stats.complete, e.stats.duplicates, o.stats.complete), (34, Some(2), 32), "the gap changed\n{e}\n{o}");
-    // The same final states, in the same order; two of them counted once too often.
-    let values = |v: &tcfuzz_checker::Verdict| v.states.iter().map(|s| s.values.clone()).collect::<Vec<_>>();
-    assert_eq!(values(&e), values(&o));
+    let (e, o) = duplicates_only(FUZZ_303_3315, (34, 2, 32));
+    // Two final states counted once too often.
     let extra: Vec<u64> = e.states.iter().zip(&o.states).map(|(a, b)| a.executions - b.executions).filter(|&d| d > 0).collect();
     assert_eq!(extra, [1, 1]);
 }
@@ -1345,11 +1354,5 @@ fn proxy_11091048_explorer_explores_executions_twice() {
 /// While [`proxy_11091048_explorer_explores_executions_twice`] is open: the figures it shows.
 #[test]
 fn proxy_11091048_duplicates_are_26_and_no_state_is_missed() {
-    let p = tcfuzz_litmus::parse(PROXY_11091048).expect("parses");
-    let (e, o) = explorer_and_oracle(&p, ModelKind::Ptx);
-    assert_eq!((e.stats.complete, e.stats.duplicates, o.stats.complete), (224, Some(26), 198), "the gap changed\n{e}\n{o}");
-    let values = |v: &tcfuzz_checker::Verdict| v.states.iter().map(|s| s.values.clone()).collect::<Vec<_>>();
-    assert_eq!(values(&e), values(&o));
-    // Each state counted at least as often as the oracle counts it: the duplicates only add.
-    assert!(e.states.iter().zip(&o.states).all(|(a, b)| a.executions >= b.executions), "{e}\n{o}");
+    duplicates_only(PROXY_11091048, (224, 26, 198));
 }
