@@ -98,6 +98,11 @@ fn a_run_ends_with_the_summary_keys_and_records_its_campaign() {
     let families = &lines[lines.len() - 2];
     assert_eq!(families["event"], "families");
     assert!(families["families"]["random"]["programs"].as_u64().unwrap() > 0, "{families}");
+    // The families' too-large programs are the summary's, each family's taking part of its time.
+    let per_family = families["families"].as_object().unwrap();
+    let too_large: u64 = per_family.values().map(|f| f["too_large"].as_u64().unwrap()).sum();
+    assert_eq!(too_large, last["too_large"].as_u64().unwrap(), "{families}");
+    assert!(per_family.values().all(|f| f["too_large_seconds"].as_f64().unwrap() <= f["seconds"].as_f64().unwrap()), "{families}");
     let corpus = Corpus::open_existing(&dir.path().join("c")).unwrap();
     let campaigns = corpus.campaigns().unwrap();
     assert_eq!(campaigns.len(), 1);

@@ -119,6 +119,10 @@ pub struct FamilyStats {
     pub executions: u64,
     /// Time spent generating and judging them.
     pub nanos: u64,
+    /// Of them, those past the per-program budget (no verdict), and the time they took: what the
+    /// budget costs a family.
+    pub too_large: u64,
+    pub too_large_nanos: u64,
 }
 
 impl Stats {
@@ -136,6 +140,8 @@ impl Stats {
             e.programs += s.programs;
             e.executions += s.executions;
             e.nanos += s.nanos;
+            e.too_large += s.too_large;
+            e.too_large_nanos += s.too_large_nanos;
         }
     }
 }
@@ -312,6 +318,7 @@ impl Executor {
             self.check(&made, &sample, program_seed(job.campaign_seed ^ GPU, index), Bounds { deadline, max_executions }, hooks)
         });
         let mut executions = 0;
+        let too_large = matches!(checked, Ok(Checked::TooLarge { .. }));
         match checked {
             Ok(Checked::Cancelled) => return false,
             Ok(Checked::TooLarge { executions: e }) => {
@@ -360,9 +367,14 @@ impl Executor {
         out.stats.programs += 1;
         out.stats.executions += executions;
         let fam = out.stats.by_family.entry(made.origin.family()).or_default();
+        let nanos = start.elapsed().as_nanos() as u64;
         fam.programs += 1;
         fam.executions += executions;
-        fam.nanos += start.elapsed().as_nanos() as u64;
+        fam.nanos += nanos;
+        if too_large {
+            fam.too_large += 1;
+            fam.too_large_nanos += nanos;
+        }
         true
     }
 

@@ -605,7 +605,11 @@ fn summary(plan: &Plan, out: &Out, totals: &Totals, seconds: f64, discrepancies_
             let secs = s.nanos as f64 / 1e9;
             (
                 f.name(),
-                json!({"programs": s.programs, "executions": s.executions, "seconds": secs, "programs_per_s": per_s(s.programs, secs), "executions_per_s": per_s(s.executions, secs)}),
+                json!({
+                    "programs": s.programs, "executions": s.executions, "seconds": secs,
+                    "programs_per_s": per_s(s.programs, secs), "executions_per_s": per_s(s.executions, secs),
+                    "too_large": s.too_large, "too_large_seconds": s.too_large_nanos as f64 / 1e9,
+                }),
             )
         })
         .collect();
@@ -648,12 +652,14 @@ fn summary(plan: &Plan, out: &Out, totals: &Totals, seconds: f64, discrepancies_
         if let Some(s) = st.by_family.get(&f) {
             let secs = s.nanos as f64 / 1e9;
             text.push_str(&format!(
-                "  {:<8} {:>8} programs, {:>10} executions, {:>7.0} programs/s and {:>9.0} executions/s per thread\n",
+                "  {:<8} {:>8} programs, {:>10} executions, {:>7.0} programs/s and {:>9.0} executions/s per thread; {} too large ({:.0} % of its time)\n",
                 f.name(),
                 s.programs,
                 s.executions,
                 per_s(s.programs, secs),
-                per_s(s.executions, secs)
+                per_s(s.executions, secs),
+                s.too_large,
+                if s.nanos > 0 { 100.0 * s.too_large_nanos as f64 / s.nanos as f64 } else { 0.0 }
             ));
         }
     }

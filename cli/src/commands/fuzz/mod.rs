@@ -40,7 +40,9 @@ one object per minimized discrepancy:
 one object with the counts per generator family:
   event        \"families\"
   families     {\"random\": {\"programs\", \"executions\", \"seconds\", \"programs_per_s\",
-               \"executions_per_s\"}, \"pattern\": ..., \"mutant\": ..., \"coverage\": ...}
+               \"executions_per_s\", \"too_large\", \"too_large_seconds\"}, \"pattern\": ...,
+               \"mutant\": ..., \"coverage\": ...} (too_large: programs past the budget, with
+               no verdict; too_large_seconds: the time they took)
 and last the summary, exactly these keys:
   programs, executions, too_large, discrepancies_new, discrepancies_total,
   coverage_features, seconds, programs_per_s, executions_per_s
