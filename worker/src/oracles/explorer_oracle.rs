@@ -139,6 +139,13 @@ pub fn compare(prog: &CompiledProgram, model: ModelKind) -> Comparison {
     compare_with(prog, model, &Settings::default())
 }
 
+/// [`compare`], and whether the explorer's verdict carried a caveat (`None` where the explorer
+/// gave no verdict: it failed or was interrupted): what `tcfuzz selftest` counts toward the
+/// checker's goal of no caveat on generated programs.
+pub fn compare_caveated(prog: &CompiledProgram, model: ModelKind) -> (Comparison, Option<bool>) {
+    compare_reporting(prog, model, &Settings::default())
+}
+
 /// The explorer against the oracle on one compiled program under `model`.
 ///
 /// The explorer runs as `tcfuzz check` runs it. A verdict without caveats claims to be exact and
@@ -149,11 +156,16 @@ pub fn compare(prog: &CompiledProgram, model: ModelKind) -> Comparison {
 /// allowed, but nothing more ([`Comparison::WithinCaveat`]). A deadline or cancellation in
 /// `settings.base` on either side makes the program [`Comparison::Skipped`].
 pub fn compare_with(prog: &CompiledProgram, model: ModelKind, settings: &Settings) -> Comparison {
+    compare_reporting(prog, model, settings).0
+}
+
+/// [`compare_with`], and whether the explorer's verdict carried a caveat ([`compare_caveated`]).
+fn compare_reporting(prog: &CompiledProgram, model: ModelKind, settings: &Settings) -> (Comparison, Option<bool>) {
     match guarded(|| check_compiled(prog, model, &explorer_options(settings))) {
-        Ok(Ok(v)) => compare_verdict(prog, model, settings, &v),
-        Ok(Err(e @ CheckError::Interrupted { .. })) => Comparison::Skipped(one_line(&format!("the explorer: {e}"))),
-        Ok(Err(e)) => explorer_failed(prog, model, settings, format!("the explorer fails ({e})")),
-        Err(panic) => explorer_failed(prog, model, settings, format!("the explorer panics ({panic})")),
+        Ok(Ok(v)) => (compare_verdict(prog, model, settings, &v), Some(!v.caveats.is_empty())),
+        Ok(Err(e @ CheckError::Interrupted { .. })) => (Comparison::Skipped(one_line(&format!("the explorer: {e}"))), None),
+        Ok(Err(e)) => (explorer_failed(prog, model, settings, format!("the explorer fails ({e})")), None),
+        Err(panic) => (explorer_failed(prog, model, settings, format!("the explorer panics ({panic})")), None),
     }
 }
 

@@ -6,7 +6,7 @@ use tcfuzz_checker::CompiledProgram;
 use tcfuzz_checker::{CheckError, ModelKind};
 use tcfuzz_generator::random::{Family, random_program};
 use tcfuzz_litmus::Program;
-pub use tcfuzz_worker::oracles::explorer_oracle::{Comparison, Disagreement, LOOP_BOUND, compare};
+pub use tcfuzz_worker::oracles::explorer_oracle::{Comparison, Disagreement, LOOP_BOUND, compare, compare_caveated};
 
 /// A generated program and its comparisons, one per model.
 #[derive(Debug)]
@@ -17,6 +17,8 @@ pub struct ProgramReport {
     /// The program as parsed back from its printed text (so that spans name lines of that text).
     pub program: Program,
     pub checks: Vec<(ModelKind, Comparison)>,
+    /// The models under which the explorer's verdict carried a caveat.
+    pub caveated: Vec<ModelKind>,
 }
 
 impl ProgramReport {
@@ -52,14 +54,23 @@ pub fn check_program(index: u64, family: Family, seed: u64, models: &[ModelKind]
     let program = tcfuzz_litmus::parse(&text).map_err(|e| {
         anyhow!("[tcfuzz internal bug] the {family} program of seed {seed} does not parse back:\n{}\n{text}", e.render("generated"))
     })?;
-    let checks = match CompiledProgram::compile(&program) {
-        Ok(compiled) => models.iter().map(|&m| (m, compare(&compiled, m))).collect(),
+    let (mut checks, mut caveated) = (Vec::new(), Vec::new());
+    match CompiledProgram::compile(&program) {
+        Ok(compiled) => {
+            for &m in models {
+                let (c, caveat) = compare_caveated(&compiled, m);
+                checks.push((m, c));
+                if caveat == Some(true) {
+                    caveated.push(m);
+                }
+            }
+        }
         Err(e @ (CheckError::TooLarge(_) | CheckError::Unsupported { .. })) => {
-            models.iter().map(|&m| (m, Comparison::Skipped(one_line(&e.to_string())))).collect()
+            checks.extend(models.iter().map(|&m| (m, Comparison::Skipped(one_line(&e.to_string())))));
         }
         Err(e) => return Err(anyhow!("[tcfuzz internal bug] the checker rejects the {family} program of seed {seed}: {e}\n{text}")),
-    };
-    Ok(ProgramReport { index, seed, family, program, checks })
+    }
+    Ok(ProgramReport { index, seed, family, program, checks, caveated })
 }
 
 /// `s` on one line.

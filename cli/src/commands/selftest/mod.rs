@@ -41,10 +41,11 @@ then one summary object:
   seed         the seed of the first program
   families     the families run, in round-robin order
   models       {\"sc\": {\"agree\": N, \"agree_unrestricted\": N, \"within_caveat\": N, \"disagree\": N,
-               \"skipped\": N}, ...}: the counts per model (a program counts once per model it is
-               checked under); of agree, agree_unrestricted counts the verdicts with a caveat that
-               equal the unrestricted oracle's, within_caveat those that miss only executions their
-               caveat names (see above)
+               \"skipped\": N, \"caveated\": N}, ...}: the counts per model (a program counts once
+               per model it is checked under); of agree, agree_unrestricted counts the verdicts with
+               a caveat that equal the unrestricted oracle's, within_caveat those that miss only
+               executions their caveat names (see above); caveated counts the explorer's verdicts
+               that carry a caveat, whatever the comparison
   seconds      wall time of the run";
 
 /// Cross-check the DPOR explorer against the exhaustive oracle on generated programs.

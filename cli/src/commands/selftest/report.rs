@@ -30,6 +30,9 @@ pub struct ModelCounts {
     pub within_caveat: u64,
     pub disagree: u64,
     pub skipped: u64,
+    /// The explorer's verdicts that carried a caveat, whatever the comparison (the checker's goal
+    /// is none).
+    pub caveated: u64,
 }
 
 /// The whole run's numbers: per program, and per program and model.
@@ -61,6 +64,9 @@ impl Summary {
                 Comparison::Disagree(_) => counts.disagree += 1,
                 Comparison::Skipped(_) => counts.skipped += 1,
             }
+        }
+        for model in &r.caveated {
+            self.models.entry(model.name()).or_default().caveated += 1;
         }
     }
 
