@@ -75,7 +75,8 @@ pub struct Finding {
 pub struct SeedCandidate {
     pub index: u64,
     pub features: Vec<String>,
-    pub program: String,
+    /// `None`: the candidate takes its features and makes no seed (an empty `program`).
+    pub program: Option<String>,
 }
 
 /// One job's result, checked.
@@ -332,8 +333,13 @@ fn job_result(r: v1::JobResult, at: &str) -> Result<JobResult, ServiceError> {
         for (j, f) in s.features.iter().enumerate() {
             text(f, &format!("{at}.features[{j}]"), 1, MAX_FEATURE)?;
         }
-        program(&s.program, &format!("{at}.program"))?;
-        seeds.push(SeedCandidate { index: s.index, features: s.features, program: s.program });
+        let program_text = if s.program.is_empty() {
+            None
+        } else {
+            program(&s.program, &format!("{at}.program"))?;
+            Some(s.program)
+        };
+        seeds.push(SeedCandidate { index: s.index, features: s.features, program: program_text });
     }
     let minimized = if r.minimized.is_empty() {
         None

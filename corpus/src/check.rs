@@ -182,7 +182,9 @@ impl Corpus {
                 if keys::pair(c.campaign, c.index) != k {
                     return Err(mismatch(tree, k, format!("holds program {} of campaign {}", c.index, c.campaign)));
                 }
-                valid_program(&c.program, &at("program"))?;
+                if let Some(p) = &c.program {
+                    valid_program(p, &at("program"))?;
+                }
                 indexed.push((tree, k.to_vec(), v.to_vec()));
             }
             Tree::Reports => {

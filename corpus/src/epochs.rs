@@ -9,7 +9,8 @@
 //!   an epoch begins;
 //! - `seed_candidates`: each program of the epoch that reached a feature first reached in the
 //!   epoch, with those features, written with the report that brought it (before that report is
-//!   acknowledged) and removed when the epoch ends and its seeds are chosen.
+//!   acknowledged) and removed when the epoch ends and its seeds are chosen. A candidate without
+//!   a program takes its features as the others do but becomes no seed.
 //!
 //! Which candidate becomes a seed is the coordinator's rule; the corpus only keeps them.
 
@@ -38,7 +39,9 @@ pub struct SeedCandidate {
     pub index: u64,
     /// Those features, in the order the program reached them.
     pub features: Vec<String>,
-    pub program: String,
+    /// `None`: the program takes its features and makes no seed (its check was too long for its
+    /// mutants to be worth making).
+    pub program: Option<String>,
 }
 
 impl Record for PoolEpoch {
@@ -60,18 +63,39 @@ impl Record for PoolEpoch {
 
 impl Record for SeedCandidate {
     const TREE: Tree = Tree::SeedCandidates;
-    const VERSION: u8 = 1;
+    /// Version 2 made the program optional (a flag byte before it).
+    const VERSION: u8 = 2;
     fn encode(&self, e: &mut Encoder) {
-        e.u64(self.campaign).u64(self.index).strs(&self.features).str(&self.program);
+        e.u64(self.campaign).u64(self.index).strs(&self.features);
+        match &self.program {
+            Some(p) => e.u8(1).str(p),
+            None => e.u8(0),
+        };
     }
     fn decode(d: &mut Decoder<'_>) -> Result<Self, DecodeError> {
-        Ok(SeedCandidate {
-            campaign: d.u64("campaign")?,
-            index: d.u64("index")?,
-            features: d.strs("features")?,
-            program: d.str("program")?,
-        })
+        decode_candidate(d, Self::VERSION)
     }
+
+    fn from_value(value: &[u8]) -> Result<Self, DecodeError> {
+        // A version 1 candidate always has its program.
+        let (mut d, version) = match Decoder::open(value, Self::VERSION) {
+            Err(DecodeError::UnknownVersion { found: 1, .. }) => (Decoder::open(value, 1)?, 1),
+            opened => (opened?, Self::VERSION),
+        };
+        let c = decode_candidate(&mut d, version)?;
+        d.end()?;
+        Ok(c)
+    }
+}
+
+fn decode_candidate(d: &mut Decoder<'_>, version: u8) -> Result<SeedCandidate, DecodeError> {
+    let (campaign, index, features) = (d.u64("campaign")?, d.u64("index")?, d.strs("features")?);
+    let program = match if version >= 2 { d.u8("program flag")? } else { 1 } {
+        0 => None,
+        1 => Some(d.str("program")?),
+        other => return Err(DecodeError::Corrupt(format!("program flag {other} is neither 0 nor 1"))),
+    };
+    Ok(SeedCandidate { campaign, index, features, program })
 }
 
 impl Update<'_> {
@@ -85,10 +109,12 @@ impl Update<'_> {
         self.remove(Tree::PoolEpochs, &keys::id(campaign));
     }
 
-    /// Keeps a candidate until its epoch ends. The program must be a valid litmus program and
-    /// the candidate name at least one feature.
+    /// Keeps a candidate until its epoch ends. The program, if any, must be a valid litmus
+    /// program and the candidate name at least one feature.
     pub fn add_seed_candidate(&mut self, c: &SeedCandidate) -> Result<()> {
-        valid_program(&c.program, &format!("seed candidate {} of campaign {}", c.index, c.campaign))?;
+        if let Some(p) = &c.program {
+            valid_program(p, &format!("seed candidate {} of campaign {}", c.index, c.campaign))?;
+        }
         if c.features.is_empty() {
             return Err(CorpusError::Invalid(format!("seed candidate {} of campaign {} names no feature", c.index, c.campaign)));
         }
@@ -124,8 +150,17 @@ mod tests {
     fn epoch_records_round_trip_and_unequal_counts_are_corrupt() {
         let e = PoolEpoch { campaign: 3, end: 2048, seeds_through: 17, counts: vec![("a".into(), 4), ("b".into(), 1)] };
         assert_eq!(PoolEpoch::from_value(&e.to_value()), Ok(e));
-        let c = SeedCandidate { campaign: 3, index: 1030, features: vec!["x".into(), "y".into()], program: "PTX p".into() };
-        assert_eq!(SeedCandidate::from_value(&c.to_value()), Ok(c));
+        let c = SeedCandidate { campaign: 3, index: 1030, features: vec!["x".into(), "y".into()], program: Some("PTX p".into()) };
+        assert_eq!(SeedCandidate::from_value(&c.to_value()), Ok(c.clone()));
+        let taker = SeedCandidate { program: None, ..c.clone() };
+        assert_eq!(SeedCandidate::from_value(&taker.to_value()), Ok(taker));
+        // Version 1, from before a candidate could lack its program, reads with it.
+        let mut v1 = Encoder::new(1);
+        v1.u64(3).u64(1030).strs(&["x".into(), "y".into()]).str("PTX p");
+        assert_eq!(SeedCandidate::from_value(&v1.finish()), Ok(c));
+        let mut flag = Encoder::new(2);
+        flag.u64(3).u64(1030).strs(&["x".into()]).u8(7);
+        assert_eq!(SeedCandidate::from_value(&flag.finish()), Err(DecodeError::Corrupt("program flag 7 is neither 0 nor 1".into())));
         let mut bad = Encoder::new(1);
         bad.u64(3).u64(2048).u64(17).strs(&["a".into()]).u64s(&[]);
         assert_eq!(PoolEpoch::from_value(&bad.finish()), Err(DecodeError::Corrupt("1 feature names but 0 counts".into())));

@@ -156,12 +156,16 @@ impl Stats {
 /// over `known` and the job's earlier programs cannot become a seed and is not a candidate, and a
 /// candidate carries only the features it was the first of the job to reach. A job thus sends
 /// at most one candidate per feature of its coverage, however many programs it has.
+///
+/// A program whose check took more than `budget.seed_max_executions` executions is a candidate
+/// without a program: it takes its features as any candidate does, and no seed is made of it.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Candidate {
     pub index: u64,
     /// The features it was the first of the job to reach, of those not in `Job::known`.
     pub features: Vec<String>,
-    pub program: String,
+    /// Litmus text; `None` for a program past `budget.seed_max_executions`.
+    pub program: Option<String>,
 }
 
 /// The features of `features` (a program's) that are neither `known` nor reached by an earlier
@@ -353,7 +357,9 @@ impl Executor {
                     *out.features.entry(f).or_insert(0) += 1;
                 }
                 if !new.is_empty() {
-                    out.candidates.push(Candidate { index, features: new, program: tcfuzz_litmus::print(&made.program) });
+                    let seedable = executions <= self.config.budget.seed_max_executions;
+                    let program = seedable.then(|| tcfuzz_litmus::print(&made.program));
+                    out.candidates.push(Candidate { index, features: new, program });
                 }
                 for f in found {
                     out.findings.push(self.finding(&made, job.campaign_seed, index, f));

@@ -119,6 +119,38 @@ fn a_program_stopped_at_the_execution_budget_counts_the_executions_it_explored()
     assert!(stopped >= 10, "only {stopped} of 30 programs past the budget");
 }
 
+/// A program whose check took more executions than `budget.seed_max_executions` is still a
+/// candidate (it takes the features it was the first to reach) but carries no program: no seed
+/// is made of it.
+#[test]
+fn a_program_past_the_seed_bound_is_a_candidate_without_a_program() {
+    let mut config = random_only(&["ptx"]);
+    config.models = vec!["ptx".into()];
+    config.oracles = OracleConfig { explorer_vs_oracle: 0, tileir_weaker_than_ptx: 0, ..OracleConfig::default() };
+    config.budget.millis = 600_000;
+    config.budget.seed_max_executions = 20;
+    let e = Executor::new(config).unwrap();
+    let (mut with, mut without) = (0, 0);
+    for index in 0..40 {
+        let r = e.run(&job(5, index, 1), &Hooks::default());
+        if r.stats.too_large > 0 {
+            continue;
+        }
+        // Nothing is known: the job's one program is the first to reach all it reaches.
+        assert_eq!(r.candidates.len(), 1, "program {index}");
+        let c = &r.candidates[0];
+        assert_eq!(c.features.iter().collect::<BTreeSet<_>>(), r.features.keys().collect::<BTreeSet<_>>(), "program {index}");
+        let seedable = r.stats.executions <= 20;
+        assert_eq!(c.program.is_some(), seedable, "program {index}: {} executions", r.stats.executions);
+        if seedable {
+            with += 1;
+        } else {
+            without += 1;
+        }
+    }
+    assert!(with >= 5 && without >= 5, "{with} candidates with a program, {without} without");
+}
+
 /// Coverage-guided programs get `budget.coverage_max_executions`, the others `max_executions`:
 /// a mutant that explodes is abandoned early (they took about 40 % of the main job's time).
 #[test]

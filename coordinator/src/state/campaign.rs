@@ -52,7 +52,7 @@ pub(super) struct CampaignRun {
     /// reached some (by index, with those features): the seed candidates, which become seeds
     /// when the epoch ends. Mirrored from the corpus.
     pub(super) epoch_new: HashSet<String>,
-    pub(super) candidates: BTreeMap<u64, (Vec<String>, String)>,
+    pub(super) candidates: BTreeMap<u64, (Vec<String>, Option<String>)>,
     /// Whether the log said that this campaign's epochs are small for its workers.
     pub(super) warned_small_epoch: bool,
     pub(super) generate_jobs: u64,

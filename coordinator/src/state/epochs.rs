@@ -139,7 +139,8 @@ pub(super) fn end_epoch(run: &mut CampaignRun, seeds: &mut SeedMirror, u: &mut U
 }
 
 /// The epoch's candidates become seeds as `tcfuzz fuzz` chooses them (its `add_seeds`): in index
-/// order, each with the features first reached in the epoch that no earlier candidate took.
+/// order, each with the features first reached in the epoch that no earlier candidate took (a
+/// candidate without a program takes them and becomes no seed).
 pub(super) fn add_epoch_seeds(run: &mut CampaignRun, seeds: &mut SeedMirror, u: &mut Update<'_>, now: u64) -> Result<(), ServiceError> {
     let campaign = run.record.id;
     let mut taken: HashSet<String> = HashSet::new();
@@ -147,7 +148,9 @@ pub(super) fn add_epoch_seeds(run: &mut CampaignRun, seeds: &mut SeedMirror, u: 
         u.remove_seed_candidate(campaign, index);
         let new: Vec<String> = features.into_iter().filter(|f| !taken.contains(f)).collect();
         taken.extend(new.iter().cloned());
-        if !new.is_empty()
+        // A candidate without a program takes its features and makes no seed.
+        if let Some(program) = program
+            && !new.is_empty()
             && let Some(id) = u.add_seed(campaign, now, &new, &program)?
         {
             seeds.added(id, new, &program);

@@ -118,10 +118,12 @@ impl State {
             seeds.sort_by_key(|s| s.index);
             for s in seeds {
                 let new: Vec<String> = s.features.iter().filter(|f| new_features.remove(f.as_str())).cloned().collect();
-                if !new.is_empty()
-                    && let Some(id) = u.add_seed(job.campaign, now, &new, &s.program)?
+                // One without a program takes its features and makes no seed.
+                if let Some(program) = &s.program
+                    && !new.is_empty()
+                    && let Some(id) = u.add_seed(job.campaign, now, &new, program)?
                 {
-                    self.seeds.added(id, new, &s.program);
+                    self.seeds.added(id, new, program);
                 }
             }
         }

@@ -178,6 +178,56 @@ async fn an_epochs_seeds_are_chosen_in_index_order_whatever_the_reports_order_an
     assert!(corpus.check().unwrap().problems.is_empty());
 }
 
+/// A candidate with an empty program (its check was past the campaign's
+/// `budget.seed_max_executions`) takes the features it reached first, across a restart, and
+/// becomes no seed: a later program that reached them too is a seed only for the rest.
+#[tokio::test]
+async fn a_candidate_without_a_program_takes_its_features_and_becomes_no_seed() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = Server::start(dir.path(), 30_000).await;
+    let (mut w, mut a) = (server.worker(), server.admin());
+    let me = register(&mut w, 4).await.worker_id;
+    let r = v1::CreateCampaignRequest { name: "t".into(), seed: 7, programs: 96, job_programs: 16, pool_epoch: 48, ..Default::default() };
+    let id = a.create_campaign(r).await.unwrap().into_inner().campaign;
+    let first = lease_n(&mut w, &me, 3).await;
+    let last = found(&first[2], &["a", "b"], &[(40, &["a", "b"])]);
+    assert_eq!(report(&mut w, &me, vec![last]).await, [v1::Recording::Recorded]);
+    let mut middle = found(&first[1], &["a"], &[(20, &["a"])]);
+    middle.seeds[0].program.clear();
+    assert_eq!(report(&mut w, &me, vec![middle]).await, [v1::Recording::Recorded]);
+    server.stop().await;
+    {
+        let corpus = Corpus::open_existing(dir.path()).unwrap();
+        let kept: Vec<(u64, Option<String>)> = corpus
+            .seed_candidates(id)
+            .unwrap()
+            .into_iter()
+            .map(|c| (c.index, c.program.map(|p| p.lines().next().unwrap().to_string())))
+            .collect();
+        assert_eq!(kept, [(20, None), (40, Some("PTX P40".to_string()))]);
+        assert!(corpus.check().unwrap().problems.is_empty());
+    }
+
+    let server = Server::start(dir.path(), 30_000).await;
+    let mut w = server.worker();
+    let r = v1::RegisterRequest {
+        cores: 4,
+        version: tcfuzz_proto::protocol_version().into(),
+        resume_worker_id: me.clone(),
+        ..Default::default()
+    };
+    w.register(r).await.unwrap();
+    let early = found(&first[0], &[], &[]);
+    assert_eq!(report(&mut w, &me, vec![early]).await, [v1::Recording::Recorded]);
+    let second = lease_n(&mut w, &me, 1).await;
+    assert!(second.iter().all(|j| epoch(j) == Some(1)), "{second:?}");
+    let seeds = pool(&mut w, &me, id, 1).await.unwrap();
+    let got: Vec<(&str, Vec<&str>)> =
+        seeds.iter().map(|s| (s.program.lines().next().unwrap(), s.features.iter().map(|f| f.name.as_str()).collect())).collect();
+    assert_eq!(got, [("PTX P40", vec!["b"])]);
+    server.stop().await;
+}
+
 #[tokio::test]
 async fn a_campaign_without_epochs_queues_ahead_and_has_no_pool() {
     let dir = tempfile::tempdir().unwrap();

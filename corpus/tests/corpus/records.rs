@@ -114,7 +114,7 @@ fn an_epochs_candidates_are_kept_by_index_until_removed_and_belong_to_a_campaign
         campaign: id,
         index,
         features: features.iter().map(|f| f.to_string()).collect(),
-        program: program.to_string(),
+        program: Some(program.to_string()),
     };
     u.add_seed_candidate(&candidate(40, &["b"], &programs[1])).unwrap();
     u.add_seed_candidate(&candidate(3, &["a", "b"], &programs[0])).unwrap();

@@ -194,7 +194,11 @@ fn to_result(job_id: u64, o: Output) -> v1::JobResult {
             })
             .collect(),
         coverage: o.coverage.into_iter().map(|(name, count)| v1::FeatureCount { name, count }).collect(),
-        seeds: o.seeds.into_iter().map(|s| v1::SeedCandidate { index: s.index, features: s.features, program: s.program }).collect(),
+        seeds: o
+            .seeds
+            .into_iter()
+            .map(|s| v1::SeedCandidate { index: s.index, features: s.features, program: s.program.unwrap_or_default() })
+            .collect(),
         minimized: String::new(),
         error: String::new(),
         part: None,

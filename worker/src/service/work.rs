@@ -45,7 +45,8 @@ pub struct Discrepancy {
 pub struct SeedCandidate {
     pub index: u64,
     pub features: Vec<String>,
-    pub program: String,
+    /// `None`: the program takes its features but makes no seed ([`crate::Candidate`]).
+    pub program: Option<String>,
 }
 
 /// What checking a range of programs found.

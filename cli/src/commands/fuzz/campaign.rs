@@ -518,7 +518,8 @@ fn record(
 }
 
 /// Turns the epoch's candidates into seeds, in index order: a candidate becomes a seed with the
-/// features no earlier program (of this epoch or before) reached.
+/// features no earlier program (of this epoch or before) reached; one without a program (past
+/// `budget.seed_max_executions`) takes them and becomes no seed.
 fn add_seeds(corpus: &Corpus, campaign: u64, candidates: &mut Vec<Candidate>, pool: &mut Pool, totals: &mut Totals) -> anyhow::Result<()> {
     candidates.sort_by_key(|c| c.index);
     let mut u = corpus.update()?;
@@ -529,10 +530,11 @@ fn add_seeds(corpus: &Corpus, campaign: u64, candidates: &mut Vec<Candidate>, po
             continue;
         }
         pool.known.extend(new.iter().cloned());
-        if let Some(id) = u.add_seed(campaign, now_ms(), &new, &c.program)? {
-            let program = tcfuzz_litmus::parse(&c.program)
+        let Some(text) = &c.program else { continue };
+        if let Some(id) = u.add_seed(campaign, now_ms(), &new, text)? {
+            let program = tcfuzz_litmus::parse(text)
                 .map_err(|d| anyhow!("[tcfuzz internal bug] a generated program does not parse back: {}", d.render("seed")))?;
-            added.push((pool_bytes(&c.program, new.iter().map(String::as_str)), Some(PoolSeed { id, program, features: new })));
+            added.push((pool_bytes(text, new.iter().map(String::as_str)), Some(PoolSeed { id, program, features: new })));
         }
     }
     u.commit()?;

@@ -67,6 +67,8 @@ and, with --gpu, gpu: {\"ran\", \"instances\", \"unsupported\", \"failed\",
 /// Programs that reach a coverage feature first become seeds for the coverage-guided family, which
 /// mutates the corpus's seeds, or, past 8 MiB of them (programs and feature names), the newest
 /// that fit (as a `tcfuzz campaign` does: its workers get the same pool, and a warning says so).
+/// A program whose check took more than `budget.seed_max_executions` executions takes the
+/// features it reached first but becomes no seed: its mutants would mostly be past the budget.
 ///
 /// The configuration (--config FILE, JSON; every key optional):
 ///   {"generator": {"families": {"random": 55, "pattern": 15, "mutant": 10, "coverage": 20},
@@ -74,8 +76,8 @@ and, with --gpu, gpu: {\"ran\", \"instances\", \"unsupported\", \"failed\",
 ///                  "interesting_conditions": true, "spread_placements": 25,
 ///                  "coverage": {"edits": 3, "max_threads": 4, "max_instructions": 12}},
 ///    "models": ["sc", "ptx", "tileir"],
-///    "budget": {"max_executions": 5000, "coverage_max_executions": 1000, "millis": 10000,
-///               "loop_bound": 1},
+///    "budget": {"max_executions": 5000, "coverage_max_executions": 1000,
+///               "seed_max_executions": 100, "millis": 10000, "loop_bound": 1},
 ///    "oracles": {"explorer_vs_oracle": 8, "oracle_limit": 20000, "tileir_weaker_than_ptx": 4,
 ///                "compiler_lowering": 200,
 ///                "reference": {"command": "herd7 -model ptx.cat {file}", "every": 50,
