@@ -469,7 +469,13 @@ impl Executor {
         };
         let mut executions = 0;
         let mut verdicts = Vec::new();
-        for model in self.models_for(made) {
+        let models = self.models_for(made);
+        // A program has at least as many executions under PTX as under SC (every SC-consistent
+        // execution is PTX-consistent), so the PTX check runs first: a program past the budget
+        // is most often past it there, and then it is not checked under SC at all.
+        let mut order = models.clone();
+        order.sort_by_key(|m| *m != ModelKind::Ptx);
+        for model in order {
             let r = if exact {
                 check_exact_compiled(&compiled, model, &check_options)
             } else {
@@ -490,6 +496,7 @@ impl Executor {
                 Err(e) => return rejected(&e),
             }
         }
+        verdicts.sort_by_key(|(m, _)| models.iter().position(|x| x == m));
         let mut found = Vec::new();
         let (mut runs, mut skipped) = (0, 0);
         if let Some((model, v)) = verdicts.first() {

@@ -151,6 +151,39 @@ fn a_program_past_the_seed_bound_is_a_candidate_without_a_program() {
     assert!(with >= 5 && without >= 5, "{with} candidates with a program, {without} without");
 }
 
+/// A program checked under SC and PTX is checked under PTX first (it has at least as many
+/// executions there): one past the budget under PTX alone counts only the PTX executions it
+/// explored, the SC check never run; one within it counts both.
+#[test]
+fn a_program_past_the_budget_under_ptx_is_not_checked_under_sc() {
+    let mut config = random_only(&["ptx"]);
+    config.models = vec!["sc".into(), "ptx".into()];
+    config.oracles = OracleConfig { explorer_vs_oracle: 0, tileir_weaker_than_ptx: 0, ..OracleConfig::default() };
+    config.budget.millis = 600_000;
+    config.budget.max_executions = 12;
+    let e = Executor::new(config.clone()).unwrap();
+    let unbounded = tcfuzz_checker::Options { loop_bound: config.budget.loop_bound, witnesses: false, ..Default::default() };
+    let count = |p: &Program, model| {
+        let v = tcfuzz_checker::check(p, model, &unbounded).expect("checks");
+        v.stats.complete + v.stats.blocked + v.stats.assume_failed
+    };
+    let (mut ptx_only, mut within) = (0, 0);
+    for index in 0..60 {
+        let made = e.generate(5, index, &SeedPool::default()).expect("generates");
+        let (sc, ptx) = (count(&made.program, tcfuzz_checker::ModelKind::Sc), count(&made.program, tcfuzz_checker::ModelKind::Ptx));
+        let r = e.run(&job(5, index, 1), &Hooks::default());
+        let expected = if ptx > 12 {
+            ptx_only += u64::from(sc <= 12);
+            (13, 1)
+        } else {
+            within += 1;
+            (sc + ptx, 0)
+        };
+        assert_eq!((r.stats.executions, r.stats.too_large), expected, "program {index}: {sc} executions under SC, {ptx} under PTX");
+    }
+    assert!(ptx_only >= 3 && within >= 10, "{ptx_only} past the budget under PTX only, {within} within it");
+}
+
 /// Coverage-guided programs get `budget.coverage_max_executions`, the others `max_executions`:
 /// a mutant that explodes is abandoned early (they took about 40 % of the main job's time).
 #[test]
