@@ -344,7 +344,8 @@ fn tcfuzz_within(args: &[&str], cwd: &Path, limit: Duration) -> Output {
 /// them must be minimized and stored (the budget is far above what they need; one that ran out
 /// would still be stored, with `budget_exhausted`), and fuzz must exit 0. Where the minimizer
 /// happens to have caught up when the duration ends, the situation under test did not arise: the
-/// run is made again with another duration (three in all).
+/// run is made again with another duration (five in all: three failed once in four release runs
+/// of this file here, on 2026-11-27).
 #[test]
 fn discrepancies_queued_when_the_duration_ends_are_all_minimized_and_fuzz_exits() {
     let dir = TempDir::new("duration-minimize");
@@ -373,11 +374,11 @@ fn discrepancies_queued_when_the_duration_ends_are_all_minimized_and_fuzz_exits(
         out
     };
     // The situation under test: generation ended with minimizations still to come.
-    let out = ["3s", "2s", "4s"]
+    let out = ["3s", "2s", "4s", "1s", "5s"]
         .into_iter()
         .map(run)
         .find(|out| stderr(out).contains("fuzz: minimizing "))
-        .expect("in three runs, nothing was left to minimize when the duration ended");
+        .expect("in five runs, nothing was left to minimize when the duration ended");
     assert!(!stderr(&out).contains("not minimized"), "{}", stderr(&out));
     let lines = json_lines(&out);
     let found: Vec<(String, String)> = lines

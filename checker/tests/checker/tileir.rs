@@ -111,6 +111,47 @@ fn examples() -> Vec<(String, Program)> {
         .collect()
 }
 
+/// Each side of the differential is the explorer's verdict where it carries no caveat (it is
+/// exact then), else the oracle's: a side the explorer may judge short never decides a violation.
+#[test]
+fn differential_sides_are_the_explorers_verdicts_unless_they_carry_a_caveat() {
+    use tcfuzz_checker::Method;
+    let uncaveated = program(
+        "TileIR t
+{
+  f = [0];
+}
+P0@tlb 0, dev 0 {
+  <t1> = st.weak f, [1];
+}
+P1@tlb 1, dev 0 {
+  r1, <t1> = ld.relaxed.device f;
+}
+exists (f == [1])
+",
+    );
+    let r = tileir_weaker_than_ptx(&uncaveated, &Options::default()).expect("checks");
+    assert_eq!((r.tileir.method, r.ptx.method), (Method::Explorer, Method::Explorer));
+    // Its rmw and its own later store give the explorer's Tile IR verdict the rmw-hole caveat
+    // (`tile_ir_rmw_off_every_cycle_of_needs_gets_no_rmw_hole_caveat`).
+    let caveated = program(
+        "TileIR random-tileir-5-1474
+{
+  f = [0];
+}
+P0@tlb 0, dev 0 {
+  a1, <t1> = atom.acq_rel.device.exch f, [1];
+  <t2> = st.weak f, [1];
+}
+exists (f == [1])
+",
+    );
+    assert_eq!(check(&caveated, ModelKind::TileIr, &Options::default()).expect("checks").caveats.len(), 1);
+    let r = tileir_weaker_than_ptx(&caveated, &Options::default()).expect("checks");
+    assert_eq!(r.tileir.method, Method::Oracle);
+    assert!(r.holds() && r.caveats.is_empty(), "{:?}", r.caveats);
+}
+
 #[test]
 fn differential_holds_on_every_tileir_example() {
     let examples = examples();

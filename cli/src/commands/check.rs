@@ -93,9 +93,11 @@ in text mode. The summary line goes to stderr.";
 /// With --differential, each Tile IR program P is also lowered to PTX (the rules of `tcfuzz
 /// lower`; programs without Tile IR threads are skipped with a note) and the
 /// tileir-weaker-than-ptx check runs: if P is race-free, every final state the
-/// lowering L allows under ptx must be allowed by P under tileir, and L must be race-free. Both
-/// sides use the exhaustive oracle (the explorer where a side is too large for it); the verdicts
-/// of both sides are printed, then every violating state with a witness execution from each side.
+/// lowering L allows under ptx must be allowed by P under tileir, and L must be race-free. Each
+/// side is the explorer's verdict where it carries no caveat, else the exhaustive oracle's (as
+/// --exact: the explorer's, with its caveats, where the side is too large for the oracle); the
+/// verdicts of both sides are printed, then every violating state with a witness execution from
+/// each side.
 ///
 /// With --dot DIR, the witness execution of each distinct outcome (the final state restricted to
 /// what the condition mentions) is written as a Graphviz file DIR/NAME-K.dot, NAME the test name
