@@ -169,7 +169,8 @@ pub fn tileir_weaker_than(
     Ok(DifferentialReport { tileir, lowered, ptx, extra_states, ptx_races, tileir_race_free, caveats })
 }
 
-/// One side: the explorer's verdict where it carries no caveat, else the oracle's, or the
+/// One side: the explorer's verdict where it carries no caveat, else the oracle's (also where
+/// the explorer ran past `max_executions`: the oracle's bound is its candidates), or the
 /// explorer's (its caveats named in the report) where the oracle gives up.
 fn run_side(
     prog: &CompiledProgram,
@@ -178,17 +179,21 @@ fn run_side(
     side: &str,
     caveats: &mut Vec<String>,
 ) -> Result<Verdict, CheckError> {
-    let explored = check_compiled(prog, model, opts)?;
-    if explored.caveats.is_empty() {
-        return Ok(explored);
-    }
-    match check_oracle_compiled(prog, model, opts) {
+    let explored = match check_compiled(prog, model, opts) {
+        Ok(v) if v.caveats.is_empty() => return Ok(v),
         Ok(v) => Ok(v),
-        Err(CheckError::TooLarge(why)) => {
+        Err(e @ CheckError::TooManyExecutions { .. }) => Err(e),
+        Err(e) => return Err(e),
+    };
+    match (check_oracle_compiled(prog, model, opts), explored) {
+        (Ok(v), _) => Ok(v),
+        (Err(CheckError::TooLarge(why)), Ok(explored)) => {
             caveats.push(format!("the {side} side is too large for the oracle ({why}); it was explored by the DPOR explorer"));
             caveats.extend(explored.caveats.iter().map(|c| format!("{side}: {c}")));
             Ok(explored)
         }
-        Err(e) => Err(e),
+        // Too large for both: the explorer's error names the option to raise.
+        (Err(CheckError::TooLarge(_)), Err(e)) => Err(e),
+        (Err(e), _) => Err(e),
     }
 }

@@ -132,6 +132,14 @@ exists (f == [1])
     );
     let r = tileir_weaker_than_ptx(&uncaveated, &Options::default()).expect("checks");
     assert_eq!((r.tileir.method, r.ptx.method), (Method::Explorer, Method::Explorer));
+    // Past the explorer's execution bound, the oracle (bounded by its candidates) judges it; past
+    // both, the explorer's error says which option to raise.
+    let one = Options { max_executions: 1, ..Options::default() };
+    let r = tileir_weaker_than_ptx(&uncaveated, &one).expect("checks");
+    assert_eq!((r.tileir.method, r.ptx.method), (Method::Oracle, Method::Oracle));
+    assert!(r.holds() && r.caveats.is_empty(), "{:?}", r.caveats);
+    let neither = Options { oracle_limit: 1, ..one };
+    assert!(matches!(tileir_weaker_than_ptx(&uncaveated, &neither), Err(CheckError::TooManyExecutions { max_executions: 1, .. })));
     // Its rmw and its own later store give the explorer's Tile IR verdict the rmw-hole caveat
     // (`tile_ir_rmw_off_every_cycle_of_needs_gets_no_rmw_hole_caveat`).
     let caveated = program(
