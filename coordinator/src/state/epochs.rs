@@ -13,11 +13,12 @@
 //!   unchanged.
 //!
 //! Workers send as candidates the programs that were the first of their job to reach a feature
-//! the epoch's pool seeds lack, with those features (`tcfuzz_worker::Candidate`). That includes
-//! the first program of the epoch to reach each feature new to the epoch, with that feature, and
-//! a program left out can take no feature here: each of its features is the pool's (never new to
-//! the epoch) or was reached by an earlier program of its job, so the first program of the epoch
-//! to reach it comes before it in index order and takes it.
+//! the epoch's pool seeds lack and the worker's jobs of earlier epochs did not reach, with those
+//! features (`tcfuzz_worker::Candidate`). That includes the first program of the epoch to reach
+//! each feature new to the epoch, with that feature, and a program left out can take no feature
+//! here: each of its features is the pool's or was reached in an earlier epoch (never new to the
+//! epoch) or was reached by an earlier program of its job, so the first program of the epoch to
+//! reach it comes before it in index order and takes it.
 //! So the seeds, and the programs of every later epoch, are those of `tcfuzz fuzz` with the same
 //! seed and config, however many workers ran the jobs, and a coordinator killed mid-epoch comes
 //! back with the same pool and candidates. (Several campaigns running at once on one corpus share
