@@ -113,6 +113,15 @@ impl<'a> Decoder<'a> {
         Ok(Decoder { rest: &body[1..] })
     }
 
+    /// [`Decoder::open`] for a format that still reads its versions `oldest..=known`: the decoder
+    /// and the value's version (an unknown one is reported against `known`).
+    pub fn open_versions(value: &'a [u8], oldest: u8, known: u8) -> Result<(Decoder<'a>, u8), DecodeError> {
+        match Decoder::open(value, known) {
+            Err(DecodeError::UnknownVersion { found, .. }) if (oldest..known).contains(&found) => Ok((Decoder::open(value, found)?, found)),
+            opened => Ok((opened?, known)),
+        }
+    }
+
     fn take(&mut self, n: usize, what: &str) -> Result<&'a [u8], DecodeError> {
         if self.rest.len() < n {
             return Err(DecodeError::Corrupt(format!("truncated: {what} needs {n} bytes, {} left", self.rest.len())));
@@ -244,6 +253,10 @@ mod tests {
     fn unknown_version_is_told_apart_from_damage() {
         let v = sample();
         assert_eq!(Decoder::open(&v, 4).err(), Some(DecodeError::UnknownVersion { found: 3, known: 4 }));
+        // A format that still reads version 3 opens it as version 3; one reading 4 and later does not.
+        assert_eq!(Decoder::open_versions(&v, 2, 4).map(|(_, version)| version), Ok(3));
+        assert_eq!(Decoder::open_versions(&v, 4, 5).err(), Some(DecodeError::UnknownVersion { found: 3, known: 5 }));
+        assert_eq!(Decoder::open_versions(&v, 1, 2).err(), Some(DecodeError::UnknownVersion { found: 3, known: 2 }));
     }
 
     #[test]

@@ -78,10 +78,7 @@ impl Record for SeedCandidate {
 
     fn from_value(value: &[u8]) -> Result<Self, DecodeError> {
         // A version 1 candidate always has its program.
-        let (mut d, version) = match Decoder::open(value, Self::VERSION) {
-            Err(DecodeError::UnknownVersion { found: 1, .. }) => (Decoder::open(value, 1)?, 1),
-            opened => (opened?, Self::VERSION),
-        };
+        let (mut d, version) = Decoder::open_versions(value, 1, Self::VERSION)?;
         let c = decode_candidate(&mut d, version)?;
         d.end()?;
         Ok(c)

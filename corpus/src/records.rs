@@ -370,10 +370,7 @@ impl Record for StatsSample {
 
     fn from_value(value: &[u8]) -> Result<Self, DecodeError> {
         // A version 1 sample reads with no GPU totals.
-        let (mut d, version) = match Decoder::open(value, Self::VERSION) {
-            Err(DecodeError::UnknownVersion { found: 1, .. }) => (Decoder::open(value, 1)?, 1),
-            opened => (opened?, Self::VERSION),
-        };
+        let (mut d, version) = Decoder::open_versions(value, 1, Self::VERSION)?;
         let s = decode_stats(&mut d, version)?;
         d.end()?;
         Ok(s)
@@ -444,10 +441,7 @@ impl Record for Job {
     fn from_value(value: &[u8]) -> Result<Self, DecodeError> {
         // A version 1 record reads as a lease with nothing named; versions 1 and 2 read as done
         // jobs that did not fail.
-        let (mut d, version) = match Decoder::open(value, Self::VERSION) {
-            Err(DecodeError::UnknownVersion { found: found @ (1 | 2), .. }) => (Decoder::open(value, found)?, found),
-            opened => (opened?, Self::VERSION),
-        };
+        let (mut d, version) = Decoder::open_versions(value, 1, Self::VERSION)?;
         let job = decode_job(&mut d, version)?;
         d.end()?;
         Ok(job)

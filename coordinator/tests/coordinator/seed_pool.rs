@@ -19,6 +19,31 @@ async fn pool(w: &mut tcfuzz_proto::connect::Coordinator, worker: &str, campaign
     w.seed_pool(r).await.map(|r| r.into_inner().seeds).map_err(|s| s.code())
 }
 
+/// A coordinator on `dir`, a worker of 4 cores registered with it, and a campaign of seed 7 in
+/// jobs of 16 programs: the server, the worker's client and id, the campaign's id.
+async fn campaign(dir: &std::path::Path, programs: u64, pool_epoch: u64) -> (Server, tcfuzz_proto::connect::Coordinator, String, u64) {
+    let server = Server::start(dir, 30_000).await;
+    let (mut w, mut a) = (server.worker(), server.admin());
+    let me = register(&mut w, 4).await.worker_id;
+    let r = v1::CreateCampaignRequest { name: "t".into(), seed: 7, programs, job_programs: 16, pool_epoch, ..Default::default() };
+    let id = a.create_campaign(r).await.unwrap().into_inner().campaign;
+    (server, w, me, id)
+}
+
+/// A coordinator started again on `dir`, and worker `me` registered with it again.
+async fn restart(dir: &std::path::Path, me: &str) -> (Server, tcfuzz_proto::connect::Coordinator) {
+    let server = Server::start(dir, 30_000).await;
+    let mut w = server.worker();
+    let r = v1::RegisterRequest {
+        cores: 4,
+        version: tcfuzz_proto::protocol_version().into(),
+        resume_worker_id: me.into(),
+        ..Default::default()
+    };
+    w.register(r).await.unwrap();
+    (server, w)
+}
+
 /// Leases until `n` jobs came (bounded), sorted by their first program.
 async fn lease_n(w: &mut tcfuzz_proto::connect::Coordinator, worker: &str, n: usize) -> Vec<v1::Job> {
     let mut got = Vec::new();
@@ -36,11 +61,7 @@ async fn lease_n(w: &mut tcfuzz_proto::connect::Coordinator, worker: &str, n: us
 #[tokio::test]
 async fn jobs_of_an_epoch_wait_for_the_one_before_and_see_the_seeds_it_found() {
     let dir = tempfile::tempdir().unwrap();
-    let server = Server::start(dir.path(), 30_000).await;
-    let (mut w, mut a) = (server.worker(), server.admin());
-    let me = register(&mut w, 4).await.worker_id;
-    let r = v1::CreateCampaignRequest { name: "t".into(), seed: 7, programs: 80, job_programs: 16, pool_epoch: 40, ..Default::default() };
-    let id = a.create_campaign(r).await.unwrap().into_inner().campaign;
+    let (server, mut w, me, id) = campaign(dir.path(), 80, 40).await;
 
     // Epoch 0 is programs 0..40: no job crosses its end, none is queued past it.
     let first = lease_n(&mut w, &me, 3).await;
@@ -78,15 +99,7 @@ async fn jobs_of_an_epoch_wait_for_the_one_before_and_see_the_seeds_it_found() {
     // then, not of now: the rest of the epoch is generated as it would have been).
     let before = pool(&mut w, &me, id, 1).await.unwrap();
     server.stop().await;
-    let server = Server::start(dir.path(), 30_000).await;
-    let mut w = server.worker();
-    let r = v1::RegisterRequest {
-        cores: 4,
-        version: tcfuzz_proto::protocol_version().into(),
-        resume_worker_id: me.clone(),
-        ..Default::default()
-    };
-    w.register(r).await.unwrap();
+    let (server, mut w) = restart(dir.path(), &me).await;
     assert_eq!(pool(&mut w, &me, id, 1).await.unwrap(), before);
     assert_eq!(before[0].features[0].count, 2);
     assert_eq!(report(&mut w, &me, second[1..].iter().map(result).collect()).await, [v1::Recording::Recorded; 2]);
@@ -126,11 +139,7 @@ fn found(job: &v1::Job, coverage: &[&str], seeds: &[(u64, &[&str])]) -> v1::JobR
 #[tokio::test]
 async fn an_epochs_seeds_are_chosen_in_index_order_whatever_the_reports_order_and_a_restart() {
     let dir = tempfile::tempdir().unwrap();
-    let server = Server::start(dir.path(), 30_000).await;
-    let (mut w, mut a) = (server.worker(), server.admin());
-    let me = register(&mut w, 4).await.worker_id;
-    let r = v1::CreateCampaignRequest { name: "t".into(), seed: 7, programs: 96, job_programs: 16, pool_epoch: 48, ..Default::default() };
-    let id = a.create_campaign(r).await.unwrap().into_inner().campaign;
+    let (server, mut w, me, id) = campaign(dir.path(), 96, 48).await;
     let first = lease_n(&mut w, &me, 3).await;
     assert_eq!(first.iter().map(range).collect::<Vec<_>>(), [0..16, 16..32, 32..48]);
 
@@ -149,15 +158,7 @@ async fn an_epochs_seeds_are_chosen_in_index_order_whatever_the_reports_order_an
     }
 
     // After a restart the first job reports: programs 5 and 9 reached `c`, 5 also `d`.
-    let server = Server::start(dir.path(), 30_000).await;
-    let mut w = server.worker();
-    let r = v1::RegisterRequest {
-        cores: 4,
-        version: tcfuzz_proto::protocol_version().into(),
-        resume_worker_id: me.clone(),
-        ..Default::default()
-    };
-    w.register(r).await.unwrap();
+    let (server, mut w) = restart(dir.path(), &me).await;
     assert_eq!(pool(&mut w, &me, id, 0).await, Ok(Vec::new()));
     let early = found(&first[0], &["c", "d"], &[(5, &["c", "d"]), (9, &["c"])]);
     assert_eq!(report(&mut w, &me, vec![early]).await, [v1::Recording::Recorded]);
@@ -184,11 +185,7 @@ async fn an_epochs_seeds_are_chosen_in_index_order_whatever_the_reports_order_an
 #[tokio::test]
 async fn a_candidate_without_a_program_takes_its_features_and_becomes_no_seed() {
     let dir = tempfile::tempdir().unwrap();
-    let server = Server::start(dir.path(), 30_000).await;
-    let (mut w, mut a) = (server.worker(), server.admin());
-    let me = register(&mut w, 4).await.worker_id;
-    let r = v1::CreateCampaignRequest { name: "t".into(), seed: 7, programs: 96, job_programs: 16, pool_epoch: 48, ..Default::default() };
-    let id = a.create_campaign(r).await.unwrap().into_inner().campaign;
+    let (server, mut w, me, id) = campaign(dir.path(), 96, 48).await;
     let first = lease_n(&mut w, &me, 3).await;
     let last = found(&first[2], &["a", "b"], &[(40, &["a", "b"])]);
     assert_eq!(report(&mut w, &me, vec![last]).await, [v1::Recording::Recorded]);
@@ -208,15 +205,7 @@ async fn a_candidate_without_a_program_takes_its_features_and_becomes_no_seed() 
         assert!(corpus.check().unwrap().problems.is_empty());
     }
 
-    let server = Server::start(dir.path(), 30_000).await;
-    let mut w = server.worker();
-    let r = v1::RegisterRequest {
-        cores: 4,
-        version: tcfuzz_proto::protocol_version().into(),
-        resume_worker_id: me.clone(),
-        ..Default::default()
-    };
-    w.register(r).await.unwrap();
+    let (server, mut w) = restart(dir.path(), &me).await;
     let early = found(&first[0], &[], &[]);
     assert_eq!(report(&mut w, &me, vec![early]).await, [v1::Recording::Recorded]);
     let second = lease_n(&mut w, &me, 1).await;
