@@ -521,6 +521,30 @@ fn a_reference_that_disagrees_is_a_discrepancy_and_none_is_a_note() {
     assert!(stdout(&out).contains("discrepancies: 0 new"), "{}", stdout(&out));
 }
 
+/// `budget.seed_max_executions: 0`: no program becomes a seed; the summary counts the programs
+/// that reached features first and made none.
+#[test]
+fn a_seed_bound_of_0_makes_no_seeds_and_the_summary_says_how_many_programs_made_none() {
+    let dir = TempDir::new("fuzz-seedless");
+    let config = dir.write("seedless.json", r#"{"budget": {"seed_max_executions": 0}}"#);
+    let out = tcfuzz(
+        &["fuzz", "--corpus", "c", "--programs", "60", "--seed", "3", "--no-minimize", "--config", config.to_str().unwrap()],
+        dir.path(),
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let text = stdout(&out);
+    let line = text.lines().find(|l| l.starts_with("coverage: ")).unwrap_or_else(|| panic!("{text}"));
+    let taken: u64 = line
+        .split(" seeds added, ")
+        .nth(1)
+        .and_then(|rest| rest.split(' ').next())
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_else(|| panic!("{line}"));
+    assert!(line.contains(" 0 seeds added, ") && taken > 0, "{line}");
+    assert!(line.contains(" programs that reached features first made none (past budget.seed_max_executions)"), "{line}");
+    assert_eq!(Corpus::open_existing(&dir.path().join("c")).unwrap().seeds().count(), 0);
+}
+
 #[test]
 fn fuzz_gpu_without_a_gpu_exits_6_and_says_why() {
     if Path::new("/dev/nvidia0").exists() {

@@ -111,6 +111,8 @@ struct Totals {
     seen_again: u64,
     new_features: u64,
     seeds_added: u64,
+    /// Programs that reached features first but were past `budget.seed_max_executions`.
+    seedless: u64,
     minimized: BTreeMap<(String, String), String>,
 }
 
@@ -530,7 +532,10 @@ fn add_seeds(corpus: &Corpus, campaign: u64, candidates: &mut Vec<Candidate>, po
             continue;
         }
         pool.known.extend(new.iter().cloned());
-        let Some(text) = &c.program else { continue };
+        let Some(text) = &c.program else {
+            totals.seedless += 1;
+            continue;
+        };
         if let Some(id) = u.add_seed(campaign, now_ms(), &new, text)? {
             let program = tcfuzz_litmus::parse(text)
                 .map_err(|d| anyhow!("[tcfuzz internal bug] a generated program does not parse back: {}", d.render("seed")))?;
@@ -676,8 +681,9 @@ fn summary(plan: &Plan, out: &Out, totals: &Totals, seconds: f64, discrepancies_
         text.push_str(&format!("  {kind}: {signature}{min}\n"));
     }
     text.push_str(&format!(
-        "coverage: {coverage_features} features ({} new), {} seeds added; oracles ran {} times ({} skipped)\n",
-        totals.new_features, totals.seeds_added, st.oracle_runs, st.oracle_skipped
+        "coverage: {coverage_features} features ({} new), {} seeds added, {} programs that reached features first made \
+         none (past budget.seed_max_executions); oracles ran {} times ({} skipped)\n",
+        totals.new_features, totals.seeds_added, totals.seedless, st.oracle_runs, st.oracle_skipped
     ));
     if let Some(gpu) = &plan.gpu {
         let g = &st.gpu;
