@@ -20,9 +20,9 @@
 //! to reach them. (Without that, a feature first reached by a program past
 //! `budget.seed_max_executions`, which no seed carries, came back as a candidate from every later
 //! job: 12,590 candidates and 6.0 MB of programs where 1,663 and 1.1 MB had come before there was
-//! such a bound, in `tcfuzz campaign --seed 1 --programs 20000`.) A job without epochs sends only programs reaching
-//! features new to this worker (it remembers those it has seen in the campaign) and to the job's
-//! earlier programs; the coordinator keeps those that are new to the corpus.
+//! such a bound, in `tcfuzz campaign --seed 1 --programs 20000`.) A job without epochs sends only
+//! programs reaching features new to this worker (it remembers those it has seen in the campaign)
+//! and to the job's earlier programs; the coordinator keeps those that are new to the corpus.
 
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::ops::Range;
