@@ -263,6 +263,17 @@
 //! ([`KEPT_AHEAD_BUDGET`] graphs judged); where it gives up, `x` counts as reading what it could
 //! not have read otherwise. Both keep the graph canonical: they can cost a duplicate, never an
 //! execution.
+//! A chained read `x` (above) is such a read too: its source `w1` revisited it, keeping ahead
+//! of the events it deleted what `w1` depended on, so a deleted read kept ahead by that revisit
+//! (added between `x` and `w1`, in `w1`'s prefix) that reads a deleted write kept ahead too is
+//! canonical on the same terms. The revisit deletes the read and leaves it a hole, which forgets
+//! what it read; without the rule both graphs qualified. (Program 3315 of `tcfuzz fuzz --seed
+//! 303`, shrunk: `ld.weak y; cas x, 0, 0; st x, 1 | ld x; add x, r0; st y, 1`. P1's `st y`
+//! revisits P0's `ld y` from the graph in which P1's `ld x` read the initial `x` and the `cas`
+//! read the `add` write, 0, and wrote; and from the one in which the `add` write, 1, revisited
+//! the `cas` read, keeping ahead the `ld x` and P0's `st x` that it reads: 2 of 34 executions
+//! explored twice. `selftest` seeds 15012821, families assume and proxy, 11091048 and 19061439
+//! were the same fault: 288 of 3,456, 6 of 33, 26 of 224 and 12 of 102 executions, shrunk.)
 //!
 //! *Pending reads.* A revisit can keep a read `x` (added before `r`) whose source `w` it deletes:
 //! `w` was added after `x` and revisited it, and the revisit keeps `x` by its stamp but not `w`,
@@ -439,72 +450,26 @@ impl Explorer<'_, '_> {
         // "Holes open at a refilled write half").
         let open_at_refill = if self.dependency_revisits { OpenAtRefill::of(g, idx, self.prog, a, r) } else { None };
         // Where `r` reads a forced source, that source revisited `r` before, keeping ahead of the
-        // events it deleted what it depended on (module docs, "Reads kept ahead of a revisit").
-        let ahead = match g.event(r).rf {
-            Some(w1) if forced => Some((w1, dep_prefix(g, idx, self.prog, w1))),
-            _ => None,
-        };
+        // events it deleted what it depended on; so did the source of each chained read (module
+        // docs, "Reads kept ahead of a revisit").
+        let mut ahead: Vec<KeptAhead> = Vec::new();
+        if let Some(w1) = g.event(r).rf.filter(|_| forced) {
+            ahead.push(KeptAhead { read: r, source: w1, prefix: dep_prefix(g, idx, self.prog, w1) });
+        }
+        for x in chained_reads.iter().map(|n| idx.id(n)) {
+            if let Some(w1) = g.event(x).rf {
+                ahead.push(KeptAhead { read: x, source: w1, prefix: dep_prefix(g, idx, self.prog, w1) });
+            }
+        }
         let checked = deleted.iter().map(|n| idx.id(n)).chain(pending.iter().map(|p| p.0)).chain(std::iter::once(r).filter(|_| !forced));
         for e in checked {
             let se = 2 * u64::from(g.stamp(e));
             let previous = |x: EventId| x.is_init() || (!g.is_hole(x) && (at(x) <= se || prefix.contains(idx.node(x))));
             let label = g.label(e);
-            // A deleted read kept ahead by `w1`'s revisit of `r`, reading a deleted write kept
-            // ahead too: canonical only where it could read nothing of Previous(e) but for what
-            // was kept ahead and is deleted here (module docs, "Reads kept ahead of a revisit").
-            if let Some((w1, w1_prefix)) = &ahead {
-                // Deleted here, kept by `w1`'s revisit of `r` (in its prefix, added after `r`).
-                let ahead_deleted = |x: EventId| {
-                    !x.is_init()
-                        && deleted.contains(idx.node(x))
-                        && w1_prefix.contains(idx.node(x))
-                        && (g.stamp(r) + 1..g.stamp(*w1)).contains(&g.stamp(x))
-                };
-                if label.is_read()
-                    && e != r
-                    && !chained(e)
-                    && !is_pending(e)
-                    && ahead_deleted(e)
-                    && g.event(e).rf.is_some_and(|s| ahead_deleted(s) && g.stamp(s) < g.stamp(e))
-                {
-                    // The completion leaves out the deleted events kept ahead (but `e`) and what
-                    // depends on them; where `e` does, the rule does not apply (at worst a
-                    // duplicate, as without it).
-                    // (Dependencies are bits of a `u64`: a thread has at most 64 events.)
-                    let dropped_masks: Vec<u64> = g
-                        .threads
-                        .iter()
-                        .enumerate()
-                        .map(|(t, evs)| {
-                            evs.iter().enumerate().fold(0u64, |mask, (i, ev)| {
-                                let x = EventId::new(t, i);
-                                if (x != e && ahead_deleted(x)) || ev.deps & mask != 0 { mask | 1 << i } else { mask }
-                            })
-                        })
-                        .collect();
-                    let dropped = |x: EventId| !x.is_init() && dropped_masks[x.thread as usize] & (1 << x.index) != 0;
-                    let rmw = rmw_read(g, e);
-                    // What `e` needs, and for an rmw its write half (its operands) too.
-                    let evs = &g.threads[e.thread as usize];
-                    let write_half = evs.get(e.index as usize + 1).filter(|w| rmw && w.label.rmw_write).map_or(0, |w| w.deps);
-                    let needs = (evs[e.index as usize].deps | write_half) & !(1 << e.index);
-                    let applies = needs & dropped_masks[e.thread as usize] == 0;
-                    let keep = |x: EventId| (x == e || previous(x)) && !dropped(x) && x != a;
-                    let placed = |x: EventId| keep(x) || x == a;
-                    let holes: Vec<EventId> = holes_left(g, &placed).filter(|&h| h != a && !may_wait(g, a, h)).collect();
-                    let writes: Vec<EventId> = if applies { g.writes_to(label.loc).filter(|&w| keep(w)).collect() } else { Vec::new() };
-                    for w in writes {
-                        self.completion_budget.set(Some(KEPT_AHEAD_BUDGET));
-                        let could = if rmw {
-                            self.could_choose_rmw(g, (&keep, a), &holes, e, w)
-                        } else {
-                            self.could_choose(g, (&keep, a), &holes, e, w)
-                        };
-                        self.completion_budget.set(None);
-                        let could = could?;
-                        if could {
-                            return Ok(false);
-                        }
+            if label.is_read() && e != r && !chained(e) && !is_pending(e) {
+                for k in &ahead {
+                    if self.could_read_short_of_kept_ahead(g, idx, (a, e), k, deleted, &previous)? {
+                        return Ok(false);
                     }
                 }
             }
@@ -612,6 +577,69 @@ impl Explorer<'_, '_> {
             }
         }
         Ok(!forced || !self.completable_with_previous_source(g, idx, (a, r), prefix, pending)?)
+    }
+
+    /// For deleted read `e` kept ahead by `k`'s revisit (in its source's prefix, added between
+    /// the read and its source) and reading a deleted write kept ahead too, added before it:
+    /// whether it could have read a write of Previous(e) with the deleted events kept ahead left
+    /// out — a completed graph with `e` reading such a write. Then the graph in which it did is
+    /// the one that qualifies, not this one (module docs, "Reads kept ahead of a revisit").
+    fn could_read_short_of_kept_ahead(
+        &self,
+        g: &ExecutionGraph,
+        idx: &NodeIndex,
+        (a, e): (EventId, EventId),
+        k: &KeptAhead,
+        deleted: &BitSet,
+        previous: &dyn Fn(EventId) -> bool,
+    ) -> Result<bool, CheckError> {
+        // Deleted here, kept by the source's revisit of the read (in its prefix, added after the
+        // read).
+        let ahead_deleted = |x: EventId| {
+            !x.is_init()
+                && deleted.contains(idx.node(x))
+                && k.prefix.contains(idx.node(x))
+                && (g.stamp(k.read) + 1..g.stamp(k.source)).contains(&g.stamp(x))
+        };
+        if !(ahead_deleted(e) && g.event(e).rf.is_some_and(|s| ahead_deleted(s) && g.stamp(s) < g.stamp(e))) {
+            return Ok(false);
+        }
+        // The completion leaves out the deleted events kept ahead (but `e`) and what depends on
+        // them; where `e` does, the rule does not apply (at worst a duplicate, as without it).
+        // (Dependencies are bits of a `u64`: a thread has at most 64 events.)
+        let dropped_masks: Vec<u64> = g
+            .threads
+            .iter()
+            .enumerate()
+            .map(|(t, evs)| {
+                evs.iter().enumerate().fold(0u64, |mask, (i, ev)| {
+                    let x = EventId::new(t, i);
+                    if (x != e && ahead_deleted(x)) || ev.deps & mask != 0 { mask | 1 << i } else { mask }
+                })
+            })
+            .collect();
+        let dropped = |x: EventId| !x.is_init() && dropped_masks[x.thread as usize] & (1 << x.index) != 0;
+        let rmw = rmw_read(g, e);
+        // What `e` needs, and for an rmw its write half (its operands) too.
+        let evs = &g.threads[e.thread as usize];
+        let write_half = evs.get(e.index as usize + 1).filter(|w| rmw && w.label.rmw_write).map_or(0, |w| w.deps);
+        let needs = (evs[e.index as usize].deps | write_half) & !(1 << e.index);
+        if needs & dropped_masks[e.thread as usize] != 0 {
+            return Ok(false);
+        }
+        let keep = |x: EventId| (x == e || previous(x)) && !dropped(x) && x != a;
+        let placed = |x: EventId| keep(x) || x == a;
+        let holes: Vec<EventId> = holes_left(g, &placed).filter(|&h| h != a && !may_wait(g, a, h)).collect();
+        for w in g.writes_to(g.label(e).loc).filter(|&w| keep(w)).collect::<Vec<_>>() {
+            self.completion_budget.set(Some(KEPT_AHEAD_BUDGET));
+            let could =
+                if rmw { self.could_choose_rmw(g, (&keep, a), &holes, e, w) } else { self.could_choose(g, (&keep, a), &holes, e, w) };
+            self.completion_budget.set(None);
+            if could? {
+                return Ok(true);
+            }
+        }
+        Ok(false)
     }
 
     /// Whether the revisit of `r` by `a` takes out of the dependency prefix of pending read `x`'s
@@ -1208,6 +1236,15 @@ impl CoAfter {
     fn of(&self, node: usize) -> (u32, bool) {
         self.0[node]
     }
+}
+
+/// A read that a write revisited before, keeping ahead of the events it deleted the write's
+/// dependency prefix: `r` with a forced source, or a chained read (module docs, "Reads kept ahead
+/// of a revisit").
+struct KeptAhead {
+    read: EventId,
+    source: EventId,
+    prefix: BitSet,
 }
 
 /// Whether `r`'s source, a write added after `r` that the revisit deletes, may be its forced

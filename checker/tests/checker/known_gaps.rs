@@ -4,15 +4,16 @@
 //! minimized. Each test asserts what must hold (explorer = oracle, no duplicates). A gap still
 //! open is pinned with `#[ignore]` and the figures it shows (`cargo test -p tcfuzz-checker --test
 //! tests known_gaps -- --ignored` runs those); a fix removes the `#[ignore]` and says in the
-//! test's comment what was wrong, and the test stays as a regression test. Nine are open:
+//! test's comment what was wrong, and the test stays as a regression test. Six are open:
 //! spurious caveats (`ptx` seed 60015091, a `cas` comparing with a register, whose duplicates
 //! are fixed; program 3-4395 of `tcfuzz generate`, the rmw hole and the lost revisit on a
-//! program the explorer explores exactly), missed executions a caveat names (`tileir`
-//! 12061385; `ptx` 7000784, the `cas` class in two threads of two instructions; `proxy` 7000160,
-//! the same class inside one thread through a texture alias), and
-//! executions explored twice (`assume` 15012821, its smaller twin `proxy` 15012821, `ptx`
-//! 19061439 and program 3315 of `tcfuzz fuzz --seed 303`, with caveats that do not name
-//! duplicates). (`sync` 15092254,
+//! program the explorer explores exactly) and missed executions a caveat names (`tileir`
+//! 12061385; `ptx` 19061439, the rmw hole; `ptx` 7000784, the `cas` class in two threads of two
+//! instructions; `proxy` 7000160, the same class inside one thread through a texture alias).
+//! None explores an execution twice: the last of those (`assume` and `proxy` 15012821,
+//! `proxy` 11091048, program 3315 of `tcfuzz fuzz --seed 303`) were revisits that forget a
+//! hole's `rf`, closed by the rule "Reads kept ahead of a revisit" for chained reads
+//! (`explore/maximal.rs`). (`sync` 15092254,
 //! missed executions with no caveat, closed with the model: they lost an mbarrier arrival.)
 
 use crate::build::RMW_HOLE_CAVEAT as RMW_HOLE;
@@ -40,6 +41,9 @@ fn explorer_and_oracle(p: &tcfuzz_litmus::Program, model: ModelKind) -> (tcfuzz_
 
 /// A phrase of the caveat of a `cas` on a load-buffering cycle, or comparing with a register on one.
 const CAS_ON_A_CYCLE: &str = "in which a cas fails only because it reads a write";
+
+/// The caveat of a revisit the explorer met and could not take.
+const LOST_REVISIT: &str = "a load-buffering revisit it cannot take";
 
 /// [`explorer_equals_oracle`] for a program whose shape raises caveats of the explorer's
 /// verdict (executions it may not explore, judged from the program alone): each caveat must be
@@ -287,7 +291,7 @@ fn ptx_60015091_caveats_are_named_and_exact_asks_the_oracle() {
     assert_eq!((e.stats.complete, e.stats.duplicates, o.stats.complete), (160, Some(0), 160), "the gap changed\n{e}\n{o}");
     assert_eq!(e.caveats.len(), 2, "{:?}", e.caveats);
     assert!(e.caveats[0].contains("a cas or another atomic rmw that a revisit removed"), "{:?}", e.caveats);
-    assert!(e.caveats[1].contains("a load-buffering revisit it cannot take"), "{:?}", e.caveats);
+    assert!(e.caveats[1].contains(LOST_REVISIT), "{:?}", e.caveats);
     let exact = check_exact(&p, ModelKind::Ptx, &detecting_duplicates()).expect("exact");
     assert_eq!((exact.method, exact.stats.complete, &exact.states), (Method::Oracle, 160, &o.states));
 }
@@ -997,9 +1001,9 @@ exists (true)
 /// came before P2's in `co` and from one in which it came after P0's `cas`; all three rmws of
 /// `y` are deleted, P0's `cas` (comparing with the register P0's `ld z` loaded) a chained read
 /// in both, each canonical by the chained-read rule given the other deleted reads — which the
-/// two graphs added in different orders.
+/// two graphs added in different orders. Fixed with [`proxy_15012821_explorer_explores_executions_twice`]:
+/// 3,168 executions, as the oracle.
 #[test]
-#[ignore = "open: the explorer explores 288 of 3,456 executions twice"]
 fn assume_15012821_explorer_explores_executions_twice() {
     explorer_equals_oracle_past(
         r"PTX random-assume-15012821-shrunk
@@ -1038,8 +1042,15 @@ exists (true)
 /// the revisited graph makes) loses executions — 23 of these tests failed, `fenced_432693` with
 /// 84 of 126 — because the graph of B's kind is one no exploration reaches unless a revisit
 /// happened to delete the earlier thread's events after the hole's were added.
+///
+/// Fixed: in A, `2.1` revisited the chained `cas` read `0.2` keeping *ahead* of what it deleted
+/// its dependency prefix, P1 with it (`2.0` reads `1.1`): `2.0` reads a write kept ahead too.
+/// Where it could have read an earlier write (the initial `y`), the graph in which it did — B —
+/// is the one that qualifies ("Reads kept ahead of a revisit", `explore/maximal.rs`, which asked
+/// this only of a revisited read with a forced source, now of every chained read too). A is
+/// rejected only where a completion shows B's choice possible, so no execution is lost where B
+/// does not exist, as the reverted rule lost them.
 #[test]
-#[ignore = "open: the explorer explores 6 of 33 executions twice"]
 fn proxy_15012821_explorer_explores_executions_twice() {
     explorer_equals_oracle_past(
         r"PTX random-proxy-15012821-shrunk
@@ -1068,12 +1079,25 @@ exists (true)
 /// `next` then added again after P2. The revisit deletes P2 and, its prefix being only the
 /// `exch` read and the branch it follows, P1's `ld y` and first `exch z` write too, so both
 /// graphs turn into the same one; under TruSt's `po ∪ rf` prefix P1's `ld y` (reading P2's
-/// write in the second graph) would be kept and the two would differ.
+/// write in the second graph) would be kept and the two would differ. The duplicates are closed
+/// (as [`proxy_15012821_explorer_explores_executions_twice`]); they hid that the explorer
+/// finds 90 distinct executions of the oracle's 96 (102 less the 12 explored twice, then as
+/// now): missed executions, which the rmw-hole caveat names.
 #[test]
-#[ignore = "open: the explorer explores 12 of 102 executions twice"]
-fn ptx_19061439_explorer_explores_executions_twice() {
-    explorer_equals_oracle_past(
-        r"PTX random-ptx-19061439-shrunk
+#[ignore = "open: the explorer misses 6 of 96 executions (named by the rmw-hole caveat)"]
+fn ptx_19061439_explorer_misses_executions() {
+    explorer_equals_oracle_past(PTX_19061439, ModelKind::Ptx, &[RMW_HOLE, CAS_ON_A_CYCLE]);
+}
+
+/// While [`ptx_19061439_explorer_misses_executions`] is open: the rmw-hole caveat names it, and
+/// [`check_exact`] answers with the oracle's executions.
+#[test]
+fn ptx_19061439_is_named_and_exact_asks_the_oracle() {
+    // Every final state is found: only counts differ.
+    gap_is_named_and_exact_asks_the_oracle(PTX_19061439, (90, 96, 0), RMW_HOLE);
+}
+
+const PTX_19061439: &str = r"PTX random-ptx-19061439-shrunk
 {
   y = 0;
   z = 0;
@@ -1085,11 +1109,7 @@ fn ptx_19061439_explorer_explores_executions_twice() {
                                 | L0:                            |                               ;
                                 | atom.relaxed.cta.exch r3, y, 0 |                               ;
 exists (true)
-",
-        ModelKind::Ptx,
-        &[RMW_HOLE, CAS_ON_A_CYCLE],
-    );
-}
+";
 
 /// Program 4395 of `tcfuzz generate --seed 3` (random ptx, unshrunk): explorer = oracle, 360
 /// complete executions, 36 final states, no duplicates, but the verdict names two caveats that
@@ -1127,7 +1147,7 @@ fn ptx_3_4395_caveats_are_named_and_the_explorer_is_exact() {
     assert_eq!((e.states.len(), &e.states), (36, &o.states));
     assert_eq!(e.caveats.len(), 2, "{:?}", e.caveats);
     assert!(e.caveats[0].contains("a cas or another atomic rmw that a revisit removed"), "{:?}", e.caveats);
-    assert!(e.caveats[1].contains("a load-buffering revisit it cannot take"), "{:?}", e.caveats);
+    assert!(e.caveats[1].contains(LOST_REVISIT), "{:?}", e.caveats);
 }
 
 /// Program 3315 of `tcfuzz fuzz --seed 303 --programs 30000` (random proxy), found as
@@ -1148,8 +1168,15 @@ fn ptx_3_4395_caveats_are_named_and_the_explorer_is_exact() {
 /// hole (the `add`, kept with P1's later events, `Label::orders_thread`, stays; its write, which
 /// takes its value from the `ld x`, becomes a hole too), so A and B become one graph, and both
 /// pass the maximality test. Under TruSt's `po ∪ rf` prefix the `ld x` would be kept with its
-/// source and the two would differ; as in `ptx_19061439`, a revisit that forgets a hole's `rf`
-/// needs a rule that picks one of the graphs it could have come from.
+/// source and the two would differ: a revisit that forgets a hole's `rf` needs a rule that picks
+/// one of the graphs it could have come from.
+///
+/// Fixed: B is reached only through P1's `add` write revisiting the `cas` read (a chained read
+/// here) while keeping *ahead* of what it deleted its dependency prefix — the `ld x` and P0's
+/// `st x` it reads. Where the `ld x` could have read an earlier write (the initial `x`), the
+/// graph in which it did — A — is the one that qualifies ("Reads kept ahead of a revisit",
+/// `explore/maximal.rs`, which asked this only of a revisited read with a forced source, now of
+/// every chained read too).
 const FUZZ_303_3315: &str = r"PTX fuzz-303-3315-shrunk
 { x = 0; y = 0; }
  P0@cta 0,gpu 0                   | P1@cta 0,gpu 0                 ;
@@ -1160,31 +1187,8 @@ exists (true)
 ";
 
 #[test]
-#[ignore = "open: the explorer explores 2 of 34 executions twice"]
 fn fuzz_303_3315_explorer_explores_executions_twice() {
     explorer_equals_oracle_past(FUZZ_303_3315, ModelKind::Ptx, &[RMW_HOLE, CAS_ON_A_CYCLE]);
-}
-
-/// For a pinned gap of duplicates only, under PTX: the explorer finds `explorer` complete
-/// executions, `duplicates` of them explored twice, the oracle `oracle`; the same final states in
-/// the same order, none counted less often than the oracle counts it. Both verdicts, for more.
-fn duplicates_only(text: &str, (explorer, duplicates, oracle): (u64, u64, u64)) -> (tcfuzz_checker::Verdict, tcfuzz_checker::Verdict) {
-    let p = tcfuzz_litmus::parse(text).expect("parses");
-    let (e, o) = explorer_and_oracle(&p, ModelKind::Ptx);
-    assert_eq!((e.stats.complete, e.stats.duplicates, o.stats.complete), (explorer, Some(duplicates), oracle), "the gap changed\n{e}\n{o}");
-    let values = |v: &tcfuzz_checker::Verdict| v.states.iter().map(|s| s.values.clone()).collect::<Vec<_>>();
-    assert_eq!(values(&e), values(&o));
-    assert!(e.states.iter().zip(&o.states).all(|(a, b)| a.executions >= b.executions), "{e}\n{o}");
-    (e, o)
-}
-
-/// While [`fuzz_303_3315_explorer_explores_executions_twice`] is open: the figures it shows.
-#[test]
-fn fuzz_303_3315_duplicates_are_two_and_no_state_is_missed() {
-    let (e, o) = duplicates_only(FUZZ_303_3315, (34, 2, 32));
-    // Two final states counted once too often.
-    let extra: Vec<u64> = e.states.iter().zip(&o.states).map(|(a, b)| a.executions - b.executions).filter(|&d| d > 0).collect();
-    assert_eq!(extra, [1, 1]);
 }
 
 /// Program 7000784 of `tcfuzz selftest --programs 20000 --family all --seed 7000000` (random
@@ -1211,18 +1215,18 @@ fn ptx_7000784_cas_failing_on_a_load_buffering_cycle() {
     explorer_equals_oracle_past(PTX_7000784, ModelKind::Ptx, &[RMW_HOLE, CAS_ON_A_CYCLE]);
 }
 
-/// For a pinned gap of the `cas` class: the explorer finds `explorer` complete executions with
+/// For a pinned gap of missed executions: the explorer finds `explorer` complete executions with
 /// no duplicate, the oracle `oracle`, the explorer misses `missed_states` of the oracle's final
-/// states, the `cas` caveat names the gap, and [`check_exact`] answers with the oracle's
-/// executions.
-fn cas_gap_is_named_and_exact_asks_the_oracle(text: &str, (explorer, oracle, missed_states): (u64, u64, usize)) {
+/// states, a caveat containing `caveat` names the gap, and [`check_exact`] answers with the
+/// oracle's executions.
+fn gap_is_named_and_exact_asks_the_oracle(text: &str, (explorer, oracle, missed_states): (u64, u64, usize), caveat: &str) {
     let p = tcfuzz_litmus::parse(text).expect("parses");
     let (e, o) = explorer_and_oracle(&p, ModelKind::Ptx);
     assert_eq!((e.stats.complete, e.stats.duplicates, o.stats.complete), (explorer, Some(0), oracle), "the gap changed\n{e}\n{o}");
     let found: Vec<_> = e.states.iter().map(|s| &s.values).collect();
     let missed = o.states.iter().filter(|s| !found.contains(&&s.values)).count();
     assert_eq!(missed, missed_states, "final states missed\n{e}\n{o}");
-    assert!(e.caveats.iter().any(|c| c.contains(CAS_ON_A_CYCLE)), "{:?}", e.caveats);
+    assert!(e.caveats.iter().any(|c| c.contains(caveat)), "{:?}", e.caveats);
     let exact = check_exact(&p, ModelKind::Ptx, &detecting_duplicates()).expect("exact");
     assert_eq!((exact.method, exact.stats.complete, &exact.states), (Method::Oracle, oracle, &o.states));
 }
@@ -1232,7 +1236,7 @@ fn cas_gap_is_named_and_exact_asks_the_oracle(text: &str, (explorer, oracle, mis
 #[test]
 fn ptx_7000784_is_named_and_exact_asks_the_oracle() {
     // One final state is found by no explored execution.
-    cas_gap_is_named_and_exact_asks_the_oracle(PTX_7000784, (18, 20, 1));
+    gap_is_named_and_exact_asks_the_oracle(PTX_7000784, (18, 20, 1), CAS_ON_A_CYCLE);
 }
 
 /// Program 7000160 of `tcfuzz selftest --family proxy` (seed 7000000 + 160; the largest miss
@@ -1267,7 +1271,7 @@ fn proxy_7000160_cas_comparing_with_a_texture_load_on_a_cycle() {
 #[test]
 fn proxy_7000160_is_named_and_exact_asks_the_oracle() {
     // Every final state is found: only counts differ.
-    cas_gap_is_named_and_exact_asks_the_oracle(PROXY_7000160, (10, 16, 0));
+    gap_is_named_and_exact_asks_the_oracle(PROXY_7000160, (10, 16, 0), CAS_ON_A_CYCLE);
 }
 
 /// Seed 11029122 of `tcfuzz selftest --programs 100000 --family all --seed 11000000` (family
@@ -1334,8 +1338,9 @@ exists (true)
 /// before it (an immediate operand, or no store after the `cas`, and the duplicates go; so they
 /// do without P0). The shape of [`fuzz_303_3315_explorer_explores_executions_twice`] — a `cas`
 /// and a later store in one thread, an rmw whose operand a load gives in another — on one
-/// location: likely the same class ("a revisit that forgets a hole's `rf`"), not diagnosed
-/// further. The caveats (the `cas` class, the rmw hole) name missed executions, not duplicates.
+/// location, and the same fault: fixed with it, 198 executions as the oracle. The verdict also
+/// names a revisit it could not take (before the fix too), spuriously: every execution is found,
+/// as on [`ptx_3_4395_carries_no_caveat`].
 const PROXY_11091048: &str = r"PTX random-proxy-11091048-shrunk
 { z = 0; }
  P0@cta 0,gpu 0 | P1@cta 0,gpu 0                   | P2@cta 0,gpu 0             ;
@@ -1346,13 +1351,6 @@ exists (true)
 ";
 
 #[test]
-#[ignore = "open: the explorer explores 26 of 224 executions twice"]
 fn proxy_11091048_explorer_explores_executions_twice() {
-    explorer_equals_oracle_past(PROXY_11091048, ModelKind::Ptx, &[RMW_HOLE, CAS_ON_A_CYCLE]);
-}
-
-/// While [`proxy_11091048_explorer_explores_executions_twice`] is open: the figures it shows.
-#[test]
-fn proxy_11091048_duplicates_are_26_and_no_state_is_missed() {
-    duplicates_only(PROXY_11091048, (224, 26, 198));
+    explorer_equals_oracle_past(PROXY_11091048, ModelKind::Ptx, &[RMW_HOLE, CAS_ON_A_CYCLE, LOST_REVISIT]);
 }
