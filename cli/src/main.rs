@@ -21,7 +21,8 @@ static ALLOCATOR: alloc::Allocator = alloc::Allocator;
 #[derive(Debug, Parser)]
 #[command(
     name = "tcfuzz",
-    version,
+    // The release and the fingerprint of the build that a coordinator checks its workers against.
+    version = tcfuzz_proto::protocol_version(),
     propagate_version = true,
     after_help = "\
 Exit codes:

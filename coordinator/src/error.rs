@@ -16,8 +16,10 @@ pub enum ServiceError {
     /// The worker id is not registered (the coordinator restarted, or the worker was forgotten).
     #[error("worker `{0}` is not registered here (did the coordinator restart?): call Register again")]
     UnknownWorker(String),
-    /// A worker of another tcfuzz version: programs are a function of the version.
-    #[error("worker version {worker} does not match the coordinator's {coordinator}: run the same tcfuzz release on both")]
+    /// A worker of another tcfuzz build: programs and verdicts are a function of the build.
+    #[error(
+        "worker version {worker} does not match the coordinator's {coordinator}: a job's programs and verdicts depend on the build (the part after `+` fingerprints its generator and checker sources), so run workers built from the same sources as the coordinator"
+    )]
     VersionMismatch { worker: String, coordinator: String },
     /// No such campaign, discrepancy or exploration.
     #[error("{0}")]

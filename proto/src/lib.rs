@@ -45,15 +45,26 @@ pub fn seeds_in_pool(bytes_newest_first: impl IntoIterator<Item = usize>) -> usi
 /// The gRPC metadata key of the shared token, sent as `Bearer TOKEN`.
 pub const TOKEN_METADATA_KEY: &str = "authorization";
 
-/// The protocol version workers and coordinators must share (major.minor of the crate): a program
-/// is a function of `(seed, index, config)` only within one generator version.
+/// The version workers and coordinators must share: the release, then `+` and a fingerprint of
+/// the sources a worker's results are a function of (generator, checker, worker, protocol and
+/// the locked dependencies; `build.rs`). A program is a function of `(seed, index, config)` and
+/// its verdicts of the program only within one build, so two builds of one release that differ
+/// there differ here.
 pub fn protocol_version() -> &'static str {
-    env!("CARGO_PKG_VERSION")
+    concat!(env!("CARGO_PKG_VERSION"), "+", env!("TCFUZZ_BUILD_FINGERPRINT"))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_protocol_version_is_the_release_and_a_fingerprint_of_the_build() {
+        let (release, fingerprint) = protocol_version().split_once('+').expect("a `+` after the release");
+        assert_eq!(release, env!("CARGO_PKG_VERSION"));
+        assert_eq!(fingerprint.len(), 16, "{fingerprint}");
+        assert!(fingerprint.bytes().all(|b| b.is_ascii_hexdigit()), "{fingerprint}");
+    }
 
     #[test]
     fn a_pool_keeps_the_newest_seeds_up_to_the_limit() {

@@ -16,9 +16,10 @@ use crate::validate;
 
 impl State {
     pub fn register(&mut self, r: v1::RegisterRequest, now: u64) -> Result<v1::RegisterResponse, ServiceError> {
+        // The whole version, build fingerprint included: a worker of another build of the
+        // same release generates other programs for the same job, or judges them otherwise.
         let ours = tcfuzz_proto::protocol_version();
-        let major_minor = |v: &str| v.split('.').take(2).collect::<Vec<_>>().join(".");
-        if major_minor(&r.version) != major_minor(ours) {
+        if r.version != ours {
             return Err(ServiceError::VersionMismatch { worker: r.version, coordinator: ours.to_string() });
         }
         let id = if r.resume_worker_id.is_empty() {

@@ -82,6 +82,11 @@ async fn bad_requests_get_the_right_status_and_write_nothing() {
             let (mut c, r) = (w.clone(), v1::RegisterRequest { version: "99.0.0".into(), ..unregistered.clone() });
             Box::pin(async move { c.register(r).await.map(drop) })
         }),
+        ("other build of this release", Code::FailedPrecondition, "depend on the build", {
+            let other = format!("{}+0000000000000000", env!("CARGO_PKG_VERSION"));
+            let (mut c, r) = (w.clone(), v1::RegisterRequest { version: other, ..unregistered.clone() });
+            Box::pin(async move { c.register(r).await.map(drop) })
+        }),
         ("lease zero jobs", Code::InvalidArgument, "max_jobs: 0 is not in", {
             let (mut c, r) = (w.clone(), v1::LeaseJobsRequest { worker_id: me.clone(), max_jobs: 0 });
             Box::pin(async move { c.lease_jobs(r).await.map(drop) })
@@ -188,7 +193,7 @@ async fn bad_requests_get_the_right_status_and_write_nothing() {
         assert_eq!(status.code(), code, "{name}: {status:?}");
         assert!(status.message().contains(message), "{name}: `{}` does not say `{message}`", status.message());
     }
-    assert_eq!(n, 28);
+    assert_eq!(n, 29);
 
     // Nothing of those was recorded; a good report is, once.
     let c = campaign(&mut a, id).await;
