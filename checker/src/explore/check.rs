@@ -9,7 +9,7 @@ use tcfuzz_litmus::Program;
 use crate::error::CheckError;
 use crate::explore::bound::Bound;
 use crate::explore::oracle::Oracle;
-use crate::explore::revisits::Revisits;
+use crate::explore::revisits::{Met, Revisits};
 use crate::explore::trust;
 use crate::model::{self, ModelKind};
 use crate::options::Options;
@@ -85,14 +85,14 @@ fn explore_compiled(prog: &CompiledProgram, model: ModelKind, options: &Options)
     let progs: Vec<&CompiledProgram> = if variants.is_empty() { vec![prog] } else { variants.iter().collect() };
     let revisits = Revisits::new(prog, model, options);
     let mut out = new_collector(prog, options);
-    let (mut max_depth, mut lost_revisit) = (0, false);
+    let (mut max_depth, mut met) = (0, Met::default());
     for p in progs {
         out.set_program(p);
-        let (_, depth, lost) = explore_part(p, model, options, revisits.dependency(), &mut out, trust::Part::All, None)?;
+        let (_, depth, met_here) = explore_part(p, model, options, revisits.dependency(), &mut out, trust::Part::All, None)?;
         max_depth = max_depth.max(depth);
-        lost_revisit |= lost;
+        met |= met_here;
     }
-    finish_explorer(&revisits, model, out, max_depth, lost_revisit)
+    finish_explorer(&revisits, model, out, max_depth, met)
 }
 
 /// A collector for a check of `prog` with `options`.
@@ -115,7 +115,7 @@ pub(super) fn explore_part<'p>(
     out: &mut verdict::Collector<'p>,
     part: trust::Part,
     donor: Option<trust::Donor<'_>>,
-) -> Result<(trust::Part, usize, bool), CheckError> {
+) -> Result<(trust::Part, usize, Met), CheckError> {
     model_applies(p, model)?;
     let m = model::model_for(model, p);
     let bound = Bound::new(options);
@@ -129,6 +129,7 @@ pub(super) fn explore_part<'p>(
         max_depth: 0,
         dependency_revisits,
         lost_revisit: std::cell::Cell::new(false),
+        rmw_hole_met: std::cell::Cell::new(false),
         completion_budget: std::cell::Cell::new(None),
         waits_for: std::cell::Cell::new(None),
         replays: Default::default(),
@@ -152,7 +153,8 @@ pub(super) fn explore_part<'p>(
             e => e,
         });
     }
-    Ok((explorer.part, explorer.max_depth, explorer.lost_revisit.get()))
+    let met = Met { lost_revisit: explorer.lost_revisit.get(), rmw_hole: explorer.rmw_hole_met.get() };
+    Ok((explorer.part, explorer.max_depth, met))
 }
 
 /// [`CheckError::TooManyExecutions`] with the counts of `out`, the collector of a check that
@@ -169,9 +171,9 @@ pub(super) fn finish_explorer(
     model: ModelKind,
     out: verdict::Collector<'_>,
     max_depth: usize,
-    lost_revisit: bool,
+    met: Met,
 ) -> Result<Verdict, CheckError> {
-    Ok(finish_with(model, out, max_depth, revisits.caveats(lost_revisit)))
+    Ok(finish_with(model, out, max_depth, revisits.caveats(met)))
 }
 
 /// The explorer's verdict of `out`, with the caveats the revisits gave ([`finish_explorer`]).

@@ -1317,6 +1317,28 @@ fn refilled_after_source(g: &ExecutionGraph, idx: &NodeIndex, x: EventId, delete
         .collect()
 }
 
+/// Whether the revisit that deletes `deleted` from `g` leaves the read of an atomic rmw a hole —
+/// one it makes (a later event of its thread stays) or one `g` has — while it deletes a write of
+/// that read's location other than the rmw's own: what every execution of the rmw-hole gap
+/// needs (`super` docs, "Not explored": a read the revisit leaves a hole whose source in the
+/// missed execution is a write the same revisit deletes). An exploration in which no revisit
+/// does this is not in that gap, and its verdict does not name it
+/// ([`super::revisits::caveats_met`]).
+pub(super) fn rmw_hole_left(g: &ExecutionGraph, idx: &NodeIndex, deleted: &BitSet) -> bool {
+    // (A hole keeps its label: the read of an rmw whose write half may be a hole too.)
+    let rmw = |h: EventId| {
+        let ev = g.event(h);
+        let half = g.threads[h.thread as usize].get(h.index as usize + 1).is_some_and(|w| w.label.rmw_write);
+        ev.label.is_read() && ev.label.atomic && (ev.cas_expected.is_some() || half)
+    };
+    let left_a_hole = |h: EventId| g.is_hole(h) || (deleted.contains(idx.node(h)) && leaves_hole(g, idx, h, deleted));
+    let deletes_write_of = |h: EventId| {
+        let (loc, own) = (g.label(h).loc, EventId { thread: h.thread, index: h.index + 1 });
+        deleted.iter().map(|n| idx.id(n)).any(|w| w != own && g.label(w).is_write() && g.label(w).loc == loc)
+    };
+    g.event_ids().any(|h| rmw(h) && left_a_hole(h) && deletes_write_of(h))
+}
+
 /// Whether deleting `w` (with the events `deleted` holds) leaves a hole: a later event of its
 /// thread is kept.
 fn leaves_hole(g: &ExecutionGraph, idx: &NodeIndex, w: EventId, deleted: &BitSet) -> bool {

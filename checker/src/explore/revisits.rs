@@ -35,9 +35,67 @@ pub(crate) struct Revisits<'p> {
     porf: OnceLock<bool>,
 }
 
-/// `caveats`, and where a revisit was lost the caveat saying so ([`Revisits::caveats`]).
-pub(crate) fn with_lost_revisit(mut caveats: Vec<String>, lost_revisit: bool, model: ModelKind) -> Vec<String> {
-    if lost_revisit {
+/// What an exploration met that its caveats depend on ([`Revisits::caveats`]); the parts of a
+/// split exploration merge theirs with `|=`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) struct Met {
+    /// A revisit no graph qualified for ([`super::trust::Explorer::lost_revisit`]).
+    pub lost_revisit: bool,
+    /// A revisit that left an rmw's read a hole while it deleted a write of that read's location
+    /// ([`super::trust::Explorer::rmw_hole_met`]).
+    pub rmw_hole: bool,
+}
+
+impl std::ops::BitOrAssign for Met {
+    fn bitor_assign(&mut self, other: Met) {
+        self.lost_revisit |= other.lost_revisit;
+        self.rmw_hole |= other.rmw_hole;
+    }
+}
+
+impl std::ops::BitOr for Met {
+    type Output = Met;
+    fn bitor(mut self, other: Met) -> Met {
+        self |= other;
+        self
+    }
+}
+
+/// Where a caveat stands among the explorer's: [`Revisits::caveats`] gives them in this order,
+/// and the verdicts of a split exploration, each with the caveats its part met, merge into it
+/// (`split::merge_verdicts`). One phrase of each caveat, in that order.
+pub(crate) fn caveat_rank(caveat: &str) -> usize {
+    const ORDER: [&str; 5] = [
+        "executions with a cyclic po ∪ rf",
+        "whose cycle goes through a barrier",
+        "in which a cas fails only because",
+        "a cas or another atomic rmw that a revisit removed",
+        "a load-buffering revisit it cannot take",
+    ];
+    ORDER.iter().position(|phrase| caveat.contains(phrase)).unwrap_or(ORDER.len())
+}
+
+/// The caveat of the rmw-hole gap ([`rmw_hole_possible`]).
+fn rmw_hole_caveat(model: ModelKind) -> String {
+    format!(
+        "the explorer may miss executions in which a cas or another atomic rmw that a revisit removed while keeping later events of its thread reads a write the same revisit removed (a known gap of the dependency revisits, with or without load buffering), which the {} model allows; use the oracle for those",
+        model.name()
+    )
+}
+
+/// `caveats` ([`Revisits::unexplored`]) as an exploration that `met` what it met leaves them:
+/// under PTX the rmw-hole caveat only where a revisit left an rmw's read a hole and deleted a
+/// write of its location (no execution of that gap is missed otherwise: every one needs such a
+/// revisit, [`super::maximal::rmw_hole_left`]), and where a revisit was lost the caveat saying
+/// so. Under Tile IR the rmw-hole caveat also names executions no graph leads to, without a
+/// hole (a write reaching a read of its own tile block, `known_gaps::tileir_12061385`): there it
+/// stays as [`rmw_hole_possible`] gives it.
+pub(crate) fn caveats_met(mut caveats: Vec<String>, met: Met, model: ModelKind) -> Vec<String> {
+    if !met.rmw_hole && model == ModelKind::Ptx {
+        let rmw_hole = rmw_hole_caveat(model);
+        caveats.retain(|c| *c != rmw_hole);
+    }
+    if met.lost_revisit {
         caveats.push(format!(
             "the explorer met a load-buffering revisit it cannot take (a read whose only possible sources are writes the revisit removes, e.g. through a barrier or a spin loop's fences) and may miss executions the {} model allows; use the oracle for those",
             model.name()
@@ -106,8 +164,8 @@ impl<'p> Revisits<'p> {
     /// operation — a `tcgen05` perform or a bulk copy, which program order does not order before
     /// later events of its thread — is reached like any other: nothing in the dependency prefix
     /// keeps the operation before them.)
-    pub(crate) fn caveats(&self, lost_revisit: bool) -> Vec<String> {
-        with_lost_revisit(self.unexplored(), lost_revisit, self.model)
+    pub(crate) fn caveats(&self, met: Met) -> Vec<String> {
+        caveats_met(self.unexplored(), met, self.model)
     }
 
     /// The executions of [`Self::caveats`] that the revisits themselves may not reach.
@@ -138,9 +196,7 @@ impl<'p> Revisits<'p> {
             ));
         }
         if rmw_hole_possible(prog) {
-            out.push(format!(
-                "the explorer may miss executions in which a cas or another atomic rmw that a revisit removed while keeping later events of its thread reads a write the same revisit removed (a known gap of the dependency revisits, with or without load buffering), which the {name} model allows; use the oracle for those"
-            ));
+            out.push(rmw_hole_caveat(self.model));
         }
         out
     }
@@ -479,7 +535,7 @@ fn looping(code: &[crate::program::CodeLine]) -> bool {
 
 #[cfg(test)]
 mod tests {
-    use super::Revisits;
+    use super::{Met, Revisits, caveat_rank, caveats_met, rmw_hole_caveat, rmw_hole_possible};
     use crate::model::ModelKind;
     use crate::options::Options;
     use crate::program::CompiledProgram;
@@ -509,10 +565,10 @@ mod tests {
             ["atom.relaxed.gpu.add r0, x, 1", "atom.relaxed.gpu.add r1, y, 1"],
         ));
         assert!(!dependency(&binc, ModelKind::Ptx, &ptx));
-        assert!(Revisits::new(&binc, ModelKind::Ptx, &ptx).caveats(false).is_empty());
+        assert!(Revisits::new(&binc, ModelKind::Ptx, &ptx).unexplored().is_empty());
         let lb = compile(&two_threads(["ld r0, x", "st y, 1"], ["ld r0, y", "st x, 1"]));
         assert!(dependency(&lb, ModelKind::Ptx, &ptx));
-        assert!(Revisits::new(&lb, ModelKind::Ptx, &ptx).caveats(false).is_empty());
+        assert!(Revisits::new(&lb, ModelKind::Ptx, &ptx).unexplored().is_empty());
         // Every stretch through a `fence.sc` of the whole GPU: Causality forbids the cycle.
         let fenced = compile(
             "PTX t\n{ x = 0; y = 0; }\n P0@cta 0,gpu 0 | P1@cta 0,gpu 0 ;\n ld r0, x | ld r0, y ;\n fence.sc.gpu | fence.sc.gpu ;\n st y, 1 | st x, 1 ;\nexists (true)\n",
@@ -525,10 +581,10 @@ mod tests {
         assert!(dependency(&binc, ModelKind::Ptx, &Options { always_dependency_revisits: true, ..Options::default() }));
         let trust = Options { exclude_porf_cycles: true, always_dependency_revisits: true, ..Options::default() };
         assert!(!dependency(&lb, ModelKind::Ptx, &trust));
-        let caveats = Revisits::new(&lb, ModelKind::Ptx, &trust).caveats(false);
+        let caveats = Revisits::new(&lb, ModelKind::Ptx, &trust).unexplored();
         assert!(caveats.len() == 1 && caveats[0].contains("cyclic po ∪ rf"), "{caveats:?}");
         assert!(!dependency(&lb, ModelKind::Sc, &ptx));
-        assert!(Revisits::new(&lb, ModelKind::Sc, &ptx).caveats(false).is_empty());
+        assert!(Revisits::new(&lb, ModelKind::Sc, &ptx).unexplored().is_empty());
     }
 
     /// A `cas` comparing with a register has the `cas` caveat only where a load-buffering cycle
@@ -544,10 +600,45 @@ mod tests {
             ))
         };
         let cas = "atom.relaxed.gpu.cas r1, w, r0, 1";
-        let caveats = |p: &CompiledProgram| Revisits::new(p, ModelKind::Ptx, &Options::default()).caveats(false);
+        let caveats = |p: &CompiledProgram| Revisits::new(p, ModelKind::Ptx, &Options::default()).unexplored();
         let off = prog(["ld r0, x", "st y, 1", ""], ["ld r0, x", cas]);
         assert!(caveats(&off).iter().all(|c| !c.contains("cas fails only")), "{:?}", caveats(&off));
         let on = prog(["ld r0, x", cas, "st y, 1"], ["", ""]);
         assert!(caveats(&on).iter().any(|c| c.contains("cas fails only")), "{:?}", caveats(&on));
+    }
+    /// In a loop the instructions of a thread run again after its rmw: a spin loop whose branch
+    /// tests the rmw's result makes every later iteration depend on it (no rmw hole possible:
+    /// the CADP forward-progress tests of the conformance corpus), while a store between the rmw
+    /// and that branch may be kept without it (possible). (Whether the verdict then names it is
+    /// the exploration's: [`caveats_met`].)
+    #[test]
+    fn rmw_hole_possible_in_a_spin_loop_looks_past_the_branch_on_its_result() {
+        let spin = |between: &str| {
+            compile(&format!(
+                "PTX spin-exch\n{{ m = 0; y = 0; }}\n P0@cta 0,gpu 0 | P1@cta 0,gpu 0 ;\n L0: | L1: ;\n \
+                 atom.relaxed.gpu.exch r0, m, 0 | atom.relaxed.gpu.exch r1, m, 1 ;\n {between} | ld r2, y ;\n \
+                 bne r0, 1, E0 | bne r1, 0, E1 ;\n goto L0 | goto L1 ;\n E0: | E1: ;\nexists (true)\n"
+            ))
+        };
+        for (between, possible) in [("mov r5, 1", false), ("st y, 1", true)] {
+            assert_eq!(rmw_hole_possible(&spin(between)), possible, "{between}");
+        }
+    }
+
+    /// Under PTX the rmw-hole caveat stays only where the exploration met a revisit that can
+    /// start the gap; under Tile IR it stays as the program gives it; the lost revisit adds its
+    /// own.
+    #[test]
+    fn the_rmw_hole_caveat_stays_only_where_met_under_ptx() {
+        let statics = |model| vec![rmw_hole_caveat(model)];
+        let none = Met::default();
+        assert!(caveats_met(statics(ModelKind::Ptx), none, ModelKind::Ptx).is_empty());
+        assert_eq!(caveats_met(statics(ModelKind::Ptx), Met { rmw_hole: true, ..none }, ModelKind::Ptx), statics(ModelKind::Ptx));
+        assert_eq!(caveats_met(statics(ModelKind::TileIr), none, ModelKind::TileIr), statics(ModelKind::TileIr));
+        let lost = caveats_met(Vec::new(), Met { lost_revisit: true, ..none } | none, ModelKind::Ptx);
+        assert!(lost.len() == 1 && lost[0].contains("a load-buffering revisit it cannot take"), "{lost:?}");
+        // Each caveat has its rank, in the order they are given.
+        let all = caveats_met(vec![rmw_hole_caveat(ModelKind::Ptx)], Met { lost_revisit: true, rmw_hole: true }, ModelKind::Ptx);
+        assert_eq!(all.iter().map(|c| caveat_rank(c)).collect::<Vec<_>>(), [3, 4]);
     }
 }

@@ -29,7 +29,7 @@ use crate::explore::check::{
     EXPLORER_STACK, check, explore_part, finish_explorer, finish_with, new_collector, on_explorer_stack, too_many_executions,
 };
 use crate::explore::donate::{Donation, Share};
-use crate::explore::revisits::{Revisits, with_lost_revisit};
+use crate::explore::revisits::{Met, Revisits, caveat_rank, caveats_met};
 use crate::explore::trust::{Donor, Part};
 use crate::model::ModelKind;
 use crate::options::Options;
@@ -162,30 +162,30 @@ pub fn check_subtrees(
     let revisits = Revisits::new(&prog, model, options);
     on_explorer_stack(|| {
         let mut out = new_collector(&prog, options);
-        let (max_depth, lost) = explore_subtrees(&variants, check, (model, options, revisits.dependency()), &mut out, subtrees)?;
-        finish_explorer(&revisits, model, out, max_depth, lost)
+        let (max_depth, met) = explore_subtrees(&variants, check, (model, options, revisits.dependency()), &mut out, subtrees)?;
+        finish_explorer(&revisits, model, out, max_depth, met)
     })
 }
 
-/// Explores `subtrees` into `out`; the deepest recursion and whether a revisit was lost.
+/// Explores `subtrees` into `out`; the deepest recursion and what it met ([`Met`]).
 fn explore_subtrees<'p>(
     variants: &'p [CompiledProgram],
     check: u64,
     (model, options, dependency): (ModelKind, &Options, bool),
     out: &mut Collector<'p>,
     subtrees: &[Subtree],
-) -> Result<(usize, bool), CheckError> {
-    let (mut max_depth, mut lost) = (0, false);
+) -> Result<(usize, Met), CheckError> {
+    let (mut max_depth, mut met) = (0, Met::default());
     for s in subtrees {
-        let (depth, lost_here) = explore_subtree(variants, check, (model, options, dependency), out, s, None)?;
+        let (depth, met_here) = explore_subtree(variants, check, (model, options, dependency), out, s, None)?;
         max_depth = max_depth.max(depth);
-        lost |= lost_here;
+        met |= met_here;
     }
-    Ok((max_depth, lost))
+    Ok((max_depth, met))
 }
 
 /// Explores subtree `s` into `out`, giving work to `share` as it asks ([`super::donate`]); the
-/// deepest recursion and whether a revisit was lost. A subtree of another check, or of no graph
+/// deepest recursion and what it met ([`Met`]). A subtree of another check, or of no graph
 /// of this one, is refused; a rest may have no graph (its giver did not know).
 fn explore_subtree<'p>(
     variants: &'p [CompiledProgram],
@@ -194,7 +194,7 @@ fn explore_subtree<'p>(
     out: &mut Collector<'p>,
     s: &Subtree,
     share: Option<&Share>,
-) -> Result<(usize, bool), CheckError> {
+) -> Result<(usize, Met), CheckError> {
     let foreign = |why: &str| CheckError::ForeignSubtree(format!("{s}: {why}"));
     if s.check != check {
         return Err(foreign("made for another program, model or options"));
@@ -206,11 +206,11 @@ fn explore_subtree<'p>(
     out.set_program(p);
     let donor = share.map(|share| Donor { share, variant: s.variant });
     let part = Part::Subtree { path: s.path.clone(), rest: s.rest, reached: false };
-    let (part, depth, lost) = explore_part(p, model, options, dependency, out, part, donor)?;
+    let (part, depth, met) = explore_part(p, model, options, dependency, out, part, donor)?;
     if !s.rest && !matches!(part, Part::Subtree { reached: true, .. }) {
         return Err(foreign("the exploration has no graph at this path"));
     }
-    Ok((depth, lost))
+    Ok((depth, met))
 }
 
 /// Where a sliced part ([`PreparedCheck::explore`]) gives the rest of its work back.
@@ -289,8 +289,8 @@ impl PreparedCheck {
         let how = (self.model, &self.options, self.dependency);
         let verdict = on_explorer_stack(|| {
             let mut out = new_collector(&self.prog, &self.options);
-            let (max_depth, lost) = explore_subtree(&self.variants, self.check, how, &mut out, subtree, share.as_ref())?;
-            Ok::<_, CheckError>(finish_with(self.model, out, max_depth, with_lost_revisit(self.unexplored.clone(), lost, self.model)))
+            let (max_depth, met) = explore_subtree(&self.variants, self.check, how, &mut out, subtree, share.as_ref())?;
+            Ok::<_, CheckError>(finish_with(self.model, out, max_depth, caveats_met(self.unexplored.clone(), met, self.model)))
         })?;
         let (gifts, yielded_at) = share.map(Share::into_gifts).unwrap_or_default();
         let rest = gifts.into_iter().map(|d| Subtree { check: self.check, variant: d.variant, path: d.path, rest: d.rest }).collect();
@@ -299,31 +299,31 @@ impl PreparedCheck {
 }
 
 /// Explores one part of a parallel check into `out`, giving work to idle threads as it goes
-/// ([`super::donate`]); the deepest recursion and whether a revisit was lost.
+/// ([`super::donate`]); the deepest recursion and what it met ([`Met`]).
 fn explore_donation<'p>(
     variants: &'p [CompiledProgram],
     (model, options, dependency): (ModelKind, &Options, bool),
     out: &mut Collector<'p>,
     part: Donation,
     share: &Share,
-) -> Result<(usize, bool), CheckError> {
+) -> Result<(usize, Met), CheckError> {
     let p = variants
         .get(part.variant as usize)
         .ok_or_else(|| CheckError::TooLarge("[tcfuzz internal bug] a part of no program variant".into()))?;
     out.set_program(p);
     let donor = Donor { share, variant: part.variant };
     let whole = Part::Subtree { path: part.path, rest: part.rest, reached: false };
-    let (explored, depth, lost) = explore_part(p, model, options, dependency, out, whole, Some(donor))?;
+    let (explored, depth, met) = explore_part(p, model, options, dependency, out, whole, Some(donor))?;
     // A split's part is a node the split saw; a donated rest may have had no child left.
     if !part.rest && !matches!(explored, Part::Subtree { reached: true, .. }) {
         return Err(CheckError::TooLarge("[tcfuzz internal bug] a part of a parallel check that its exploration does not reach".into()));
     }
-    Ok((depth, lost))
+    Ok((depth, met))
 }
 
 /// What one thread of [`check_parallel`] explored: its collector, the deepest recursion, and
-/// whether a revisit was lost.
-type Explored<'p> = (Collector<'p>, usize, bool);
+/// what it met ([`Met`]).
+type Explored<'p> = (Collector<'p>, usize, Met);
 
 /// Parts per thread [`check_parallel`] asks [`split`] for to start with: a thread that runs out
 /// is then given work by a busy one ([`super::donate`]). (16 per thread measured the same with
@@ -359,11 +359,11 @@ pub fn check_parallel(
             let (variants, share, results, prog) = (&variants, &share, &results, &prog);
             let work = move || {
                 let mut out = new_collector(prog, options);
-                let (mut max_depth, mut lost) = (0, false);
+                let (mut max_depth, mut met) = (0, Met::default());
                 let error = loop {
                     let Some(part) = share.take() else { break None };
                     match explore_donation(variants, how, &mut out, part, share) {
-                        Ok((d, l)) => (max_depth, lost) = (max_depth.max(d), lost | l),
+                        Ok((d, l)) => (max_depth, met) = (max_depth.max(d), met | l),
                         Err(e) => {
                             // The others stop at their next part (or, at a deadline or a
                             // cancellation, at their next graph: they poll the same bound).
@@ -375,7 +375,7 @@ pub fn check_parallel(
                 let mut results = results.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
                 // (The collector goes back with an error too: an interrupted check's partial
                 // counts are all the threads'.)
-                results.insert(t, ((out, max_depth, lost), error));
+                results.insert(t, ((out, max_depth, met), error));
             };
             let builder = std::thread::Builder::new().name(format!("tcfuzz-explorer-{t}")).stack_size(EXPLORER_STACK);
             if builder.spawn_scoped(s, work).is_err() {
@@ -391,14 +391,14 @@ pub fn check_parallel(
         first_error = first_error.or(error);
         match &mut merged {
             None => merged = Some((out, d, l)),
-            Some((all, max_depth, lost)) => {
+            Some((all, max_depth, met)) => {
                 all.merge(out);
                 *max_depth = (*max_depth).max(d);
-                *lost |= l;
+                *met |= l;
             }
         }
     }
-    let (out, max_depth, lost) = merged.ok_or_else(|| CheckError::TooLarge("[tcfuzz internal bug] no explorer thread ran".into()))?;
+    let (out, max_depth, met) = merged.ok_or_else(|| CheckError::TooLarge("[tcfuzz internal bug] no explorer thread ran".into()))?;
     match first_error {
         None => {}
         Some(CheckError::Interrupted { cause, .. }) => {
@@ -413,7 +413,7 @@ pub fn check_parallel(
     if out.explored() > options.max_executions {
         return Err(too_many_executions(options, &out, max_depth));
     }
-    finish_explorer(&revisits, model, out, max_depth, lost)
+    finish_explorer(&revisits, model, out, max_depth, met)
 }
 
 /// Merges the verdicts of parts of one check ([`check_subtrees`] on subtrees that together
@@ -481,6 +481,8 @@ pub fn merge_verdicts(program: &tcfuzz_litmus::Program, options: &Options, verdi
             }
         }
     }
+    // (Parts meet different caveats: in the order of the whole exploration's.)
+    all.caveats.sort_by_key(|c| caveat_rank(c));
     all.races = races.into_iter().take(options.max_races).collect();
     all.witnesses.sort_by(|a, b| a.state.cmp(&b.state));
     let (mut pos, mut neg) = states.keys().fold((0, 0), |(p, n), s| if prog.condition.eval(s) { (p + 1, n) } else { (p, n + 1) });
@@ -549,12 +551,12 @@ mod tests {
                 roots.into_iter().map(|s| Donation { variant: s.variant, path: s.path, rest: false }).collect(),
             );
             let mut out = new_collector(&prog, options);
-            let (mut max_depth, mut lost) = (0, false);
+            let (mut max_depth, mut met) = (0, Met::default());
             while let Some(part) = share.pop() {
                 let (d, l) = explore_donation(&variants, how, &mut out, part, &share)?;
-                (max_depth, lost) = (max_depth.max(d), lost | l);
+                (max_depth, met) = (max_depth.max(d), met | l);
             }
-            Ok((finish_explorer(&revisits, model, out, max_depth, lost)?, share.gifts()))
+            Ok((finish_explorer(&revisits, model, out, max_depth, met)?, share.gifts()))
         })
     }
 

@@ -101,7 +101,7 @@
 use std::rc::Rc;
 
 use super::holes::{cut, dep_prefix, fix_cas_layout, frontier, present};
-use super::maximal::{CoAfter, pending_reads};
+use super::maximal::{CoAfter, pending_reads, rmw_hole_left};
 use crate::error::CheckError;
 use crate::exec::bitset::BitSet;
 use crate::exec::event::EventId;
@@ -143,6 +143,10 @@ pub(crate) struct Explorer<'a, 'c> {
     /// explorer does not accept, [`super::maximal`]'s module docs): the verdict then says the
     /// explorer may have missed executions.
     pub lost_revisit: std::cell::Cell<bool>,
+    /// Set when a revisit left the read of an atomic rmw a hole while it deleted a write of that
+    /// read's location ([`super::maximal::rmw_hole_left`]): where the rmw-hole gap can start.
+    /// Without it, the verdict does not name that gap ([`super::revisits::Met`]).
+    pub rmw_hole_met: std::cell::Cell<bool>,
     /// How many more graphs a completion search ([`Explorer::completable`]) may judge before it
     /// gives up and answers that no completion exists; `None`: no limit. Set only around the
     /// searches whose "no" is the safe answer ([`super::maximal`], "Reads kept ahead of a
@@ -771,6 +775,9 @@ impl Explorer<'_, '_> {
             let a2 = g2.event(r).rf.expect("[tcfuzz internal bug] revisited read without rf");
             if self.dead_end(g, &idx, (a, r), &deleted, &g2, a2)? {
                 continue;
+            }
+            if self.dependency_revisits && !self.rmw_hole_met.get() && rmw_hole_left(g, &idx, &deleted) {
+                self.rmw_hole_met.set(true);
             }
             self.visit_cos(g2, a2, false)?;
         }

@@ -660,9 +660,12 @@ exists (P1:r1 == 0 /\\ P1:r3 == 0)
     let (e, o) = both(&p);
     assert!(e.caveats.iter().any(|c| c.contains("a cas fails only because")), "{:?}", e.caveats);
     assert_eq!((e.stats.complete, o.stats.complete, e.condition.observation), (4, 4, Observation::Sometimes), "{e}");
-    // Where a cycle of needs may go on from an rmw, both caveats stay (`MICRO24-Fig4b`: P0's
-    // `add` of `sum`, then its `exch` of `flag`, which P1's spin loop of `cas` waits for before
-    // its `add` of `sum`, which P0's `add` may read). The explorer is exact here all the same.
+    // Where a cycle of needs may go on from an rmw, the rmw-hole gap is possible too
+    // (`MICRO24-Fig4b`: P0's `add` of `sum`, then its `exch` of `flag`, which P1's spin loop of
+    // `cas` waits for before its `add` of `sum`, which P0's `add` may read), but no revisit of
+    // the exploration leaves an rmw's read a hole while it deletes a write of that read's
+    // location, so its caveat goes (it stood here before `explore::maximal::rmw_hole_left`).
+    // The explorer is exact.
     let micro = "PTX MICRO24-Fig4b
 { sum = 0; flag = 0; }
  P0@cta 0,gpu 0                    | P1@cta 1,gpu 0                      ;
@@ -674,9 +677,8 @@ exists (P1:r1 == 0 /\\ P1:r3 == 0)
 exists (P1:r1 == 1 /\\ P1:r2 != 1)
 ";
     let (e, o) = both(&tcfuzz_litmus::parse(micro).expect("parses"));
-    assert_eq!(e.caveats.len(), 2, "{:?}", e.caveats);
-    assert!(e.caveats.iter().any(|c| c.contains("a cas fails only because")), "{:?}", e.caveats);
-    assert_eq!(e.caveats.iter().filter(|c| only_rmw_hole_caveats(std::slice::from_ref(c))).count(), 1, "{:?}", e.caveats);
+    assert_eq!(e.caveats.len(), 1, "{:?}", e.caveats);
+    assert!(e.caveats[0].contains("a cas fails only because"), "{:?}", e.caveats);
     assert_eq!((e.stats.complete, e.stats.blocked, &e.states), (o.stats.complete, o.stats.blocked, &o.states), "{e}");
 }
 
@@ -920,35 +922,6 @@ fn exch_variants_of_446578_are_exact_without_a_caveat() {
         let o = check_oracle(&p, ModelKind::Ptx, &opts).expect("oracle");
         assert_eq!((e.stats.complete, o.stats.complete, e.stats.duplicates), (allowed, allowed, Some(0)), "{tail}\n{e}\n{o}");
         assert_eq!(e.states, o.states, "{tail}");
-    }
-}
-
-/// In a loop the instructions of a thread run again after its rmw: a spin loop whose branch
-/// tests the rmw's result makes every later iteration depend on it (no caveat: the CADP
-/// forward-progress tests of the conformance corpus), while a store between the rmw and that
-/// branch may be kept without it (the caveat).
-#[test]
-fn rmw_hole_caveat_in_a_spin_loop_looks_past_the_branch_on_its_result() {
-    let spin = |between: &str| {
-        format!(
-            "PTX spin-exch
-{{ m = 0; y = 0; }}
- P0@cta 0,gpu 0                  | P1@cta 0,gpu 0                  ;
- L0:                             | L1:                             ;
- atom.relaxed.gpu.exch r0, m, 0  | atom.relaxed.gpu.exch r1, m, 1  ;
- {between:<31} | ld r2, y                        ;
- bne r0, 1, E0                   | bne r1, 0, E1                   ;
- goto L0                         | goto L1                         ;
- E0:                             | E1:                             ;
-exists (true)
-"
-        )
-    };
-    for (between, caveat) in [("mov r5, 1", false), ("st y, 1", true)] {
-        let p = tcfuzz_litmus::parse(&spin(between)).expect("parses");
-        let e = check(&p, ModelKind::Ptx, &Options::default()).expect("explorer");
-        assert_eq!(e.caveats.len(), usize::from(caveat), "{between}: {:?}", e.caveats);
-        assert!(only_rmw_hole_caveats(&e.caveats), "{between}: {:?}", e.caveats);
     }
 }
 

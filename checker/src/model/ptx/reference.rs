@@ -523,6 +523,7 @@ mod tests {
                 max_depth: 0,
                 dependency_revisits: true,
                 lost_revisit: std::cell::Cell::new(false),
+                rmw_hole_met: std::cell::Cell::new(false),
                 completion_budget: std::cell::Cell::new(None),
                 waits_for: std::cell::Cell::new(None),
                 replays: Default::default(),
