@@ -1497,9 +1497,18 @@ impl OpenAtRefill {
 /// revisits is then, but for `a`, the graph that revisit left, whose kept events were all in a
 /// graph with `a` in place, right after what its read reads (Atomicity, PTX ISA §8.10.3; Tile IR
 /// spec §7.10): a completion without `a` in `co` can be one no such graph is. Not where that
-/// revisit revisited the read itself (its source was added after it): `a` stood after the
-/// read's old source, and the kept events need not allow it after the new one (`exch f | max f
-/// | st.release f`, `selftest` tileir seed 95: 1 of 6 executions explored twice). (Tile IR, `selftest` seed 479784: P1's
+/// revisit revisited the read itself (the read's source is that revisit's write): `a` stood
+/// after the read's old source, and the kept events need not allow it after the new one (`exch
+/// f | max f | st.release f`, `selftest` tileir seed 95: 1 of 6 executions explored twice). A
+/// read revisited by an earlier revisit counts like any other: `a`, refilled after that one,
+/// stood right after the read's new source. (`selftest --family proxy` seed 23018752, shrunk:
+/// `exch y | suld x_sur; add y, r0; st x, r1 | ld y_gen; ld x; st y, 1`. P2's `st y` revisited
+/// the `add` read, and the refilled `add` write stood right after it; the `st x` then revisited
+/// the `suld` through its surface alias, deleting the `add` write, which, refilled, revisits
+/// P0's `exch`. With every read revisited once left out, the `exch` "could have read" the `st
+/// y` with `a` out of `co` — where `a` must follow that store itself — and the revisit was
+/// rejected from every graph: 8 of 96 executions and 6 final states missed, with no caveat.)
+/// (Tile IR, `selftest` seed 479784: P1's
 /// `ld.weak` reads P1's later store, which needs its `exch`'s read, not its write; the refilled
 /// `exch` write revisits P0's `add`, which "could have read" P0's store with `a` left out —
 /// where `a` must follow that store itself. The revisit was rejected from every graph and 1 of
@@ -1510,10 +1519,15 @@ impl OpenAtRefill {
 fn placed_before_revisit(g: &ExecutionGraph, a: EventId, keep: &dyn Fn(EventId) -> bool, e: EventId) -> bool {
     let Some(index) = a.index.checked_sub(1) else { return false };
     let read = EventId { thread: a.thread, index };
-    let revisited = g.event(read).rf.is_some_and(|w| g.stamp(w) > g.stamp(read));
-    // The events added since the revisit that left `a` a hole, `a` last, have the latest stamps.
-    let chosen_before_that_revisit = g.stamp(e) + g.added_since_cut() <= g.stamp(a);
-    g.label(a).rmw_write && keep(read) && g.stamp(a) > g.stamp(read) + 1 && !revisited && chosen_before_that_revisit
+    // The events added since the revisit that left `a` a hole, `a` last, have the latest stamps;
+    // the write of that revisit, added just before it, the latest of the others.
+    let at_cut = g.stamp(a).saturating_sub(g.added_since_cut());
+    let chosen_before_that_revisit = g.stamp(e) <= at_cut;
+    if !(g.label(a).rmw_write && keep(read) && g.stamp(a) > g.stamp(read) + 1 && chosen_before_that_revisit) {
+        return false;
+    }
+    let revisiting_write = present(g).filter(|&x| g.stamp(x) <= at_cut).max_by_key(|&x| g.stamp(x));
+    g.event(read).rf.is_none_or(|w| Some(w) != revisiting_write)
 }
 
 /// Where event `x` sits after [`fix_cas_layout`] moved the later events of `r`'s thread by
