@@ -9,7 +9,7 @@ use tcfuzz_litmus::Program;
 use crate::error::CheckError;
 use crate::explore::bound::Bound;
 use crate::explore::oracle::Oracle;
-use crate::explore::revisits::{Met, Revisits};
+use crate::explore::revisits::{Met, Revisits, rmw_hole_possible};
 use crate::explore::trust;
 use crate::model::{self, ModelKind};
 use crate::options::Options;
@@ -129,7 +129,8 @@ pub(super) fn explore_part<'p>(
         max_depth: 0,
         dependency_revisits,
         lost_revisit: std::cell::Cell::new(false),
-        rmw_hole_met: std::cell::Cell::new(false),
+        // (Nothing depends on it where the caveat cannot stand: not looked for there.)
+        rmw_hole_met: std::cell::Cell::new(!(dependency_revisits && model == ModelKind::Ptx && rmw_hole_possible(p))),
         completion_budget: std::cell::Cell::new(None),
         waits_for: std::cell::Cell::new(None),
         replays: Default::default(),

@@ -454,11 +454,11 @@ impl Explorer<'_, '_> {
         // docs, "Reads kept ahead of a revisit").
         let mut ahead: Vec<KeptAhead> = Vec::new();
         if let Some(w1) = g.event(r).rf.filter(|_| forced) {
-            ahead.push(KeptAhead { read: r, source: w1, prefix: dep_prefix(g, idx, self.prog, w1) });
+            ahead.push(KeptAhead { read: r, source: w1, prefix: Default::default() });
         }
         for x in chained_reads.iter().map(|n| idx.id(n)) {
             if let Some(w1) = g.event(x).rf {
-                ahead.push(KeptAhead { read: x, source: w1, prefix: dep_prefix(g, idx, self.prog, w1) });
+                ahead.push(KeptAhead { read: x, source: w1, prefix: Default::default() });
             }
         }
         let checked = deleted.iter().map(|n| idx.id(n)).chain(pending.iter().map(|p| p.0)).chain(std::iter::once(r).filter(|_| !forced));
@@ -593,15 +593,16 @@ impl Explorer<'_, '_> {
         deleted: &BitSet,
         previous: &dyn Fn(EventId) -> bool,
     ) -> Result<bool, CheckError> {
-        // Deleted here, kept by the source's revisit of the read (in its prefix, added after the
-        // read).
-        let ahead_deleted = |x: EventId| {
-            !x.is_init()
-                && deleted.contains(idx.node(x))
-                && k.prefix.contains(idx.node(x))
-                && (g.stamp(k.read) + 1..g.stamp(k.source)).contains(&g.stamp(x))
-        };
-        if !(ahead_deleted(e) && g.event(e).rf.is_some_and(|s| ahead_deleted(s) && g.stamp(s) < g.stamp(e))) {
+        // Deleted here and added between the read and its source; and kept by the source's
+        // revisit of the read (in its prefix: asked last, the prefix made once, where needed).
+        let between =
+            |x: EventId| !x.is_init() && deleted.contains(idx.node(x)) && (g.stamp(k.read) + 1..g.stamp(k.source)).contains(&g.stamp(x));
+        if !(between(e) && g.event(e).rf.is_some_and(|s| between(s) && g.stamp(s) < g.stamp(e))) {
+            return Ok(false);
+        }
+        let prefix = k.prefix.get_or_init(|| dep_prefix(g, idx, self.prog, k.source));
+        let ahead_deleted = |x: EventId| between(x) && prefix.contains(idx.node(x));
+        if !(ahead_deleted(e) && g.event(e).rf.is_some_and(ahead_deleted)) {
             return Ok(false);
         }
         // The completion leaves out the deleted events kept ahead (but `e`) and what depends on
@@ -1244,7 +1245,8 @@ impl CoAfter {
 struct KeptAhead {
     read: EventId,
     source: EventId,
-    prefix: BitSet,
+    /// The source's dependency prefix, made where a read first needs it.
+    prefix: std::cell::OnceCell<BitSet>,
 }
 
 /// Whether `r`'s source, a write added after `r` that the revisit deletes, may be its forced

@@ -270,7 +270,7 @@ pub(crate) fn explores_porf_cycles(kind: ModelKind) -> bool {
 /// way. Loads are not named although the class holds them too: asking the same of every load
 /// names over a third of all programs, and no missed execution through a load hole has been
 /// seen (module docs of [`super`]).
-fn rmw_hole_possible(prog: &CompiledProgram) -> bool {
+pub(crate) fn rmw_hole_possible(prog: &CompiledProgram) -> bool {
     let writes = |op: &Op, loc| match op {
         Op::Store { label, .. } => label.loc == loc,
         Op::Rmw { write, .. } => write.loc == loc,

@@ -145,7 +145,9 @@ pub(crate) struct Explorer<'a, 'c> {
     pub lost_revisit: std::cell::Cell<bool>,
     /// Set when a revisit left the read of an atomic rmw a hole while it deleted a write of that
     /// read's location ([`super::maximal::rmw_hole_left`]): where the rmw-hole gap can start.
-    /// Without it, the verdict does not name that gap ([`super::revisits::Met`]).
+    /// Without it, the verdict does not name that gap ([`super::revisits::Met`]). Starts set
+    /// where the verdict's caveats do not depend on it (no such gap possible, or not PTX), so that
+    /// the test is not made there.
     pub rmw_hole_met: std::cell::Cell<bool>,
     /// How many more graphs a completion search ([`Explorer::completable`]) may judge before it
     /// gives up and answers that no completion exists; `None`: no limit. Set only around the
