@@ -172,18 +172,35 @@
 //! "could have read" P0's store with P2's `st.weak` left open — a graph in which the `ld`, in a
 //! later thread than P1's `add`, would itself be a hole; 169 of 170 executions, no caveat.)
 //!
-//! *Holes of the graph.* A completion fills the holes the revisit leaves; those the graph has
-//! already stay open, as they are in the graph tested. But a read `e` takes a later write `s`
-//! of its own thread only through `s`'s revisit of `e`, after which `next` refills the holes
-//! between the two before anything else: where `s` is such a write, they are filled. (`selftest
-//! --family all` seed 15021048, family proxy, shrunk: `atom.add x; atom.exch y | ld y; st.weak
-//! x_gen; fence.proxy.alias; st.weak y_gen`. The `exch` write's revisit of P1's `ld y` was
-//! rejected: the load "could have read" P1's `st.weak y_gen` through the alias, with the
-//! `fence.proxy.alias` between them a hole left by that store's revisit of the `exch` — a read
-//! the fence rules out once refilled: 28 of 32 executions, no caveat.) Not those `next` has
+//! *Holes of the graph.* A completion fills the holes the revisit leaves and those the graph has
+//! already. `next` fills every hole before a thread goes past its last event, so a graph in which
+//! `e` takes `s` has them filled when `a` comes — but for those such a graph may hold open then:
+//! holes at a refilled write half (above), a waiting read (below), and the holes after `a` where
+//! `a` fills a hole ([`may_wait`]). Left open as they stood in the graph tested, a hole that
+//! rules out `e`'s choice of `s` once refilled made the test find a graph that does not exist
+//! and reject the one revisit that reaches an execution. (`selftest --family all` seed
+//! 23042403, family assume, without its `assume` thread: `ld y; atom.add z | ld.acquire.cta z;
+//! atom.exch y | st.weak y; st.release.cta z`, P0 in another CTA. The `st.release z` revisited
+//! the `add`'s read and left the `st.weak y` a hole; the refilled `add` write then revisited the
+//! `ld.acquire z`, which read the initial `z`. The load "could have read" the `st.release z`,
+//! with the `st.weak y` left out — which, back in place, happens before the `exch`, whose read of
+//! the initial `y` it then contradicts: 104 of 108 executions, a condition judged Never that
+//! holds in 4, no caveat.) A read `e` takes a later write `s` of its own thread only through
+//! `s`'s revisit of `e`, after which `next` refills the holes between the two before anything
+//! else: where `s` is such a write, they are filled even where a refilled write half could hold
+//! them open. (`selftest --family all` seed 15021048, family proxy, shrunk: `atom.add x; atom.exch
+//! y | ld y; st.weak x_gen; fence.proxy.alias; st.weak y_gen`. The `exch` write's revisit of P1's
+//! `ld y` was rejected: the load "could have read" P1's `st.weak y_gen` through the alias, with
+//! the `fence.proxy.alias` between them a hole left by that store's revisit of the `exch` — a
+//! read the fence rules out once refilled: 28 of 32 executions, no caveat.) Not those `next` has
 //! not come to when it adds the revisiting write `a`, though, where `a` fills a hole (later in
 //! `a`'s thread, or in a later thread): the graph from which `a` revisits holds them open
-//! ([`may_wait`]).
+//! ([`may_wait`]). (`selftest` seed 23037432, family tcgen05, shrunk: `tcgen05.ld [d]; mma [d];
+//! wait::ld; st [d]` in one thread. The `st`'s revisit of the `mma`'s accumulator read leaves the
+//! `mma` write and the `wait::ld` holes; the refilled write revisits the `ld` with the `wait::ld`
+//! still open. Filled, the `wait::ld` ruled out the `ld` reading the `st`, and the revisit was
+//! taken both from the graph in which the `ld` read the initial value and from the one in which
+//! it read the `st`: 2 of 8 executions explored twice.)
 //! (`selftest` seed 19030579, family tcgen05, shrunk: P1's `tcgen05.st` revisited its own first
 //! `tcgen05.ld`, leaving the `mma` and the `tcgen05.wait::ld` after it holes; the refilled `mma`
 //! write then revisited the `tcgen05.ld` from that graph, before the `wait::ld` — which rules
@@ -208,7 +225,15 @@
 //! took both: 4 of 52 executions explored twice. Leaving the hole open without looking at the
 //! graph without `a`'s thread lost executions where the hole had a source when `next` came to
 //! it: `ld.relaxed.cta z; ld.acquire.cta z; st z, 0 | atom.release.cta.exch z, 0; st.weak z,
-//! 1`, `selftest` seed 11060557 shrunk, 28 of 32.)
+//! 1`, `selftest` seed 11060557 shrunk, 28 of 32.) And only where the exploration lets it
+//! wait: where that graph can be completed with threads going on (`a`'s among them) — else it
+//! drops the graph, which then makes no revisit (`explore/trust.rs`, "Waiting holes").
+//! (`selftest --family fenced` seed 27084810, shrunk: `ld y; st.release.cta x, 2 | ld x;
+//! ld.relaxed.cta x; ld.acquire.cta x; st y, 1 | st x, 1`, one CTA. With P0's `ld y` reading
+//! P1's `st y` and P1's `ld x` reading P0's store, P2's store could not revisit P1's
+//! `ld.relaxed`, which read the initial `x`: the load "could have read" P0's store with the
+//! `ld.acquire` waiting — which then has no source, P2's store included, so that graph is
+//! dropped. 1,696 of 1,756 executions, no caveat.)
 //!
 //! *Reads of rmws.* The same holds for every read `e` of an rmw the test looks at (a deleted
 //! one, or `r`): a graph in which `e` reads `s` holds its write half too (rmws are added whole),
@@ -482,7 +507,7 @@ impl Explorer<'_, '_> {
                     // half in place (module docs, "chained reads", "pending reads").
                     let keep = |x: EventId| (previous(x) || x == e) && x != a;
                     let placed = |x: EventId| keep(x) || x == a;
-                    let holes: Vec<EventId> = holes_left(g, &placed).filter(|&h| h != a && !may_wait(g, a, h)).collect();
+                    let holes: Vec<EventId> = holes_left(g, &placed, false).filter(|&h| h != a && !may_wait(g, a, h)).collect();
                     let rmw = rmw_read(g, e);
                     for s in g.writes_to(label.loc).filter(|&s| keep(s)).collect::<Vec<_>>() {
                         let could = if rmw {
@@ -503,7 +528,7 @@ impl Explorer<'_, '_> {
                             let y_prefix = dep_prefix(g, idx, self.prog, y);
                             let keep_y = |x: EventId| keep(x) || (y_prefix.contains(idx.node(x)) && !g.is_hole(x) && x != a);
                             let placed_y = |x: EventId| keep_y(x) || x == a;
-                            let holes_y: Vec<EventId> = holes_left(g, &placed_y).filter(|&h| h != a && !may_wait(g, a, h)).collect();
+                            let holes_y: Vec<EventId> = holes_left(g, &placed_y, false).filter(|&h| h != a && !may_wait(g, a, h)).collect();
                             let could = if rmw {
                                 self.could_choose_rmw(g, (&keep_y, a), &holes_y, e, y)?
                             } else {
@@ -542,11 +567,13 @@ impl Explorer<'_, '_> {
             // its read (the write sits right after what the read reads from).
             let followed = (e.index as usize + 1..g.threads[e.thread as usize].len()).any(|i| placed(EventId::new(e.thread as usize, i)))
                 || label.rmw_write;
-            if !followed && holes_left(g, &placed).next().is_none() && !placed_before_revisit(g, a, &keep, e) {
+            // (A hole of `g` that `next` has not come to when it adds `a` stays open: module docs,
+            // "Holes of the graph".)
+            let all_holes: Vec<EventId> = holes_left(g, &placed, true).filter(|&h| !(g.is_hole(h) && may_wait(g, a, h))).collect();
+            if !followed && all_holes.is_empty() && !placed_before_revisit(g, a, &keep, e) {
                 // Nothing constrains `e`: it could have taken the co-latest write.
                 return Ok(false);
             }
-            let all_holes: Vec<EventId> = holes_left(g, &placed).filter(|&h| h != a).collect();
             for s in later {
                 // (A hole that a graph in which `e` takes `s` may hold open is left open.)
                 let mut holes: Vec<EventId> = match &open_at_refill {
@@ -556,11 +583,11 @@ impl Explorer<'_, '_> {
                 // (Where `s` is a later write of `e`'s thread, the graph's holes between the two
                 // are filled, but for those after `a`: module docs, "Holes of the graph".)
                 if s.thread == e.thread && s.index > e.index {
-                    holes.extend(
-                        (e.index + 1..s.index)
-                            .map(|i| EventId { thread: e.thread, index: i })
-                            .filter(|&h| g.is_hole(h) && !may_wait(g, a, h)),
-                    );
+                    for h in (e.index + 1..s.index).map(|i| EventId { thread: e.thread, index: i }) {
+                        if g.is_hole(h) && !may_wait(g, a, h) && !holes.contains(&h) {
+                            holes.push(h);
+                        }
+                    }
                 }
                 // (A write that cannot follow `s` whatever the graph holds is not tried.)
                 if label.is_write() && !self.model.may_follow(g, e, s) {
@@ -630,7 +657,7 @@ impl Explorer<'_, '_> {
         }
         let keep = |x: EventId| (x == e || previous(x)) && !dropped(x) && x != a;
         let placed = |x: EventId| keep(x) || x == a;
-        let holes: Vec<EventId> = holes_left(g, &placed).filter(|&h| h != a && !may_wait(g, a, h)).collect();
+        let holes: Vec<EventId> = holes_left(g, &placed, false).filter(|&h| h != a && !may_wait(g, a, h)).collect();
         for w in g.writes_to(g.label(e).loc).filter(|&w| keep(w)).collect::<Vec<_>>() {
             self.completion_budget.set(Some(KEPT_AHEAD_BUDGET));
             let could =
@@ -742,7 +769,7 @@ impl Explorer<'_, '_> {
         let keep = |x: EventId| previous(x) && x != a;
         let placed = |x: EventId| keep(x) || x == a;
         // (Holes `next` has not come to when it adds `a` stay open: module docs, "forced".)
-        let holes: Vec<EventId> = holes_left(g, &placed).filter(|&h| h != a && !may_wait(g, a, h)).collect();
+        let holes: Vec<EventId> = holes_left(g, &placed, false).filter(|&h| h != a && !may_wait(g, a, h)).collect();
         // As for a deleted event: with nothing after `r` in its thread kept and no hole to fill,
         // `r` can take the co-latest write of `Previous(r)`.
         let followed = (r.index as usize + 1..g.threads[r.thread as usize].len()).any(|i| placed(EventId::new(r.thread as usize, i)));
@@ -1105,8 +1132,9 @@ impl Explorer<'_, '_> {
 
     /// Whether read hole `h` of `t` (a completion with no other hole left, every source of `t`
     /// tried) may stay open in the graph the revisit by `a` starts from (module docs, "Waiting
-    /// holes at the revisit"): it reads `a`'s location in another thread, and no write fills it
-    /// even without `a`'s thread, whose events may come after it waits.
+    /// holes at the revisit"): it reads `a`'s location in another thread, no write fills it even
+    /// without `a`'s thread, whose events may come after it waits, and that graph can be
+    /// completed with threads going on.
     fn waits_at_revisit(&self, t: &ExecutionGraph, h: EventId, a: EventId) -> Result<bool, CheckError> {
         let loc = t.label(h).loc;
         if !t.label(h).is_read() || h.thread == a.thread || t.label(a).loc != loc {
@@ -1129,7 +1157,14 @@ impl Explorer<'_, '_> {
                 return Ok(false);
             }
         }
-        Ok(true)
+        // And only where the exploration lets it wait there: where the graph can be completed
+        // with threads going on (`explore/trust.rs`, "Waiting holes"); else that graph is
+        // dropped, and makes no revisit. (The nested search asks about no revisit.)
+        let holes: Vec<EventId> = without.event_ids().filter(|&x| without.is_hole(x)).collect();
+        let outer = self.waits_for.replace(None);
+        let waits = self.completable(without, holes);
+        self.waits_for.set(outer);
+        waits
     }
 
     /// Whether `t`, whose holes `todo` cannot all be filled with the writes it holds, can be
@@ -1403,12 +1438,13 @@ fn cut_around(t: &mut ExecutionGraph, keep: &dyn Fn(EventId) -> bool, a: EventId
 }
 
 /// The events of `g` that `keep` rejects although a later event of their thread is kept: the
-/// holes a cut to `keep` leaves (holes already in `g` excluded), found as they are asked for (the
-/// maximality test often asks only whether there is one).
-fn holes_left<'a>(g: &'a ExecutionGraph, keep: &'a dyn Fn(EventId) -> bool) -> impl Iterator<Item = EventId> + 'a {
+/// holes a cut to `keep` leaves — with `graph_holes`, also the holes `g` has before such an event
+/// (module docs, "Holes of the graph"); without, those stay open — found as they are asked for
+/// (the maximality test often asks only whether there is one).
+fn holes_left<'a>(g: &'a ExecutionGraph, keep: &'a dyn Fn(EventId) -> bool, graph_holes: bool) -> impl Iterator<Item = EventId> + 'a {
     g.threads.iter().enumerate().flat_map(move |(t, evs)| {
         let last = (0..evs.len()).rev().find(|&i| !g.is_hole(EventId::new(t, i)) && keep(EventId::new(t, i))).unwrap_or(0);
-        (0..last).map(move |i| EventId::new(t, i)).filter(move |&e| !g.is_hole(e) && !keep(e))
+        (0..last).map(move |i| EventId::new(t, i)).filter(move |&e| if g.is_hole(e) { graph_holes } else { !keep(e) })
     })
 }
 
