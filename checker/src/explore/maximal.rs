@@ -569,11 +569,12 @@ impl Explorer<'_, '_> {
                 || label.rmw_write;
             // (A hole of `g` that `next` has not come to when it adds `a` stays open: module docs,
             // "Holes of the graph".)
-            let all_holes: Vec<EventId> = holes_left(g, &placed, true).filter(|&h| !(g.is_hole(h) && may_wait(g, a, h))).collect();
-            if !followed && all_holes.is_empty() && !placed_before_revisit(g, a, &keep, e) {
+            let to_fill = |h: &EventId| !(g.is_hole(*h) && may_wait(g, a, *h));
+            if !followed && holes_left(g, &placed, true).find(to_fill).is_none() && !placed_before_revisit(g, a, &keep, e) {
                 // Nothing constrains `e`: it could have taken the co-latest write.
                 return Ok(false);
             }
+            let all_holes: Vec<EventId> = holes_left(g, &placed, true).filter(to_fill).collect();
             for s in later {
                 // (A hole that a graph in which `e` takes `s` may hold open is left open.)
                 let mut holes: Vec<EventId> = match &open_at_refill {
