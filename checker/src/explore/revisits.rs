@@ -496,7 +496,13 @@ fn may_precede(code: &[crate::program::CodeLine], a: usize, b: usize) -> bool {
 /// The `cas`es of `prog` whose expected value is a register (its read then needs the reads that
 /// value comes from, [`super::holes::dep_prefix`]), and those followed (in their code, or
 /// anywhere when it loops) by an access of the `cas`'s location, a fence, a barrier, or a
-/// release write: what can make a failing `cas` necessary to the events after it. Where it
+/// release write — or by anything, for an acquire `cas`: what can make a failing `cas`
+/// necessary to the events after it. (`ld.acquire.cta.cas y, 0, 2; st x, 1 | ld x;
+/// atom.release.exch y, r0; ld y; st y, r2`, `tcfuzz fuzz --seed 778` program 263645 shrunk: the
+/// `cas` fails reading the plain `st y`, which comes later on the cycle through `st x`; reading
+/// the `exch` instead it would synchronize with it and put `st x` before the `ld x` that reads
+/// it, and reading the initial `y` it would succeed, which the `exch` reading the initial `y`
+/// rules out: 8 of 9 executions, with no caveat.) Where it
 /// fails in an execution only because it reads a write that comes later on a load-buffering
 /// cycle, every graph a revisit could start from has it read an earlier write, and if those all
 /// hold its expected value it succeeds there, its write making those later events inconsistent:
@@ -520,8 +526,12 @@ fn cas_before_ordering(prog: &CompiledProgram) -> Vec<(usize, bool)> {
                 Op::Mov { .. } | Op::Add { .. } | Op::Branch { .. } | Op::Goto { .. } => false,
                 _ => true,
             };
-            // In a loop the `cas` itself comes again.
-            (looping(&t.code) || t.code[i + 1..].iter().any(|m| orders(&m.op))).then_some((start + i, false))
+            // In a loop the `cas` itself comes again. An acquire `cas` orders every later event
+            // of its thread after its read, as a fence after it would (`fuzz --seed 778`,
+            // program 263645).
+            let later = &t.code[i + 1..];
+            let acquire = read.acquire && !later.is_empty();
+            (looping(&t.code) || acquire || later.iter().any(|m| orders(&m.op))).then_some((start + i, false))
         }));
         start += t.code.len();
     }
