@@ -185,7 +185,10 @@
 //! `ld.acquire z`, which read the initial `z`. The load "could have read" the `st.release z`,
 //! with the `st.weak y` left out — which, back in place, happens before the `exch`, whose read of
 //! the initial `y` it then contradicts: 104 of 108 executions, a condition judged Never that
-//! holds in 4, no caveat.) A read `e` takes a later write `s` of its own thread only through
+//! holds in 4, no caveat.) (The completions for chained, pending and kept-ahead reads, and for a
+//! forced source's previous one, still leave the graph's holes open: filling them there too made
+//! `known_gaps::proxy_15058232` name a revisit it does not lose, and no miss through them is
+//! known.) A read `e` takes a later write `s` of its own thread only through
 //! `s`'s revisit of `e`, after which `next` refills the holes between the two before anything
 //! else: where `s` is such a write, they are filled even where a refilled write half could hold
 //! them open. (`selftest --family all` seed 15021048, family proxy, shrunk: `atom.add x; atom.exch
