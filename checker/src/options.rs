@@ -61,6 +61,10 @@ pub struct Options {
     /// Stop with [`CheckError::Interrupted`](crate::CheckError::Interrupted) (carrying the counts so far) once another thread
     /// sets this flag (a Ctrl-C handler, a worker giving its job back); read once per graph.
     pub cancel: Option<Arc<AtomicBool>>,
+    /// Called with each step of the exploration ([`TraceStep`]), on the thread that explores:
+    /// for finding where the explorer goes wrong (`tcfuzz trace`). Each step renders a graph as
+    /// text, so a traced check is many times slower.
+    pub trace: Option<Tracer>,
 }
 
 impl Default for Options {
@@ -79,6 +83,90 @@ impl Default for Options {
             progress: None,
             deadline: None,
             cancel: None,
+            trace: None,
+        }
+    }
+}
+
+/// What [`Options::trace`] calls, with each step.
+#[derive(Clone)]
+pub struct Tracer(Arc<dyn Fn(&TraceStep) + Send + Sync>);
+
+impl Tracer {
+    pub fn new(f: impl Fn(&TraceStep) + Send + Sync + 'static) -> Tracer {
+        Tracer(Arc::new(f))
+    }
+
+    pub fn step(&self, step: &TraceStep) {
+        (self.0)(step);
+    }
+}
+
+impl std::fmt::Debug for Tracer {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Tracer")
+    }
+}
+
+/// One step of an exploration, its graphs rendered as text: one line per event in program
+/// order (`P1#2 W x = 1 [release cta] <- …`, a hole as `P1#2 (hole)`), each with the order in
+/// which the explorer added it (`@5`), then each location's coherence order.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum TraceStep {
+    /// An execution the check recorded: complete, blocked at the loop bound or a wait, or
+    /// discarded by a failed `assume` — or dropped (a blocking wait that read a stale state; a
+    /// rendezvous this program variant does not reach). `key` is the same for the same graph
+    /// from the explorer and from the oracle (event order and stamps aside).
+    Execution { recorded: Recorded, graph: String, key: String },
+    /// The explorer's backward revisit of `read` by `write` from graph `from`: taken (`to`, the
+    /// revisited graph, before the write takes its place in coherence order) or not, and why.
+    Revisit { write: String, read: String, outcome: RevisitOutcome, from: String, to: Option<String> },
+}
+
+/// How a check counted an execution ([`TraceStep::Execution`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Recorded {
+    Complete,
+    /// Blocked: a thread at the loop bound, or a wait (a hang among them).
+    Blocked,
+    /// Discarded: an `assume` failed.
+    AssumeFailed,
+    /// Not an execution of this program (variant): a blocking wait read a stale state, or a
+    /// rendezvous the variant lets block was not reached.
+    Dropped,
+}
+
+impl Recorded {
+    pub fn name(self) -> &'static str {
+        match self {
+            Recorded::Complete => "complete",
+            Recorded::Blocked => "blocked",
+            Recorded::AssumeFailed => "assume failed",
+            Recorded::Dropped => "dropped",
+        }
+    }
+}
+
+/// What came of a backward revisit ([`TraceStep::Revisit`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RevisitOutcome {
+    Taken,
+    /// The model rules out the read reading the write whatever the deleted events become.
+    Forbidden,
+    /// Some event the revisit deletes (or the read) was not added maximally: another graph
+    /// makes this revisit (`explore/maximal.rs`).
+    NotMaximal,
+    /// The revisited graph can never be completed (`explore/maximal.rs`, "Dead ends").
+    DeadEnd,
+}
+
+impl RevisitOutcome {
+    pub fn name(self) -> &'static str {
+        match self {
+            RevisitOutcome::Taken => "taken",
+            RevisitOutcome::Forbidden => "forbidden by the model",
+            RevisitOutcome::NotMaximal => "not maximal",
+            RevisitOutcome::DeadEnd => "dead end",
         }
     }
 }

@@ -32,3 +32,5 @@ mod sync;
 mod tcgen05;
 #[path = "checker/tileir.rs"]
 mod tileir;
+#[path = "checker/trace.rs"]
+mod trace;

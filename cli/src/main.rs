@@ -34,7 +34,8 @@ Exit codes:
      (emit) a program a kernel cannot express
   4  (check --differential) a lowered Tile IR program allows a state or race its Tile IR program
      does not
-  5  (selftest) the DPOR explorer and the exhaustive oracle disagree on some generated program
+  5  (selftest) the DPOR explorer and the exhaustive oracle disagree on some generated program,
+     (trace --oracle) on the traced one
   6  (gpu) no GPU or no CUDA driver on this machine, or a GPU that cannot run the program
   7  (gpu run, gpu bench) the GPU showed a final state the model forbids
   8  (worker --gpu) a kernel hung or faulted: the worker stopped so that a restart gets the GPU back
@@ -75,6 +76,7 @@ enum Command {
     Bench(commands::bench::Args),
     Lower(commands::lower::Args),
     Explain(commands::explain::Args),
+    Trace(commands::trace::Args),
     Selftest(commands::selftest::Args),
 }
 
@@ -101,6 +103,7 @@ fn main() -> ExitCode {
         Command::Bench(args) => commands::bench::run(&args, quiet),
         Command::Lower(args) => commands::lower::run(&args),
         Command::Explain(args) => commands::explain::run(&args),
+        Command::Trace(args) => commands::trace::run(&args),
         Command::Selftest(args) => commands::selftest::run(&args, quiet),
     };
     match result {

@@ -1494,3 +1494,5 @@ mod message_limit;
 mod refused_reports;
 #[path = "cli/services.rs"]
 mod services;
+#[path = "cli/trace.rs"]
+mod trace;

@@ -101,6 +101,7 @@ pub(super) fn new_collector<'p>(prog: &'p CompiledProgram, options: &Options) ->
     out.set_loop_bound(options.loop_bound);
     out.cap_states(options.max_states, options.count_omitted_states);
     out.count_into(options.progress.clone());
+    out.trace_into(options.trace.clone());
     out
 }
 

@@ -109,6 +109,7 @@ use crate::exec::event::NewEvent;
 use crate::exec::graph::{ExecutionGraph, HOLE};
 use crate::exec::interp::{Replay, Step, replay};
 use crate::model::MemoryModel;
+use crate::options::RevisitOutcome;
 use crate::program::CompiledProgram;
 use crate::program::label::EventKind;
 use crate::program::porf_cycles::accesses;
@@ -744,6 +745,7 @@ impl Explorer<'_, '_> {
                 self.revisited_read_maximal(g, &idx, r, &prefix, co_after)
             };
             if !read_maximal && !cfg!(debug_assertions) {
+                self.traced(g, (a, r), RevisitOutcome::NotMaximal, None);
                 continue;
             }
             let sr = g.stamp(r);
@@ -753,11 +755,13 @@ impl Explorer<'_, '_> {
             }
             let kept = |e: EventId| !g.is_hole(e) && !deleted.contains(idx.node(e));
             if self.model.revisit_forbidden(g, a, r, &kept) {
+                self.traced(g, (a, r), RevisitOutcome::Forbidden, None);
                 continue;
             }
             let co_after = co_after.get_or_insert_with(|| CoAfter::new(g, &idx, &prefix));
             let pending = if self.dependency_revisits { pending_reads(g, &idx, r, &deleted) } else { Vec::new() };
             if !self.maximally_added(g, &idx, (a, r), (&prefix, co_after), &deleted, &pending)? {
+                self.traced(g, (a, r), RevisitOutcome::NotMaximal, None);
                 continue;
             }
             debug_assert!(read_maximal, "[tcfuzz internal bug] revisited_read_maximal refused a maximal revisit");
@@ -776,13 +780,22 @@ impl Explorer<'_, '_> {
             // `a` may have moved one position if it follows `r` in `r`'s thread.
             let a2 = g2.event(r).rf.expect("[tcfuzz internal bug] revisited read without rf");
             if self.dead_end(g, &idx, (a, r), &deleted, &g2, a2)? {
+                self.traced(g, (a, r), RevisitOutcome::DeadEnd, Some(&g2));
                 continue;
             }
             if self.dependency_revisits && !self.rmw_hole_met.get() && rmw_hole_left(g, &idx, &deleted) {
                 self.rmw_hole_met.set(true);
             }
+            self.traced(g, (a, r), RevisitOutcome::Taken, Some(&g2));
             self.visit_cos(g2, a2, false)?;
         }
         Ok(())
+    }
+
+    /// Traces a backward revisit ([`crate::Options::trace`]); nothing is rendered untraced.
+    fn traced(&self, g: &ExecutionGraph, (a, r): (EventId, EventId), outcome: RevisitOutcome, to: Option<&ExecutionGraph>) {
+        if self.out.tracing() {
+            self.out.trace_revisit(g, (a, r), outcome, to);
+        }
     }
 }

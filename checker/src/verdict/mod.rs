@@ -21,6 +21,7 @@ use tcfuzz_litmus::{Quantifier, Span};
 use crate::exec::event::EventId;
 use crate::exec::graph::ExecutionGraph;
 use crate::model::{MemoryModel, ModelKind};
+use crate::options::{Recorded, RevisitOutcome, TraceStep, Tracer};
 use crate::program::CompiledProgram;
 use crate::program::label::LocId;
 use crate::stats::Stats;
@@ -578,6 +579,7 @@ pub(crate) struct Collector<'a> {
     seen_races: SeenRaces,
     /// The loop bound the threads run under (to tell a failed blocking wait from the loop bound).
     loop_bound: u32,
+    trace: Option<Tracer>,
     /// Whether the program has operations whose misuse rules a replay of each execution finds
     /// (the allocator, asynchronous operations, the cluster barrier): decided once, not per
     /// execution.
@@ -602,6 +604,7 @@ impl<'a> Collector<'a> {
             max_races,
             seen_races: SeenRaces::default(),
             loop_bound: u32::MAX,
+            trace: None,
             replays_for_misuse: !prog.tmem_allocators.is_empty() || prog.has_async_operations() || prog.has_cluster_barrier(),
         }
     }
@@ -625,6 +628,12 @@ impl<'a> Collector<'a> {
     /// Count every recorded execution in `counter` as well, for a caller that shows progress.
     pub fn count_into(&mut self, counter: Option<Arc<AtomicU64>>) {
         self.progress = counter;
+    }
+
+    /// Call `tracer` with every execution recorded, and let the explorer call it with its
+    /// revisits ([`crate::Options::trace`]).
+    pub fn trace_into(&mut self, tracer: Option<Tracer>) {
+        self.trace = tracer;
     }
 
     fn counted(&self) {
@@ -721,16 +730,19 @@ impl<'a> Collector<'a> {
         // variant where it does not block (CompiledProgram::rendezvous_variants).
         let reached = |id: u32| g.threads.iter().flatten().any(|e| e.label.is_barrier() && e.label.loc == id);
         if !self.prog.blocking_rendezvous.iter().all(|&id| reached(id)) {
+            self.trace_execution(g, Recorded::Dropped);
             return;
         }
         // A blocking wait that read a stale state: not an execution (crate::program::sync, "Hangs").
         let stops: Vec<(usize, Stop)> = blocked.iter().map(|&t| (t, self.stop(g, t))).collect();
         if stops.iter().any(|(_, s)| *s == Stop::StaleAwait) {
+            self.trace_execution(g, Recorded::Dropped);
             return;
         }
         // A failed `assume`: not an execution of the program; only counted, as GenMC counts its
         // blocked executions (its states, races and hangs are not the program's).
         if stops.iter().any(|(_, s)| *s == Stop::AssumeFailed) {
+            self.trace_execution(g, Recorded::AssumeFailed);
             if assume_stuck(g, &stops) {
                 self.stats.assume_failed += 1;
             }
@@ -739,6 +751,7 @@ impl<'a> Collector<'a> {
             return;
         }
         let hung = hung(g, &stops);
+        self.trace_execution(g, if blocked.is_empty() { Recorded::Complete } else { Recorded::Blocked });
         self.count_if_duplicate(g);
         let all_seen = model.every_race_candidate(g, &mut |a, b| self.seen_races.contains(g, a, b));
         let all_seen = all_seen == Some(true);
@@ -824,6 +837,32 @@ impl<'a> Collector<'a> {
                 .or_insert_with(|| Witness { text: crate::verdict::witness::text(prog, g), dot: crate::verdict::witness::dot(prog, g) });
         }
         self.add_state(state);
+    }
+
+    /// Whether the check is traced ([`crate::Options::trace`]): the explorer asks before it
+    /// renders a step.
+    pub fn tracing(&self) -> bool {
+        self.trace.is_some()
+    }
+
+    fn trace_execution(&self, g: &ExecutionGraph, recorded: Recorded) {
+        if let Some(t) = &self.trace {
+            t.step(&TraceStep::Execution { recorded, graph: witness::trace_text(self.prog, g), key: g.canonical() });
+        }
+    }
+
+    /// Traces the backward revisit of `r` by `a` from `from` ([`TraceStep::Revisit`]), to `to`
+    /// where it is taken.
+    pub fn trace_revisit(&self, from: &ExecutionGraph, (a, r): (EventId, EventId), outcome: RevisitOutcome, to: Option<&ExecutionGraph>) {
+        if let Some(t) = &self.trace {
+            t.step(&TraceStep::Revisit {
+                write: witness::event(self.prog, from, a),
+                read: witness::event(self.prog, from, r),
+                outcome,
+                from: witness::trace_text(self.prog, from),
+                to: to.map(|g| witness::trace_text(self.prog, g)),
+            });
+        }
     }
 
     fn race_kind(&self, g: &ExecutionGraph, a: EventId, b: EventId) -> RaceKind {

@@ -133,6 +133,38 @@ pub fn text(prog: &CompiledProgram, g: &ExecutionGraph) -> String {
     s
 }
 
+/// [`text`] for a graph being explored ([`crate::TraceStep`]): each event with the order in which
+/// the explorer added it (`@5`), a hole as `P1#2 (hole)`.
+pub fn trace_text(prog: &CompiledProgram, g: &ExecutionGraph) -> String {
+    let mut s = String::new();
+    for e in g.event_ids() {
+        if g.is_hole(e) {
+            let _ = writeln!(s, "{} (hole)", name(prog, e));
+            continue;
+        }
+        let ev = g.event(e);
+        // (The oracle builds its graphs whole: no order of addition, every stamp 0.)
+        let added = if ev.stamp == 0 { String::new() } else { format!(" @{}", ev.stamp) };
+        let _ = write!(s, "{}{added} {}", name(prog, e), describe(prog, ev));
+        if let Some(w) = ev.rf {
+            let _ = write!(s, " <- {}", name(prog, w));
+        }
+        s.push('\n');
+    }
+    for (l, co) in g.co.iter().enumerate() {
+        if !co.is_empty() {
+            let order: Vec<String> = co.iter().map(|&w| name(prog, w)).collect();
+            let _ = writeln!(s, "co {}: init, {}", prog.locations[l].name, order.join(", "));
+        }
+    }
+    s
+}
+
+/// The name and description of one event: `P1#2 W x = 1 [release cta]`.
+pub fn event(prog: &CompiledProgram, g: &ExecutionGraph, e: EventId) -> String {
+    if g.is_hole(e) { format!("{} (hole)", name(prog, e)) } else { format!("{} {}", name(prog, e), describe(prog, g.event(e))) }
+}
+
 /// Graphviz: a cluster per thread, program order black, reads-from red, coherence blue.
 pub fn dot(prog: &CompiledProgram, g: &ExecutionGraph) -> String {
     let id = |e: EventId| if e.is_init() { format!("i{}", e.index) } else { format!("e{}_{}", e.thread, e.index) };

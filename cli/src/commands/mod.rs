@@ -20,3 +20,4 @@ pub mod progress;
 pub mod report;
 pub mod selftest;
 pub mod services;
+pub mod trace;

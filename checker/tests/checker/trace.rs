@@ -1,0 +1,74 @@
+//! [`Options::trace`]: a traced check gives the verdict of an untraced one, one step per execution
+//! it records, and keys by which the explorer's executions compare with the oracle's.
+
+use std::sync::{Arc, Mutex};
+
+use tcfuzz_checker::{CheckError, ModelKind, Options, Recorded, RevisitOutcome, TraceStep, Tracer, check, check_oracle};
+
+use crate::property::{options, random_program, show};
+
+/// The steps of a check of `p` by `run`, and its verdict; `None` where the oracle gives up.
+fn traced(
+    p: &tcfuzz_litmus::Program,
+    run: fn(&tcfuzz_litmus::Program, ModelKind, &Options) -> Result<tcfuzz_checker::Verdict, tcfuzz_checker::CheckError>,
+) -> Option<(Vec<TraceStep>, tcfuzz_checker::Verdict)> {
+    let steps = Arc::new(Mutex::new(Vec::new()));
+    let tracer = {
+        let steps = Arc::clone(&steps);
+        Tracer::new(move |s| steps.lock().unwrap().push(s.clone()))
+    };
+    let options = Options { trace: Some(tracer), ..options() };
+    let verdict = match run(p, ModelKind::Ptx, &options) {
+        Err(CheckError::TooLarge(_)) => return None,
+        checked => checked.expect("checks"),
+    };
+    let steps = std::mem::take(&mut *steps.lock().unwrap());
+    Some((steps, verdict))
+}
+
+/// The keys of the executions recorded as `kind`, sorted.
+fn keys(steps: &[TraceStep], kind: Recorded) -> Vec<&str> {
+    let mut keys: Vec<&str> = steps
+        .iter()
+        .filter_map(|s| match s {
+            TraceStep::Execution { recorded, key, .. } if *recorded == kind => Some(key.as_str()),
+            _ => None,
+        })
+        .collect();
+    keys.sort_unstable();
+    keys
+}
+
+#[test]
+fn a_traced_check_gives_the_same_verdict_one_step_per_execution_and_the_oracles_graphs() {
+    let (mut revisits, mut taken, mut compared) = (0, 0, 0);
+    for seed in 0..60 {
+        let p = random_program(seed);
+        let plain = check(&p, ModelKind::Ptx, &options()).expect("checks");
+        let (steps, verdict) = traced(&p, check).expect("the explorer checks");
+        let program = show(&p);
+        assert_eq!((verdict.stats.complete, verdict.stats.blocked), (plain.stats.complete, plain.stats.blocked), "{program}");
+        assert_eq!(verdict.states, plain.states, "{program}");
+        let complete = keys(&steps, Recorded::Complete);
+        assert_eq!(complete.len() as u64, verdict.stats.complete, "{program}");
+        assert_eq!(keys(&steps, Recorded::Blocked).len() as u64, verdict.stats.blocked, "{program}");
+        for s in &steps {
+            if let TraceStep::Revisit { outcome, to, from, .. } = s {
+                revisits += 1;
+                assert!(!from.is_empty());
+                // A revisit taken, or found a dead end, shows the graph it leads to; one refused
+                // before it is made, none.
+                assert_eq!(to.is_some(), matches!(outcome, RevisitOutcome::Taken | RevisitOutcome::DeadEnd), "{program}");
+                taken += u64::from(*outcome == RevisitOutcome::Taken);
+            }
+        }
+        // Where the explorer claims to be exact, its complete graphs are the oracle's, each once.
+        if verdict.caveats.is_empty() {
+            let Some((oracle_steps, _)) = traced(&p, check_oracle) else { continue };
+            assert_eq!(complete, keys(&oracle_steps, Recorded::Complete), "{program}");
+            assert!(oracle_steps.iter().all(|s| matches!(s, TraceStep::Execution { .. })), "the oracle makes no revisits");
+            compared += 1;
+        }
+    }
+    assert!(taken > 0 && revisits > taken && compared > 40, "{taken} of {revisits} revisits taken; {compared} compared");
+}

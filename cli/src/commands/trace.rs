@@ -1,0 +1,232 @@
+//! `tcfuzz trace`: the explorer's steps on one program — every execution it records, each
+//! backward revisit with what came of it — and, against the oracle, the executions it missed or
+//! explored twice. For finding where the explorer goes wrong, after `tcfuzz minimize --kind
+//! explorer-vs-oracle` has made the program small.
+
+use crate::commands::check::{Model, Outcome, has_tile_threads, report_error};
+use crate::exit;
+use std::collections::BTreeMap;
+use std::io::Write;
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex, PoisonError};
+use tcfuzz_checker::{ModelKind, Options, Recorded, RevisitOutcome, TraceStep, Tracer};
+
+/// Trace the explorer on one program: print every execution it records, in the order it finds
+/// them (numbered), each as one line per event — the order in which the explorer added it
+/// (`@5`), what it reads from — and each location's coherence order.
+///
+/// With --revisits, also every backward revisit the explorer considers: the write, the read, what
+/// came of it (taken; forbidden by the model; not maximal: another graph makes it; a dead end),
+/// the graph it starts from (holes shown as `(hole)`), and the graph it leads to.
+///
+/// With --oracle, the oracle enumerates the executions too, and the explorer's complete and
+/// blocked ones are compared with its, graph by graph: the summary lists the executions explored
+/// twice (with the numbers they had in the trace), the ones the oracle finds and the explorer
+/// misses, and any the explorer finds that the oracle does not.
+///
+/// Tracing renders every step as text: many times slower than `tcfuzz check`, and for small
+/// programs (the trace stops after --max-executions).
+///
+/// Exit codes: 0 traced (and, with --oracle, the explorer's executions are the oracle's); 1 the
+/// file cannot be read, parsed or checked, or the exploration passed --max-executions; 2 usage
+/// error (and --model tileir on a program without Tile IR threads); 3 an instruction the checker
+/// does not support; 5 with --oracle, the explorer's executions differ from the oracle's.
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// A litmus file.
+    #[arg(value_name = "FILE")]
+    pub file: PathBuf,
+
+    /// The memory model [default: tileir for programs with Tile IR threads, ptx otherwise].
+    #[arg(long, value_enum)]
+    pub model: Option<Model>,
+
+    /// Print the backward revisits too, each with the graphs before and after.
+    #[arg(long)]
+    pub revisits: bool,
+
+    /// Compare the explorer's executions with the oracle's, graph by graph.
+    #[arg(long)]
+    pub oracle: bool,
+
+    /// Explore with HMC's dependency revisits even where the program needs only TruSt's (as the
+    /// explorer-vs-oracle tests do too).
+    #[arg(long)]
+    pub dependency_revisits: bool,
+
+    /// Backward jumps a thread may take in one execution.
+    #[arg(long, value_name = "N", default_value_t = Options::default().loop_bound)]
+    pub loop_bound: u32,
+
+    /// Stop after this many executions (an error).
+    #[arg(long, value_name = "N", default_value_t = 10_000)]
+    pub max_executions: u64,
+}
+
+/// What the trace keeps: the steps printed so far, and each complete or blocked graph's
+/// execution numbers (to compare with the oracle's).
+#[derive(Default)]
+struct Seen {
+    executions: u64,
+    graphs: BTreeMap<(Recorded, String), Vec<u64>>,
+    /// The graphs' text, by key.
+    text: BTreeMap<String, String>,
+    /// The first write error (the trace then stops: `Options::cancel`).
+    failed: Option<std::io::Error>,
+}
+
+pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
+    let file = args.file.display().to_string();
+    let Some(program) = crate::inputs::load(&args.file) else {
+        return Ok(ExitCode::from(exit::INPUT_ERRORS));
+    };
+    if args.model == Some(Model::TileIr) && !has_tile_threads(&program) {
+        eprintln!("{file}: error: --model tileir judges Tile IR programs, and this one has no Tile IR threads (use --model ptx or sc)");
+        return Ok(ExitCode::from(exit::USAGE));
+    }
+    let model = match args.model {
+        Some(m) => m.kind(),
+        None if program.arch == tcfuzz_litmus::Arch::TileIr => ModelKind::TileIr,
+        None => ModelKind::Ptx,
+    };
+    let base = Options {
+        loop_bound: args.loop_bound,
+        max_executions: args.max_executions,
+        always_dependency_revisits: args.dependency_revisits,
+        witnesses: false,
+        ..Options::default()
+    };
+    println!("Test {} ({} model, explorer)", program.name, model.name());
+    let (explorer, verdict) = match traced(&program, model, &base, args.revisits, false) {
+        Ok(run) => run,
+        Err(code) => return Ok(code),
+    };
+    let mut out = std::io::stdout().lock();
+    writeln!(out, "\nexplorer: {} complete, {} blocked", verdict.stats.complete, verdict.stats.blocked)?;
+    for caveat in &verdict.caveats {
+        writeln!(out, "Caveat: {caveat}")?;
+    }
+    if !args.oracle {
+        return Ok(ExitCode::SUCCESS);
+    }
+    drop(out);
+    let (oracle, _) = match traced(&program, model, &base, false, true) {
+        Ok(run) => run,
+        Err(code) => return Ok(code),
+    };
+    let differ = compare(&mut std::io::stdout().lock(), &explorer, &oracle)?;
+    Ok(if differ { ExitCode::from(exit::EXPLORER_ORACLE_DISAGREE) } else { ExitCode::SUCCESS })
+}
+
+/// Checks `program` with a tracer that prints the steps (none for the oracle, whose steps are
+/// only kept) and keeps the executions; an error is printed and becomes the exit code.
+fn traced(
+    program: &tcfuzz_litmus::Program,
+    model: ModelKind,
+    base: &Options,
+    revisits: bool,
+    oracle: bool,
+) -> Result<(Seen, tcfuzz_checker::Verdict), ExitCode> {
+    let seen = Arc::new(Mutex::new(Seen::default()));
+    let cancel = Arc::new(AtomicBool::new(false));
+    let tracer = {
+        let (seen, cancel) = (Arc::clone(&seen), Arc::clone(&cancel));
+        Tracer::new(move |step| {
+            let mut seen = seen.lock().unwrap_or_else(PoisonError::into_inner);
+            if let Err(e) = print_step(&mut seen, step, revisits, !oracle) {
+                seen.failed.get_or_insert(e);
+                cancel.store(true, Ordering::Relaxed);
+            }
+        })
+    };
+    let options = Options { trace: Some(tracer), cancel: Some(cancel), ..base.clone() };
+    let checked =
+        if oracle { tcfuzz_checker::check_oracle(program, model, &options) } else { tcfuzz_checker::check(program, model, &options) };
+    let mut seen = std::mem::take(&mut *seen.lock().unwrap_or_else(PoisonError::into_inner));
+    if let Some(e) = seen.failed.take() {
+        if e.kind() != std::io::ErrorKind::BrokenPipe {
+            eprintln!("error: {e}");
+        }
+        return Err(ExitCode::from(exit::INPUT_ERRORS));
+    }
+    match checked {
+        Ok(verdict) => Ok((seen, verdict)),
+        Err(err) => {
+            let side = if oracle { "the oracle" } else { "the explorer" };
+            Err(match report_error(&format!("{} ({side})", program.name), &err) {
+                Outcome::Unsupported => ExitCode::from(exit::UNSUPPORTED),
+                _ => ExitCode::from(exit::INPUT_ERRORS),
+            })
+        }
+    }
+}
+
+/// Keeps `step` in `seen` and, with `print`, prints it (revisits only with `revisits`).
+fn print_step(seen: &mut Seen, step: &TraceStep, revisits: bool, print: bool) -> std::io::Result<()> {
+    let mut out = std::io::stdout().lock();
+    match step {
+        TraceStep::Execution { recorded, graph, key } => {
+            seen.executions += 1;
+            let n = seen.executions;
+            if matches!(recorded, Recorded::Complete | Recorded::Blocked) {
+                seen.graphs.entry((*recorded, key.clone())).or_default().push(n);
+                seen.text.entry(key.clone()).or_insert_with(|| graph.clone());
+            }
+            if print {
+                writeln!(out, "\nexecution {n} ({})", recorded.name())?;
+                write!(out, "{}", indent(graph))?;
+            }
+        }
+        TraceStep::Revisit { write, read, outcome, from, to } if revisits && print => {
+            writeln!(out, "\nrevisit of {read} by {write}: {}", outcome.name())?;
+            write!(out, "  from:\n{}", indent(&indent(from)))?;
+            if let Some(to) = to.as_ref().filter(|_| *outcome != RevisitOutcome::Forbidden) {
+                write!(out, "  to:\n{}", indent(&indent(to)))?;
+            }
+        }
+        TraceStep::Revisit { .. } => {}
+    }
+    Ok(())
+}
+
+fn indent(text: &str) -> String {
+    text.lines().map(|l| format!("  {l}\n")).collect()
+}
+
+/// Prints what differs between the explorer's executions and the oracle's; whether anything does.
+fn compare(out: &mut impl Write, explorer: &Seen, oracle: &Seen) -> std::io::Result<bool> {
+    let count = |s: &Seen| s.graphs.values().map(Vec::len).sum::<usize>();
+    writeln!(
+        out,
+        "\nexplorer: {} executions, {} distinct; oracle: {} executions, {} distinct (complete and blocked)",
+        count(explorer),
+        explorer.graphs.len(),
+        count(oracle),
+        oracle.graphs.len()
+    )?;
+    let twice: Vec<_> = explorer.graphs.iter().filter(|(_, n)| n.len() > 1).collect();
+    let missed: Vec<_> = oracle.graphs.keys().filter(|k| !explorer.graphs.contains_key(*k)).collect();
+    let extra: Vec<_> = explorer.graphs.iter().filter(|(k, _)| !oracle.graphs.contains_key(*k)).collect();
+    for ((recorded, key), numbers) in &twice {
+        let numbers: Vec<String> = numbers.iter().map(u64::to_string).collect();
+        writeln!(out, "\nexplored {} times ({}: executions {}):", numbers.len(), recorded.name(), numbers.join(", "))?;
+        write!(out, "{}", indent(&explorer.text[key]))?;
+    }
+    for (recorded, key) in &missed {
+        writeln!(out, "\nmissed by the explorer ({}):", recorded.name())?;
+        write!(out, "{}", indent(&oracle.text[key]))?;
+    }
+    for ((recorded, key), numbers) in &extra {
+        writeln!(out, "\nexplored ({}: execution {}), not an execution of the oracle:", recorded.name(), numbers[0])?;
+        write!(out, "{}", indent(&explorer.text[key]))?;
+    }
+    let differ = !(twice.is_empty() && missed.is_empty() && extra.is_empty());
+    if differ {
+        writeln!(out, "\nexplorer ≠ oracle: {} explored more than once, {} missed, {} extra", twice.len(), missed.len(), extra.len())?;
+    } else {
+        writeln!(out, "explorer = oracle")?;
+    }
+    Ok(differ)
+}

@@ -1,0 +1,81 @@
+//! `tcfuzz trace`: the explorer's executions and revisits on one program, and the graphs in which
+//! they differ from the oracle's.
+
+use super::*;
+
+/// `ld x | st x, 1`: the read takes the initial value, then the store revisits it.
+const REVISITED: &str = "PTX revisited
+{ x = 0; }
+ P0@cta 0,gpu 0 | P1@cta 0,gpu 0 ;
+ ld.relaxed.cta r0, x | st.relaxed.cta x, 1 ;
+exists (P0:r0 == 1)
+";
+
+/// Program 275549 of `tcfuzz fuzz --seed 778`, minimized: a pinned gap of the explorer
+/// (`checker/tests/checker/known_gaps.rs`), which explores 3 of its 40 executions twice.
+const EXPLORED_TWICE: &str = "PTX fuzz-778-275549-shrunk
+{ x = 0; z = 0; }
+ P0@cta 0,gpu 0         | P1@cta 0,gpu 0                 | P2@cta 0,gpu 0       ;
+ ld r1, x               | atom.relaxed.cta.exch r0, z, 0 | L0:                  ;
+ atom.cta.exch r2, z, 0 | atom.release.cta.exch r2, x, 1 | ld.relaxed.cta r0, x ;
+                        |                                | bne r0, 1, L0        ;
+                        |                                | ld.acquire.cta r1, x ;
+                        |                                | st.weak z, 0         ;
+exists (true)
+";
+
+#[test]
+fn the_revisit_and_both_executions_in_the_order_the_explorer_takes_them() {
+    let dir = TempDir::new("trace-revisit");
+    dir.write("r.litmus", REVISITED);
+    let out = tcfuzz(&["trace", "--revisits", "r.litmus"], dir.path());
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    let text = stdout(&out);
+    let revisit = "revisit of P0#0 R x = 0 [relaxed cta] by P1#0 W x = 1 [relaxed cta]: taken";
+    let steps: Vec<&str> = text.lines().filter(|l| l.starts_with("revisit of") || l.starts_with("execution")).collect();
+    assert_eq!(steps, [revisit, "execution 1 (complete)", "execution 2 (complete)"], "{text}");
+    // The revisit starts from the read of the initial value and leads to the read of the store;
+    // the forward step (the store after the read) comes last.
+    assert!(text.contains("  from:\n    P0#0 @1 R x = 0 [relaxed cta] <- init:x\n    P1#0 @2 W x = 1"), "{text}");
+    assert!(text.contains("  to:\n    P0#0 @1 R x = 1 [relaxed cta] <- P1#0\n"), "{text}");
+    assert!(text.contains("execution 2 (complete)\n  P0#0 @1 R x = 0 [relaxed cta] <- init:x\n"), "{text}");
+    assert!(text.ends_with("explorer: 2 complete, 0 blocked\n"), "{text}");
+    // Without --revisits, only the executions.
+    let out = tcfuzz(&["trace", "r.litmus"], dir.path());
+    assert!(!stdout(&out).contains("revisit of"), "{}", stdout(&out));
+    assert_eq!(stdout(&out).matches("\nexecution ").count(), 2, "{}", stdout(&out));
+}
+
+#[test]
+fn against_the_oracle_equal_executions_exit_0_and_the_ones_explored_twice_exit_5_with_their_numbers() {
+    let dir = TempDir::new("trace-oracle");
+    dir.write("sb.litmus", SB);
+    let out = tcfuzz(&["trace", "--oracle", "sb.litmus"], dir.path());
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    let text = stdout(&out);
+    assert!(text.contains("explorer: 4 executions, 4 distinct; oracle: 4 executions, 4 distinct"), "{text}");
+    assert!(text.ends_with("explorer = oracle\n"), "{text}");
+
+    dir.write("twice.litmus", EXPLORED_TWICE);
+    let out = tcfuzz(&["trace", "--oracle", "twice.litmus"], dir.path());
+    assert_eq!(code(&out), 5, "{}", stderr(&out));
+    let text = stdout(&out);
+    assert!(text.contains("explorer: 43 executions, 40 distinct; oracle: 40 executions, 40 distinct"), "{text}");
+    assert_eq!(text.matches("\nexplored 2 times (complete: executions ").count(), 3, "{text}");
+    assert!(text.ends_with("explorer ≠ oracle: 3 explored more than once, 0 missed, 0 extra\n"), "{text}");
+}
+
+#[test]
+fn past_max_executions_or_on_a_bad_file_it_fails_with_the_reason() {
+    let dir = TempDir::new("trace-bad");
+    dir.write("twice.litmus", EXPLORED_TWICE);
+    let out = tcfuzz(&["trace", "--max-executions", "5", "twice.litmus"], dir.path());
+    assert_eq!(code(&out), 1, "{}", stdout(&out));
+    assert!(stderr(&out).contains("more than 5 executions"), "{}", stderr(&out));
+    dir.write("bad.litmus", BAD);
+    let out = tcfuzz(&["trace", "bad.litmus"], dir.path());
+    assert_eq!(code(&out), 1);
+    assert!(has_position(&stderr(&out), "bad.litmus", Some(4)), "{}", stderr(&out));
+    let out = tcfuzz(&["trace", "--model", "tileir", "twice.litmus"], dir.path());
+    assert_eq!(code(&out), 2, "{}", stderr(&out));
+}
