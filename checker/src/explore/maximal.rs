@@ -1380,6 +1380,33 @@ pub(super) fn rmw_hole_left(g: &ExecutionGraph, idx: &NodeIndex, deleted: &BitSe
     g.event_ids().any(|h| rmw(h) && left_a_hole(h) && deletes_write_of(h))
 }
 
+/// Whether the revisit that deletes `deleted` from `g` keeps the read of an atomic rmw that
+/// reads a write the same revisit deletes, while it leaves the rmw's write a hole (a later event
+/// of its thread stays): the other start of the rmw-hole gap (`super` docs, "Not explored").
+/// The maximality test rejects every such revisit — a kept read of a deleted write was added
+/// before it, and the graph in which it read something else makes the revisit — but no such
+/// graph may exist: the rmw's read can take no other write where another rmw already reads it
+/// (atomicity). (`selftest --family assume` seed 35063193, minimized: `ld y; assume.gt r0, 0;
+/// atom.release.exch x, 1 | atom.acquire.cta.add x, 1; st.weak y, 2; st.weak y, 1 | ld x; st x,
+/// r0`. P0's `exch` revisits P2's `ld x` from the graph in which the `add` reads P2's `st x` and
+/// P0's `ld y` a `st y` after it; the revisit keeps the `add`'s read and the `st y`s, and
+/// deletes the `add`'s write and P2's `st x`. Before P2's `st x` came, the `add` read the
+/// initial `x`, which P0's `exch` reads: 4 of 48 executions missed, with no caveat.)
+pub(super) fn rmw_write_hole_left(g: &ExecutionGraph, idx: &NodeIndex, deleted: &BitSet) -> bool {
+    let kept = |x: EventId| !g.is_hole(x) && !deleted.contains(idx.node(x));
+    g.event_ids().any(|x| {
+        let ev = g.event(x);
+        let half = EventId { thread: x.thread, index: x.index + 1 };
+        ev.label.is_read()
+            && ev.label.atomic
+            && kept(x)
+            && ev.rf.is_some_and(|w| !w.is_init() && deleted.contains(idx.node(w)))
+            && g.threads[x.thread as usize].get(half.index as usize).is_some_and(|h| h.label.rmw_write)
+            && deleted.contains(idx.node(half))
+            && leaves_hole(g, idx, half, deleted)
+    })
+}
+
 /// Whether deleting `w` (with the events `deleted` holds) leaves a hole: a later event of its
 /// thread is kept.
 fn leaves_hole(g: &ExecutionGraph, idx: &NodeIndex, w: EventId, deleted: &BitSet) -> bool {

@@ -92,9 +92,14 @@
 //!   names: an rmw that is not so kept, with an instruction that may run after it and a write of
 //!   its location elsewhere (`revisits`'s `rmw_hole_possible`) — and, under PTX, only where the
 //!   exploration met a revisit that left an rmw's read a hole while it deleted a write of that
-//!   read's location ([`maximal::rmw_hole_left`]), which every execution of the gap needs: the
-//!   hole is refilled before that write comes back (on the 1,600 programs of `tcfuzz generate
-//!   --seed 9 --family random`, the caveat stands on 13 PTX verdicts, 47 without that test).
+//!   read's location ([`maximal::rmw_hole_left`]), or one the maximality test rejected that kept
+//!   an rmw's read of a write it deleted and left the rmw's write a hole
+//!   ([`maximal::rmw_write_hole_left`]; `selftest` seed 35063193, 4 of 48 executions missed with
+//!   no caveat before), one of which every execution of the gap seen so far needs: the
+//!   hole is refilled before that write comes back. (On the 1,600 programs of `tcfuzz generate
+//!   --seed 9 --family random` the caveat stood on 13 PTX verdicts where it was first made, 47
+//!   without that test; now on 30, 8 of them from the rejected revisits, 7 of those 8 explored
+//!   exactly — the test over-approximates.)
 //!   (Under Tile IR the caveat also stands for executions that no graph leads to, a write
 //!   reaching a read of its own tile block, and stays as the program gives it:
 //!   `revisits::caveats_met`.)

@@ -85,8 +85,10 @@ fn rmw_hole_caveat(model: ModelKind) -> String {
 
 /// `caveats` ([`Revisits::unexplored`]) as an exploration that `met` what it met leaves them:
 /// under PTX the rmw-hole caveat only where a revisit left an rmw's read a hole and deleted a
-/// write of its location (no execution of that gap is missed otherwise: every one needs such a
-/// revisit, [`super::maximal::rmw_hole_left`]), and where a revisit was lost the caveat saying
+/// write of its location, or a rejected one kept an rmw's read of a write it deleted and left
+/// the rmw's write a hole (no execution of that gap is known to be missed otherwise: each one
+/// seen needs such a revisit, [`super::maximal::rmw_hole_left`],
+/// [`super::maximal::rmw_write_hole_left`]), and where a revisit was lost the caveat saying
 /// so. Under Tile IR the rmw-hole caveat also names executions no graph leads to, without a
 /// hole (a write reaching a read of its own tile block, `known_gaps::tileir_12061385`): there it
 /// stays as [`rmw_hole_possible`] gives it.

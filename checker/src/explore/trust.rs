@@ -101,7 +101,7 @@
 use std::rc::Rc;
 
 use super::holes::{cut, dep_prefix, fix_cas_layout, frontier, present};
-use super::maximal::{CoAfter, pending_reads, rmw_hole_left};
+use super::maximal::{CoAfter, pending_reads, rmw_hole_left, rmw_write_hole_left};
 use crate::error::CheckError;
 use crate::exec::bitset::BitSet;
 use crate::exec::event::EventId;
@@ -145,7 +145,9 @@ pub(crate) struct Explorer<'a, 'c> {
     /// explorer may have missed executions.
     pub lost_revisit: std::cell::Cell<bool>,
     /// Set when a revisit left the read of an atomic rmw a hole while it deleted a write of that
-    /// read's location ([`super::maximal::rmw_hole_left`]): where the rmw-hole gap can start.
+    /// read's location ([`super::maximal::rmw_hole_left`]), or when the maximality test rejected
+    /// one that kept such a read, reading a deleted write, and left its write a hole
+    /// ([`super::maximal::rmw_write_hole_left`]): where the rmw-hole gap can start.
     /// Without it, the verdict does not name that gap ([`super::revisits::Met`]). Starts set
     /// where the verdict's caveats do not depend on it (no such gap possible, or not PTX), so that
     /// the test is not made there.
@@ -761,6 +763,10 @@ impl Explorer<'_, '_> {
             let co_after = co_after.get_or_insert_with(|| CoAfter::new(g, &idx, &prefix));
             let pending = if self.dependency_revisits { pending_reads(g, &idx, r, &deleted) } else { Vec::new() };
             if !self.maximally_added(g, &idx, (a, r), (&prefix, co_after), &deleted, &pending)? {
+                // (Rejected, it may still be the only way to its graphs: `rmw_write_hole_left`.)
+                if self.dependency_revisits && !self.rmw_hole_met.get() && rmw_write_hole_left(g, &idx, &deleted) {
+                    self.rmw_hole_met.set(true);
+                }
                 self.traced(g, (a, r), RevisitOutcome::NotMaximal, None);
                 continue;
             }
