@@ -117,10 +117,12 @@ pub enum TraceStep {
     /// discarded by a failed `assume` — or dropped (a blocking wait that read a stale state; a
     /// rendezvous this program variant does not reach). `key` is the same for the same graph
     /// from the explorer and from the oracle (event order and stamps aside).
-    Execution { recorded: Recorded, graph: String, key: String },
+    /// `via`: the taken revisits (their `id`s) on the explorer's way to it, first to last.
+    Execution { recorded: Recorded, graph: String, key: String, via: Vec<u64> },
     /// The explorer's backward revisit of `read` by `write` from graph `from`: taken (`to`, the
     /// revisited graph, before the write takes its place in coherence order) or not, and why.
-    Revisit { write: String, read: String, outcome: RevisitOutcome, from: String, to: Option<String> },
+    /// `id` numbers the revisits of one check from 1, in the order they are traced.
+    Revisit { id: u64, write: String, read: String, outcome: RevisitOutcome, from: String, to: Option<String> },
 }
 
 /// How a check counted an execution ([`TraceStep::Execution`]).

@@ -792,16 +792,28 @@ impl Explorer<'_, '_> {
             if self.dependency_revisits && !self.rmw_hole_met.get() && rmw_hole_left(g, &idx, &deleted) {
                 self.rmw_hole_met.set(true);
             }
-            self.traced(g, (a, r), RevisitOutcome::Taken, Some(&g2));
-            self.visit_cos(g2, a2, false)?;
+            let traced = self.traced(g, (a, r), RevisitOutcome::Taken, Some(&g2));
+            if let Some(id) = traced {
+                self.out.trace_enter(id);
+            }
+            let visited = self.visit_cos(g2, a2, false);
+            if traced.is_some() {
+                self.out.trace_leave();
+            }
+            visited?;
         }
         Ok(())
     }
 
-    /// Traces a backward revisit ([`crate::Options::trace`]); nothing is rendered untraced.
-    fn traced(&self, g: &ExecutionGraph, (a, r): (EventId, EventId), outcome: RevisitOutcome, to: Option<&ExecutionGraph>) {
-        if self.out.tracing() {
-            self.out.trace_revisit(g, (a, r), outcome, to);
-        }
+    /// Traces a backward revisit ([`crate::Options::trace`]) and gives its number; nothing is
+    /// rendered untraced.
+    fn traced(
+        &mut self,
+        g: &ExecutionGraph,
+        (a, r): (EventId, EventId),
+        outcome: RevisitOutcome,
+        to: Option<&ExecutionGraph>,
+    ) -> Option<u64> {
+        if self.out.tracing() { self.out.trace_revisit(g, (a, r), outcome, to) } else { None }
     }
 }

@@ -550,6 +550,14 @@ fn hung(g: &ExecutionGraph, stops: &[(usize, Stop)]) -> Vec<bool> {
     }
 }
 
+/// What a traced check keeps ([`crate::Options::trace`]): the revisits traced so far, and the
+/// taken ones the exploration is inside of.
+struct Trace {
+    tracer: Tracer,
+    revisits: u64,
+    path: Vec<u64>,
+}
+
 /// Accumulates executions into a [`Verdict`].
 pub(crate) struct Collector<'a> {
     prog: &'a CompiledProgram,
@@ -579,7 +587,7 @@ pub(crate) struct Collector<'a> {
     seen_races: SeenRaces,
     /// The loop bound the threads run under (to tell a failed blocking wait from the loop bound).
     loop_bound: u32,
-    trace: Option<Tracer>,
+    trace: Option<Trace>,
     /// Whether the program has operations whose misuse rules a replay of each execution finds
     /// (the allocator, asynchronous operations, the cluster barrier): decided once, not per
     /// execution.
@@ -633,7 +641,7 @@ impl<'a> Collector<'a> {
     /// Call `tracer` with every execution recorded, and let the explorer call it with its
     /// revisits ([`crate::Options::trace`]).
     pub fn trace_into(&mut self, tracer: Option<Tracer>) {
-        self.trace = tracer;
+        self.trace = tracer.map(|tracer| Trace { tracer, revisits: 0, path: Vec::new() });
     }
 
     fn counted(&self) {
@@ -847,21 +855,47 @@ impl<'a> Collector<'a> {
 
     fn trace_execution(&self, g: &ExecutionGraph, recorded: Recorded) {
         if let Some(t) = &self.trace {
-            t.step(&TraceStep::Execution { recorded, graph: witness::trace_text(self.prog, g), key: g.canonical() });
+            let graph = witness::trace_text(self.prog, g);
+            t.tracer.step(&TraceStep::Execution { recorded, graph, key: g.canonical(), via: t.path.clone() });
         }
     }
 
     /// Traces the backward revisit of `r` by `a` from `from` ([`TraceStep::Revisit`]), to `to`
     /// where it is taken.
-    pub fn trace_revisit(&self, from: &ExecutionGraph, (a, r): (EventId, EventId), outcome: RevisitOutcome, to: Option<&ExecutionGraph>) {
-        if let Some(t) = &self.trace {
-            t.step(&TraceStep::Revisit {
-                write: witness::event(self.prog, from, a),
-                read: witness::event(self.prog, from, r),
+    /// Returns the revisit's number ([`TraceStep::Revisit`]'s `id`).
+    pub fn trace_revisit(
+        &mut self,
+        from: &ExecutionGraph,
+        (a, r): (EventId, EventId),
+        outcome: RevisitOutcome,
+        to: Option<&ExecutionGraph>,
+    ) -> Option<u64> {
+        let prog = self.prog;
+        self.trace.as_mut().map(|t| {
+            t.revisits += 1;
+            t.tracer.step(&TraceStep::Revisit {
+                id: t.revisits,
+                write: witness::event(prog, from, a),
+                read: witness::event(prog, from, r),
                 outcome,
-                from: witness::trace_text(self.prog, from),
-                to: to.map(|g| witness::trace_text(self.prog, g)),
+                from: witness::trace_text(prog, from),
+                to: to.map(|g| witness::trace_text(prog, g)),
             });
+            t.revisits
+        })
+    }
+
+    /// The exploration goes into the graphs of taken revisit `id` ([`TraceStep::Execution`]'s
+    /// `via`), until [`Collector::trace_leave`].
+    pub fn trace_enter(&mut self, id: u64) {
+        if let Some(t) = &mut self.trace {
+            t.path.push(id);
+        }
+    }
+
+    pub fn trace_leave(&mut self) {
+        if let Some(t) = &mut self.trace {
+            t.path.pop();
         }
     }
 

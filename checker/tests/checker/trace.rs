@@ -52,14 +52,27 @@ fn a_traced_check_gives_the_same_verdict_one_step_per_execution_and_the_oracles_
         let complete = keys(&steps, Recorded::Complete);
         assert_eq!(complete.len() as u64, verdict.stats.complete, "{program}");
         assert_eq!(keys(&steps, Recorded::Blocked).len() as u64, verdict.stats.blocked, "{program}");
+        let (mut taken_ids, mut numbered) = (Vec::new(), 0);
         for s in &steps {
-            if let TraceStep::Revisit { outcome, to, from, .. } = s {
-                revisits += 1;
-                assert!(!from.is_empty());
-                // A revisit taken, or found a dead end, shows the graph it leads to; one refused
-                // before it is made, none.
-                assert_eq!(to.is_some(), matches!(outcome, RevisitOutcome::Taken | RevisitOutcome::DeadEnd), "{program}");
-                taken += u64::from(*outcome == RevisitOutcome::Taken);
+            match s {
+                TraceStep::Revisit { id, outcome, to, from, .. } => {
+                    revisits += 1;
+                    numbered += 1;
+                    assert!(!from.is_empty());
+                    // Numbered from 1 in order. A revisit taken, or found a dead end, shows the
+                    // graph it leads to; one refused before it is made, none.
+                    assert_eq!(*id, numbered, "{program}");
+                    assert_eq!(to.is_some(), matches!(outcome, RevisitOutcome::Taken | RevisitOutcome::DeadEnd), "{program}");
+                    if *outcome == RevisitOutcome::Taken {
+                        taken += 1;
+                        taken_ids.push(*id);
+                    }
+                }
+                // An execution comes by taken revisits already traced, in the order taken.
+                TraceStep::Execution { via, .. } => {
+                    assert!(via.windows(2).all(|w| w[0] < w[1]), "{program}");
+                    assert!(via.iter().all(|v| taken_ids.contains(v)), "{program}");
+                }
             }
         }
         // Where the explorer claims to be exact, its complete graphs are the oracle's, each once.

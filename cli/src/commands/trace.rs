@@ -14,12 +14,13 @@ use std::sync::{Arc, Mutex, PoisonError};
 use tcfuzz_checker::{ModelKind, Options, Recorded, RevisitOutcome, TraceStep, Tracer};
 
 /// Trace the explorer on one program: print every execution it records, in the order it finds
-/// them (numbered), each as one line per event — the order in which the explorer added it
-/// (`@5`), what it reads from — and each location's coherence order.
+/// them (numbered, with the taken revisits on the way to it: `via revisits 2, 7`), each as one
+/// line per event — the order in which the explorer added it (`@5`), what it reads from — and
+/// each location's coherence order.
 ///
-/// With --revisits, also every backward revisit the explorer considers: the write, the read, what
-/// came of it (taken; forbidden by the model; not maximal: another graph makes it; a dead end),
-/// the graph it starts from (holes shown as `(hole)`), and the graph it leads to.
+/// With --revisits, also every backward revisit the explorer considers (numbered): the write, the
+/// read, what came of it (taken; forbidden by the model; not maximal: another graph makes it; a
+/// dead end), the graph it starts from (holes shown as `(hole)`), and the graph it leads to.
 ///
 /// With --oracle, the oracle enumerates the executions too, and the explorer's complete and
 /// blocked ones are compared with its, graph by graph: the summary lists the executions explored
@@ -65,12 +66,16 @@ pub struct Args {
     pub max_executions: u64,
 }
 
+/// An execution's number and the taken revisits that led to it.
+type Found = (u64, Vec<u64>);
+
 /// What the trace keeps: the steps printed so far, and each complete or blocked graph's
 /// execution numbers (to compare with the oracle's).
 #[derive(Default)]
 struct Seen {
     executions: u64,
-    graphs: BTreeMap<(Recorded, String), Vec<u64>>,
+    /// Each complete or blocked graph's executions.
+    graphs: BTreeMap<(Recorded, String), Vec<Found>>,
     /// The graphs' text, by key.
     text: BTreeMap<String, String>,
     /// The first write error (the trace then stops: `Options::cancel`).
@@ -167,20 +172,20 @@ fn traced(
 fn print_step(seen: &mut Seen, step: &TraceStep, revisits: bool, print: bool) -> std::io::Result<()> {
     let mut out = std::io::stdout().lock();
     match step {
-        TraceStep::Execution { recorded, graph, key } => {
+        TraceStep::Execution { recorded, graph, key, via } => {
             seen.executions += 1;
             let n = seen.executions;
             if matches!(recorded, Recorded::Complete | Recorded::Blocked) {
-                seen.graphs.entry((*recorded, key.clone())).or_default().push(n);
+                seen.graphs.entry((*recorded, key.clone())).or_default().push((n, via.clone()));
                 seen.text.entry(key.clone()).or_insert_with(|| graph.clone());
             }
             if print {
-                writeln!(out, "\nexecution {n} ({})", recorded.name())?;
+                writeln!(out, "\nexecution {n} ({}){}", recorded.name(), through(via))?;
                 write!(out, "{}", indent(graph))?;
             }
         }
-        TraceStep::Revisit { write, read, outcome, from, to } if revisits && print => {
-            writeln!(out, "\nrevisit of {read} by {write}: {}", outcome.name())?;
+        TraceStep::Revisit { id, write, read, outcome, from, to } if revisits && print => {
+            writeln!(out, "\nrevisit {id} of {read} by {write}: {}", outcome.name())?;
             write!(out, "  from:\n{}", indent(&indent(from)))?;
             if let Some(to) = to.as_ref().filter(|_| *outcome != RevisitOutcome::Forbidden) {
                 write!(out, "  to:\n{}", indent(&indent(to)))?;
@@ -189,6 +194,16 @@ fn print_step(seen: &mut Seen, step: &TraceStep, revisits: bool, print: bool) ->
         TraceStep::Revisit { .. } => {}
     }
     Ok(())
+}
+
+/// ` via revisits 2, 7`: the taken revisits that led to an execution (none: its graph was built
+/// by adding events alone).
+fn through(via: &[u64]) -> String {
+    if via.is_empty() {
+        return String::new();
+    }
+    let ids: Vec<String> = via.iter().map(u64::to_string).collect();
+    format!(" via revisit{} {}", if ids.len() == 1 { "" } else { "s" }, ids.join(", "))
 }
 
 fn indent(text: &str) -> String {
@@ -209,17 +224,18 @@ fn compare(out: &mut impl Write, explorer: &Seen, oracle: &Seen) -> std::io::Res
     let twice: Vec<_> = explorer.graphs.iter().filter(|(_, n)| n.len() > 1).collect();
     let missed: Vec<_> = oracle.graphs.keys().filter(|k| !explorer.graphs.contains_key(*k)).collect();
     let extra: Vec<_> = explorer.graphs.iter().filter(|(k, _)| !oracle.graphs.contains_key(*k)).collect();
-    for ((recorded, key), numbers) in &twice {
-        let numbers: Vec<String> = numbers.iter().map(u64::to_string).collect();
-        writeln!(out, "\nexplored {} times ({}: executions {}):", numbers.len(), recorded.name(), numbers.join(", "))?;
+    for ((recorded, key), found) in &twice {
+        let found: Vec<String> = found.iter().map(|(n, via)| format!("{n}{}", through(via))).collect();
+        writeln!(out, "\nexplored {} times ({}: executions {}):", found.len(), recorded.name(), found.join("; "))?;
         write!(out, "{}", indent(&explorer.text[key]))?;
     }
     for (recorded, key) in &missed {
         writeln!(out, "\nmissed by the explorer ({}):", recorded.name())?;
         write!(out, "{}", indent(&oracle.text[key]))?;
     }
-    for ((recorded, key), numbers) in &extra {
-        writeln!(out, "\nexplored ({}: execution {}), not an execution of the oracle:", recorded.name(), numbers[0])?;
+    for ((recorded, key), found) in &extra {
+        let (n, via) = &found[0];
+        writeln!(out, "\nexplored ({}: execution {n}{}), not an execution of the oracle:", recorded.name(), through(via))?;
         write!(out, "{}", indent(&explorer.text[key]))?;
     }
     let differ = !(twice.is_empty() && missed.is_empty() && extra.is_empty());

@@ -31,9 +31,10 @@ fn the_revisit_and_both_executions_in_the_order_the_explorer_takes_them() {
     let out = tcfuzz(&["trace", "--revisits", "r.litmus"], dir.path());
     assert_eq!(code(&out), 0, "{}", stderr(&out));
     let text = stdout(&out);
-    let revisit = "revisit of P0#0 R x = 0 [relaxed cta] by P1#0 W x = 1 [relaxed cta]: taken";
-    let steps: Vec<&str> = text.lines().filter(|l| l.starts_with("revisit of") || l.starts_with("execution")).collect();
-    assert_eq!(steps, [revisit, "execution 1 (complete)", "execution 2 (complete)"], "{text}");
+    let revisit = "revisit 1 of P0#0 R x = 0 [relaxed cta] by P1#0 W x = 1 [relaxed cta]: taken";
+    let steps: Vec<&str> = text.lines().filter(|l| l.starts_with("revisit ") || l.starts_with("execution")).collect();
+    // The first execution is the revisit's; the second, the read of the initial value, none's.
+    assert_eq!(steps, [revisit, "execution 1 (complete) via revisit 1", "execution 2 (complete)"], "{text}");
     // The revisit starts from the read of the initial value and leads to the read of the store;
     // the forward step (the store after the read) comes last.
     assert!(text.contains("  from:\n    P0#0 @1 R x = 0 [relaxed cta] <- init:x\n    P1#0 @2 W x = 1"), "{text}");
@@ -42,7 +43,7 @@ fn the_revisit_and_both_executions_in_the_order_the_explorer_takes_them() {
     assert!(text.ends_with("explorer: 2 complete, 0 blocked\n"), "{text}");
     // Without --revisits, only the executions.
     let out = tcfuzz(&["trace", "r.litmus"], dir.path());
-    assert!(!stdout(&out).contains("revisit of"), "{}", stdout(&out));
+    assert!(!stdout(&out).contains("\nrevisit "), "{}", stdout(&out));
     assert_eq!(stdout(&out).matches("\nexecution ").count(), 2, "{}", stdout(&out));
 }
 
@@ -62,6 +63,8 @@ fn against_the_oracle_equal_executions_exit_0_and_the_ones_explored_twice_exit_5
     let text = stdout(&out);
     assert!(text.contains("explorer: 43 executions, 40 distinct; oracle: 40 executions, 40 distinct"), "{text}");
     assert_eq!(text.matches("\nexplored 2 times (complete: executions ").count(), 3, "{text}");
+    // Each pair came by two revisits from one graph (`known_gaps.rs` says which).
+    assert!(text.contains("executions 13 via revisits 9, 17, 18; 14 via revisits 9, 17, 19):"), "{text}");
     assert!(text.ends_with("explorer ≠ oracle: 3 explored more than once, 0 missed, 0 extra\n"), "{text}");
 }
 
