@@ -257,6 +257,29 @@ pub(crate) fn has_tile_threads(program: &Program) -> bool {
     program.threads.iter().any(|t| t.kind() == ThreadKind::TileBlock)
 }
 
+/// One program to judge on its own (`tcfuzz explain`, `tcfuzz trace`): the file loaded and the
+/// model — `model`, or by default Tile IR's for a program with Tile IR threads and PTX's
+/// otherwise. What is wrong is printed, and becomes the exit code: the file cannot be read or
+/// parsed (1), `--model tileir` on a program without Tile IR threads (2).
+pub(crate) fn one_program(path: &std::path::Path, model: Option<Model>) -> Result<(Program, ModelKind), ExitCode> {
+    let Some(program) = crate::inputs::load(path) else {
+        return Err(ExitCode::from(exit::INPUT_ERRORS));
+    };
+    if model == Some(Model::TileIr) && !has_tile_threads(&program) {
+        eprintln!(
+            "{}: error: --model tileir judges Tile IR programs, and this one has no Tile IR threads (use --model ptx or sc)",
+            path.display()
+        );
+        return Err(ExitCode::from(exit::USAGE));
+    }
+    let kind = match model {
+        Some(m) => m.kind(),
+        None if program.arch == tcfuzz_litmus::Arch::TileIr => ModelKind::TileIr,
+        None => ModelKind::Ptx,
+    };
+    Ok((program, kind))
+}
+
 pub fn run(args: &Args, quiet: bool) -> anyhow::Result<ExitCode> {
     // Every file's check on one thread with the explorer's stack, not each on a new one.
     tcfuzz_checker::on_explorer_stack(|| check_files(args, quiet))

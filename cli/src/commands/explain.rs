@@ -1,12 +1,12 @@
 //! `tcfuzz explain`: show, for a racy, stuck or misusing program, one execution per problem as a
 //! per-thread timeline — what a kernel author needs to see what is wrong in one screen.
 
-use crate::commands::check::{Model, Outcome, has_tile_threads, report_error};
+use crate::commands::check::{Model, Outcome, one_program, report_error};
 use crate::exit;
 use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
-use tcfuzz_checker::{ModelKind, Options};
+use tcfuzz_checker::Options;
 
 /// Explain what is wrong with a litmus program: for each kind of problem the checker finds (a
 /// data, tmem or proxy race; a hang; a Tensor Memory allocator misuse) print one execution that
@@ -32,17 +32,9 @@ pub struct Args {
 
 pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
     let file = args.file.display().to_string();
-    let Some(program) = crate::inputs::load(&args.file) else {
-        return Ok(ExitCode::from(exit::INPUT_ERRORS));
-    };
-    if args.model == Some(Model::TileIr) && !has_tile_threads(&program) {
-        eprintln!("{file}: error: --model tileir judges Tile IR programs, and this one has no Tile IR threads (use --model ptx or sc)");
-        return Ok(ExitCode::from(exit::USAGE));
-    }
-    let model = match args.model {
-        Some(m) => m.kind(),
-        None if program.arch == tcfuzz_litmus::Arch::TileIr => ModelKind::TileIr,
-        None => ModelKind::Ptx,
+    let (program, model) = match one_program(&args.file, args.model) {
+        Ok(loaded) => loaded,
+        Err(code) => return Ok(code),
     };
     let options = Options { witnesses: true, ..Options::default() };
     let verdict = match tcfuzz_checker::check(&program, model, &options) {

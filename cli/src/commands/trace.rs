@@ -3,7 +3,7 @@
 //! explored twice. For finding where the explorer goes wrong, after `tcfuzz minimize --kind
 //! explorer-vs-oracle` has made the program small.
 
-use crate::commands::check::{Model, Outcome, has_tile_threads, report_error};
+use crate::commands::check::{Model, Outcome, one_program, report_error};
 use crate::exit;
 use std::collections::BTreeMap;
 use std::io::Write;
@@ -83,18 +83,9 @@ struct Seen {
 }
 
 pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
-    let file = args.file.display().to_string();
-    let Some(program) = crate::inputs::load(&args.file) else {
-        return Ok(ExitCode::from(exit::INPUT_ERRORS));
-    };
-    if args.model == Some(Model::TileIr) && !has_tile_threads(&program) {
-        eprintln!("{file}: error: --model tileir judges Tile IR programs, and this one has no Tile IR threads (use --model ptx or sc)");
-        return Ok(ExitCode::from(exit::USAGE));
-    }
-    let model = match args.model {
-        Some(m) => m.kind(),
-        None if program.arch == tcfuzz_litmus::Arch::TileIr => ModelKind::TileIr,
-        None => ModelKind::Ptx,
+    let (program, model) = match one_program(&args.file, args.model) {
+        Ok(loaded) => loaded,
+        Err(code) => return Ok(code),
     };
     let base = Options {
         loop_bound: args.loop_bound,
