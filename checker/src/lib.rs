@@ -107,7 +107,7 @@ pub use explore::check::{
 };
 pub use explore::split::{PreparedCheck, Slice, Sliced, Subtree, check_key, check_parallel, check_subtrees, merge_verdicts, split};
 pub use model::ModelKind;
-pub use options::{Options, Recorded, RevisitOutcome, TraceStep, Tracer};
+pub use options::{Gap, Options, Recorded, RevisitOutcome, TraceStep, Tracer};
 pub use program::CompiledProgram;
 pub use program::tmem::MisuseRule;
 pub use stats::Stats;

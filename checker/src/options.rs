@@ -123,6 +123,28 @@ pub enum TraceStep {
     /// revisited graph, before the write takes its place in coherence order) or not, and why.
     /// `id` numbers the revisits of one check from 1, in the order they are traced.
     Revisit { id: u64, write: String, read: String, outcome: RevisitOutcome, from: String, to: Option<String> },
+    /// Revisit `revisit` met what makes the verdict carry a caveat it would not carry otherwise
+    /// (`gap`: [`Gap`]).
+    Met { revisit: u64, gap: Gap },
+}
+
+/// A gap of the explorer that the exploration itself meets ([`TraceStep::Met`]); the caveats a
+/// program's shape raises alone are not traced.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Gap {
+    /// The rmw-hole caveat (`explore/maximal.rs`, `rmw_hole_left`, `rmw_write_hole_left`).
+    RmwHole,
+    /// The caveat of a load-buffering revisit the explorer cannot take.
+    LostRevisit,
+}
+
+impl Gap {
+    pub fn name(self) -> &'static str {
+        match self {
+            Gap::RmwHole => "the rmw-hole gap",
+            Gap::LostRevisit => "a lost revisit",
+        }
+    }
 }
 
 /// How a check counted an execution ([`TraceStep::Execution`]).

@@ -109,7 +109,7 @@ use crate::exec::event::NewEvent;
 use crate::exec::graph::{ExecutionGraph, HOLE};
 use crate::exec::interp::{Replay, Step, replay};
 use crate::model::MemoryModel;
-use crate::options::RevisitOutcome;
+use crate::options::{Gap, RevisitOutcome};
 use crate::program::CompiledProgram;
 use crate::program::label::EventKind;
 use crate::program::porf_cycles::accesses;
@@ -762,12 +762,16 @@ impl Explorer<'_, '_> {
             }
             let co_after = co_after.get_or_insert_with(|| CoAfter::new(g, &idx, &prefix));
             let pending = if self.dependency_revisits { pending_reads(g, &idx, r, &deleted) } else { Vec::new() };
+            let lost_before = self.lost_revisit.get();
             if !self.maximally_added(g, &idx, (a, r), (&prefix, co_after), &deleted, &pending)? {
                 // (Rejected, it may still be the only way to its graphs: `rmw_write_hole_left`.)
-                if self.dependency_revisits && !self.rmw_hole_met.get() && rmw_write_hole_left(g, &idx, &deleted) {
+                let rmw_hole = self.dependency_revisits && !self.rmw_hole_met.get() && rmw_write_hole_left(g, &idx, &deleted);
+                if rmw_hole {
                     self.rmw_hole_met.set(true);
                 }
-                self.traced(g, (a, r), RevisitOutcome::NotMaximal, None);
+                let traced = self.traced(g, (a, r), RevisitOutcome::NotMaximal, None);
+                self.trace_met(traced, rmw_hole, Gap::RmwHole);
+                self.trace_met(traced, !lost_before && self.lost_revisit.get(), Gap::LostRevisit);
                 continue;
             }
             debug_assert!(read_maximal, "[tcfuzz internal bug] revisited_read_maximal refused a maximal revisit");
@@ -789,10 +793,12 @@ impl Explorer<'_, '_> {
                 self.traced(g, (a, r), RevisitOutcome::DeadEnd, Some(&g2));
                 continue;
             }
-            if self.dependency_revisits && !self.rmw_hole_met.get() && rmw_hole_left(g, &idx, &deleted) {
+            let rmw_hole = self.dependency_revisits && !self.rmw_hole_met.get() && rmw_hole_left(g, &idx, &deleted);
+            if rmw_hole {
                 self.rmw_hole_met.set(true);
             }
             let traced = self.traced(g, (a, r), RevisitOutcome::Taken, Some(&g2));
+            self.trace_met(traced, rmw_hole, Gap::RmwHole);
             if let Some(id) = traced {
                 self.out.trace_enter(id);
             }
@@ -803,6 +809,13 @@ impl Explorer<'_, '_> {
             visited?;
         }
         Ok(())
+    }
+
+    /// Traces that traced revisit `id` met `gap`, where it did.
+    fn trace_met(&self, id: Option<u64>, met: bool, gap: Gap) {
+        if let Some(id) = id.filter(|_| met) {
+            self.out.trace_met(id, gap);
+        }
     }
 
     /// Traces a backward revisit ([`crate::Options::trace`]) and gives its number; nothing is

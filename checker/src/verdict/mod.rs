@@ -21,7 +21,7 @@ use tcfuzz_litmus::{Quantifier, Span};
 use crate::exec::event::EventId;
 use crate::exec::graph::ExecutionGraph;
 use crate::model::{MemoryModel, ModelKind};
-use crate::options::{Recorded, RevisitOutcome, TraceStep, Tracer};
+use crate::options::{Gap, Recorded, RevisitOutcome, TraceStep, Tracer};
 use crate::program::CompiledProgram;
 use crate::program::label::LocId;
 use crate::stats::Stats;
@@ -883,6 +883,13 @@ impl<'a> Collector<'a> {
             });
             t.revisits
         })
+    }
+
+    /// Traces that revisit `id` met `gap` ([`TraceStep::Met`]).
+    pub fn trace_met(&self, id: u64, gap: Gap) {
+        if let Some(t) = &self.trace {
+            t.tracer.step(&TraceStep::Met { revisit: id, gap });
+        }
     }
 
     /// The exploration goes into the graphs of taken revisit `id` ([`TraceStep::Execution`]'s

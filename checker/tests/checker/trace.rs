@@ -73,6 +73,11 @@ fn a_traced_check_gives_the_same_verdict_one_step_per_execution_and_the_oracles_
                     assert!(via.windows(2).all(|w| w[0] < w[1]), "{program}");
                     assert!(via.iter().all(|v| taken_ids.contains(v)), "{program}");
                 }
+                // A gap is met by the revisit just traced, and only where the verdict has a caveat.
+                TraceStep::Met { revisit, .. } => {
+                    assert_eq!(*revisit, numbered, "{program}");
+                    assert!(!verdict.caveats.is_empty(), "{program}");
+                }
             }
         }
         // Where the explorer claims to be exact, its complete graphs are the oracle's, each once.

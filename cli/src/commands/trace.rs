@@ -11,7 +11,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
-use tcfuzz_checker::{ModelKind, Options, Recorded, RevisitOutcome, TraceStep, Tracer};
+use tcfuzz_checker::{Gap, ModelKind, Options, Recorded, RevisitOutcome, TraceStep, Tracer};
 
 /// Trace the explorer on one program: print every execution it records, in the order it finds
 /// them (numbered, with the taken revisits on the way to it: `via revisits 2, 7`), each as one
@@ -20,7 +20,9 @@ use tcfuzz_checker::{ModelKind, Options, Recorded, RevisitOutcome, TraceStep, Tr
 ///
 /// With --revisits, also every backward revisit the explorer considers (numbered): the write, the
 /// read, what came of it (taken; forbidden by the model; not maximal: another graph makes it; a
-/// dead end), the graph it starts from (holes shown as `(hole)`), and the graph it leads to.
+/// dead end), the graph it starts from (holes shown as `(hole)`), and the graph it leads to. A
+/// revisit that meets a gap of the explorer whose caveat the verdict then carries (the rmw hole,
+/// a lost revisit) says so; without --revisits, the summary names that revisit.
 ///
 /// With --oracle, the oracle enumerates the executions too, and the explorer's complete and
 /// blocked ones are compared with its, graph by graph: the summary lists the executions explored
@@ -78,6 +80,8 @@ struct Seen {
     graphs: BTreeMap<(Recorded, String), Vec<Found>>,
     /// The graphs' text, by key.
     text: BTreeMap<String, String>,
+    /// The gaps the exploration met, and at which revisit.
+    met: Vec<(u64, Gap)>,
     /// The first write error (the trace then stops: `Options::cancel`).
     failed: Option<std::io::Error>,
 }
@@ -103,6 +107,9 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
     writeln!(out, "\nexplorer: {} complete, {} blocked", verdict.stats.complete, verdict.stats.blocked)?;
     for caveat in &verdict.caveats {
         writeln!(out, "Caveat: {caveat}")?;
+    }
+    for (revisit, gap) in &explorer.met {
+        writeln!(out, "met {} at revisit {revisit}", gap.name())?;
     }
     if !args.oracle {
         return Ok(ExitCode::SUCCESS);
@@ -183,6 +190,12 @@ fn print_step(seen: &mut Seen, step: &TraceStep, revisits: bool, print: bool) ->
             }
         }
         TraceStep::Revisit { .. } => {}
+        TraceStep::Met { revisit, gap } => {
+            seen.met.push((*revisit, *gap));
+            if revisits && print {
+                writeln!(out, "  (revisit {revisit} met {}: its caveat stands)", gap.name())?;
+            }
+        }
     }
     Ok(())
 }

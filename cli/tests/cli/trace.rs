@@ -68,6 +68,34 @@ fn against_the_oracle_equal_executions_exit_0_and_the_ones_explored_twice_exit_5
     assert!(text.ends_with("explorer ≠ oracle: 3 explored more than once, 0 missed, 0 extra\n"), "{text}");
 }
 
+/// `assume` 35063193 of `tcfuzz selftest`, minimized (`known_gaps.rs`): its rmw-hole caveat
+/// stands because one rejected revisit met that gap, and the trace names it.
+const RMW_HOLE_MET: &str = "PTX assume-35063193-shrunk
+{ x = 0; y = 0; }
+ P0@cta 0,gpu 0             | P1@cta 0,gpu 0                | P2@cta 0,gpu 0 ;
+ ld r0, y                   | atom.acquire.cta.add r0, x, 1 | ld r0, x       ;
+ assume.gt r0, 0            | st.weak y, 2                  | st x, r0       ;
+ atom.release.exch r1, x, 1 | st.weak y, 1                  |                ;
+exists (true)
+";
+
+#[test]
+fn the_revisit_that_makes_a_caveat_stand_is_named() {
+    let dir = TempDir::new("trace-met");
+    dir.write("met.litmus", RMW_HOLE_MET);
+    let out = tcfuzz(&["trace", "--revisits", "--oracle", "met.litmus"], dir.path());
+    assert_eq!(code(&out), 5, "{}", stderr(&out));
+    let text = stdout(&out);
+    let met: Vec<&str> = text.lines().filter(|l| l.starts_with("met ")).collect();
+    assert_eq!(met.len(), 1, "{text}");
+    let id = met[0].strip_prefix("met the rmw-hole gap at revisit ").expect("the rmw-hole gap");
+    // Under the revisit of that number, refused as not maximal.
+    let revisit = text.lines().skip_while(|l| !l.starts_with(&format!("revisit {id} of "))).collect::<Vec<_>>();
+    assert!(revisit.first().is_some_and(|l| l.ends_with(": not maximal")), "{text}");
+    assert!(text.contains(&format!("  (revisit {id} met the rmw-hole gap: its caveat stands)")), "{text}");
+    assert!(text.ends_with("explorer ≠ oracle: 0 explored more than once, 4 missed, 0 extra\n"), "{text}");
+}
+
 #[test]
 fn past_max_executions_or_on_a_bad_file_it_fails_with_the_reason() {
     let dir = TempDir::new("trace-bad");
