@@ -257,11 +257,25 @@ pub(crate) fn has_tile_threads(program: &Program) -> bool {
     program.threads.iter().any(|t| t.kind() == ThreadKind::TileBlock)
 }
 
-/// One program to judge on its own (`tcfuzz explain`, `tcfuzz trace`): the file loaded and the
-/// model — `model`, or by default Tile IR's for a program with Tile IR threads and PTX's
-/// otherwise. What is wrong is printed, and becomes the exit code: the file cannot be read or
-/// parsed (1), `--model tileir` on a program without Tile IR threads (2).
-pub(crate) fn one_program(path: &std::path::Path, model: Option<Model>) -> Result<(Program, ModelKind), ExitCode> {
+/// The arguments of a command that judges one program on its own (`tcfuzz explain`, `tcfuzz
+/// trace`).
+#[derive(Debug, clap::Args)]
+pub struct OneProgram {
+    /// A litmus file.
+    #[arg(value_name = "FILE")]
+    pub file: PathBuf,
+
+    /// The memory model [default: tileir for programs with Tile IR threads, ptx otherwise].
+    #[arg(long, value_enum)]
+    pub model: Option<Model>,
+}
+
+/// The program of `args` loaded, and its model — `--model`, or by default Tile IR's for a program
+/// with Tile IR threads and PTX's otherwise. What is wrong is printed, and becomes the exit
+/// code: the file cannot be read or parsed (1), `--model tileir` on a program without Tile IR
+/// threads (2).
+pub(crate) fn one_program(args: &OneProgram) -> Result<(Program, ModelKind), ExitCode> {
+    let (path, model) = (&args.file, args.model);
     let Some(program) = crate::inputs::load(path) else {
         return Err(ExitCode::from(exit::INPUT_ERRORS));
     };

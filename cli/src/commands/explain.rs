@@ -1,10 +1,9 @@
 //! `tcfuzz explain`: show, for a racy, stuck or misusing program, one execution per problem as a
 //! per-thread timeline — what a kernel author needs to see what is wrong in one screen.
 
-use crate::commands::check::{Model, Outcome, one_program, report_error};
+use crate::commands::check::{OneProgram, Outcome, one_program, report_error};
 use crate::exit;
 use std::io::Write;
-use std::path::PathBuf;
 use std::process::ExitCode;
 use tcfuzz_checker::Options;
 
@@ -21,18 +20,13 @@ use tcfuzz_checker::Options;
 /// an instruction the checker does not support yet.
 #[derive(Debug, clap::Args)]
 pub struct Args {
-    /// A litmus file.
-    #[arg(value_name = "FILE")]
-    pub file: PathBuf,
-
-    /// The memory model [default: tileir for programs with Tile IR threads, ptx otherwise].
-    #[arg(long, value_enum)]
-    pub model: Option<Model>,
+    #[command(flatten)]
+    pub program: OneProgram,
 }
 
 pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
-    let file = args.file.display().to_string();
-    let (program, model) = match one_program(&args.file, args.model) {
+    let file = args.program.file.display().to_string();
+    let (program, model) = match one_program(&args.program) {
         Ok(loaded) => loaded,
         Err(code) => return Ok(code),
     };

@@ -3,11 +3,10 @@
 //! explored twice. For finding where the explorer goes wrong, after `tcfuzz minimize --kind
 //! explorer-vs-oracle` has made the program small.
 
-use crate::commands::check::{Model, Outcome, one_program, report_error};
+use crate::commands::check::{OneProgram, Outcome, one_program, report_error};
 use crate::exit;
 use std::collections::BTreeMap;
 use std::io::Write;
-use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
@@ -22,7 +21,7 @@ use tcfuzz_checker::{Gap, ModelKind, Options, Recorded, RevisitOutcome, TraceSte
 /// read, what came of it (taken; forbidden by the model; not maximal: another graph makes it; a
 /// dead end), the graph it starts from (holes shown as `(hole)`), and the graph it leads to. A
 /// revisit that meets a gap of the explorer whose caveat the verdict then carries (the rmw hole,
-/// a lost revisit) says so; without --revisits, the summary names that revisit.
+/// a lost revisit) says so, and the summary names it (`met a lost revisit at revisit 22`).
 ///
 /// With --oracle, the oracle enumerates the executions too, and the explorer's complete and
 /// blocked ones are compared with its, graph by graph: the summary lists the executions explored
@@ -38,13 +37,8 @@ use tcfuzz_checker::{Gap, ModelKind, Options, Recorded, RevisitOutcome, TraceSte
 /// does not support; 5 with --oracle, the explorer's executions differ from the oracle's.
 #[derive(Debug, clap::Args)]
 pub struct Args {
-    /// A litmus file.
-    #[arg(value_name = "FILE")]
-    pub file: PathBuf,
-
-    /// The memory model [default: tileir for programs with Tile IR threads, ptx otherwise].
-    #[arg(long, value_enum)]
-    pub model: Option<Model>,
+    #[command(flatten)]
+    pub program: OneProgram,
 
     /// Print the backward revisits too, each with the graphs before and after.
     #[arg(long)]
@@ -87,7 +81,7 @@ struct Seen {
 }
 
 pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
-    let (program, model) = match one_program(&args.file, args.model) {
+    let (program, model) = match one_program(&args.program) {
         Ok(loaded) => loaded,
         Err(code) => return Ok(code),
     };
