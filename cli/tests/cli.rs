@@ -1019,6 +1019,56 @@ mod selftest {
         assert!(last["seconds"].as_f64().is_some_and(|s| s >= 0.0), "{last}");
     }
 
+    /// A comparison past `--deadline-ms` stops, is skipped and named, and its program is written
+    /// with `--out`: tileir seed 39052351 has 7,398,400 executions (x[0] and x[1] independent,
+    /// 2,720 each), about 45 s in a release build.
+    #[test]
+    fn a_comparison_past_the_deadline_is_skipped_and_named() {
+        let dir = TempDir::new("selftest-deadline");
+        let args = ["selftest", "--programs", "1", "--seed", "39052351", "--family", "tileir", "--deadline-ms", "100", "--out", "slow"];
+        let out = tcfuzz(&args, dir.path());
+        assert_eq!(code(&out), 0, "stdout: {}\nstderr: {}", stdout(&out), stderr(&out));
+        assert_eq!(
+            stdout(&out),
+            "past the deadline: seed 39052351, family tileir, model tileir (100 ms; regenerate: tcfuzz selftest --programs 1 --seed 39052351 --family tileir --model tileir)\n  written to slow/slow-tileir-39052351.litmus\n"
+        );
+        assert_eq!(stderr(&out), "selftest: 1 program, 0 agree, 0 disagree, 1 skipped, 1 past the deadline (seed 39052351)\n");
+        let text = std::fs::read_to_string(dir.path().join("slow/slow-tileir-39052351.litmus")).expect("the program is written");
+        assert!(text.starts_with("// tcfuzz selftest: comparing the explorer with the oracle on this program took more than 100 ms under tileir (family tileir, seed 39052351)\n"), "{text}");
+        assert!(tcfuzz_litmus::parse(&text).is_ok(), "{text}");
+
+        let out = tcfuzz(&[&args[..9], &["--json"]].concat(), dir.path());
+        let lines: Vec<Value> = stdout(&out).lines().map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("{e}: {l}"))).collect();
+        assert_eq!(lines.len(), 2, "{}", stdout(&out));
+        assert_eq!(
+            (&lines[0]["kind"], &lines[0]["seed"], &lines[0]["model"], &lines[0]["deadline_ms"]),
+            (&"past_deadline".into(), &39052351.into(), &"tileir".into(), &100.into())
+        );
+        assert_eq!((&lines[1]["past_deadline"], &lines[1]["models"]["tileir"]["past_deadline"]), (&1.into(), &1.into()), "{}", lines[1]);
+    }
+
+    /// With every family, a program's family is a function of its seed: a run split in two checks
+    /// the programs of the whole run (the per-model counts add up).
+    #[test]
+    fn a_run_split_in_two_checks_the_programs_of_the_whole_run() {
+        let dir = TempDir::new("selftest-split");
+        let models = |seed: &str, n: &str| -> Value {
+            let out = tcfuzz(&["selftest", "--programs", n, "--seed", seed, "--json"], dir.path());
+            assert_eq!(code(&out), 0, "{}", stderr(&out));
+            let last: Value = serde_json::from_str(stdout(&out).lines().last().unwrap_or_default()).unwrap();
+            last["models"].clone()
+        };
+        let (whole, first, second) = (models("10", "9"), models("10", "4"), models("14", "5"));
+        for model in ["sc", "ptx", "tileir"] {
+            for key in ["agree", "skipped", "caveated"] {
+                let n = |v: &Value| v[model][key].as_u64().unwrap_or(0);
+                assert_eq!(n(&whole), n(&first) + n(&second), "{model} {key}: {whole} vs {first} + {second}");
+            }
+        }
+        // Seeds 10..19 take every family: 10 mod 7 = 3 (tcgen05, ptx only) ... 16 mod 7 = 2 (tileir).
+        assert!(whole["tileir"]["agree"].as_u64().is_some_and(|n| n >= 1), "{whole}");
+    }
+
     /// 20 programs of `family` at seed 3 agree under sc and ptx (at least 15 judged under each).
     fn family_agrees_under_sc_and_ptx(family: &str) {
         let dir = TempDir::new(&format!("selftest-{family}"));

@@ -139,13 +139,6 @@ pub fn compare(prog: &CompiledProgram, model: ModelKind) -> Comparison {
     compare_with(prog, model, &Settings::default())
 }
 
-/// [`compare`], and whether the explorer's verdict carried a caveat (`None` where the explorer
-/// gave no verdict: it failed or was interrupted): what `tcfuzz selftest` counts toward the
-/// checker's goal of no caveat on generated programs.
-pub fn compare_caveated(prog: &CompiledProgram, model: ModelKind) -> (Comparison, Option<bool>) {
-    compare_reporting(prog, model, &Settings::default())
-}
-
 /// The explorer against the oracle on one compiled program under `model`.
 ///
 /// The explorer runs as `tcfuzz check` runs it. A verdict without caveats claims to be exact and
@@ -156,11 +149,13 @@ pub fn compare_caveated(prog: &CompiledProgram, model: ModelKind) -> (Comparison
 /// allowed, but nothing more ([`Comparison::WithinCaveat`]). A deadline or cancellation in
 /// `settings.base` on either side makes the program [`Comparison::Skipped`].
 pub fn compare_with(prog: &CompiledProgram, model: ModelKind, settings: &Settings) -> Comparison {
-    compare_reporting(prog, model, settings).0
+    compare_caveated(prog, model, settings).0
 }
 
-/// [`compare_with`], and whether the explorer's verdict carried a caveat ([`compare_caveated`]).
-fn compare_reporting(prog: &CompiledProgram, model: ModelKind, settings: &Settings) -> (Comparison, Option<bool>) {
+/// [`compare_with`], and whether the explorer's verdict carried a caveat (`None` where the
+/// explorer gave no verdict: it failed or was interrupted): what `tcfuzz selftest` counts toward
+/// the checker's goal of no caveat on generated programs.
+pub fn compare_caveated(prog: &CompiledProgram, model: ModelKind, settings: &Settings) -> (Comparison, Option<bool>) {
     match guarded(|| check_compiled(prog, model, &explorer_options(settings))) {
         Ok(Ok(v)) => (compare_verdict(prog, model, settings, &v), Some(!v.caveats.is_empty())),
         Ok(Err(e @ CheckError::Interrupted { .. })) => (Comparison::Skipped(one_line(&format!("the explorer: {e}"))), None),

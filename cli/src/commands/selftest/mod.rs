@@ -35,23 +35,28 @@ in the order of the programs:
   difference   the first difference, as in text mode
   differences  every difference, one string each
   file         the path written with --out, or null
+and one per comparison the deadline stopped, in the same order, with kind \"past_deadline\",
+seed, family, model, program, file (as above: the program written with --out) and deadline_ms;
 then one summary object:
   kind         \"summary\"
-  programs, agree, disagree, skipped   the counts of the summary line
+  programs, agree, disagree, skipped, past_deadline   the counts of the summary line
   seed         the seed of the first program
   families     the families run, in round-robin order
   models       {\"sc\": {\"agree\": N, \"agree_unrestricted\": N, \"within_caveat\": N, \"disagree\": N,
-               \"skipped\": N, \"caveated\": N}, ...}: the counts per model (a program counts once
-               per model it is checked under); of agree, agree_unrestricted counts the verdicts with
-               a caveat that equal the unrestricted oracle's, within_caveat those that miss only
-               executions their caveat names (see above); caveated counts the explorer's verdicts
-               that carry a caveat, whatever the comparison
+               \"skipped\": N, \"past_deadline\": N, \"caveated\": N}, ...}: the counts per model (a
+               program counts once per model it is checked under); of agree, agree_unrestricted
+               counts the verdicts with a caveat that equal the unrestricted oracle's,
+               within_caveat those that miss only executions their caveat names (see above); of
+               skipped, past_deadline those the deadline stopped; caveated counts the explorer's
+               verdicts that carry a caveat, whatever the comparison
   seconds      wall time of the run";
 
 /// Cross-check the DPOR explorer against the exhaustive oracle on generated programs.
 ///
 /// Generates N random programs (program i from seed S+i; with --family all the families take
-/// turns: ptx, sync, tileir, tcgen05, assume, fenced, proxy), checks each under its family's
+/// turns by seed, the program of seed s being of the (s mod 7)th of ptx, sync, tileir, tcgen05,
+/// assume, fenced, proxy, so that a run split into parts checks the programs of the whole run),
+/// checks each under its family's
 /// models (ptx, sync, assume, fenced and proxy programs under sc and ptx, tcgen05 programs under
 /// ptx, tileir programs under tileir; --model keeps only the models named) with the explorer
 /// and with the oracle, and compares the two verdicts: the final states with their execution
@@ -67,13 +72,17 @@ then one summary object:
 /// count, each race and misuse it reports is the oracle's, no duplicates.
 ///
 /// A program the oracle cannot judge (more than 200000 candidate executions, or an instruction it
-/// does not model) is skipped. A program counts as disagreeing if the two disagree under some
-/// model, as skipped if it was skipped under every model, and as agreeing otherwise. Each
+/// does not model) is skipped, as is one whose comparison under a model (explorer and oracle
+/// together) passes --deadline-ms: it gets a line `past the deadline: seed SEED, family
+/// FAMILY, model MODEL (...)`, and the summary line counts them. A program counts as
+/// disagreeing if the two disagree under some model, as skipped if it was skipped under every
+/// model, and as agreeing otherwise. Each
 /// disagreement gets a line `disagree: seed SEED, family FAMILY, model MODEL: FIRST DIFFERENCE`;
 /// with --out DIR its program is also written to DIR/selftest-FAMILY-SEED.litmus, with `//`
 /// lines saying what differed (`tcfuzz check --oracle` re-checks it). The summary line
-/// `selftest: N programs, A agree, D disagree, S skipped (seed S)` goes to stderr at the end. A
-/// progress bar goes to stderr when it is a terminal (not with --json or -q).
+/// `selftest: N programs, A agree, D disagree, S skipped[, P past the deadline] (seed S)` goes
+/// to stderr at the end. A progress bar goes to stderr when it is a terminal (not with --json
+/// or -q).
 ///
 /// Exit codes: 0 the explorer and the oracle agree on every program checked; 5 they disagree on
 /// some program; 1 an output file cannot be written, or a generated program does not parse back
@@ -98,8 +107,8 @@ pub struct Args {
     #[arg(long = "model", value_enum, value_name = "MODEL")]
     pub models: Vec<Model>,
 
-    /// Write each disagreeing program to DIR/selftest-FAMILY-SEED.litmus (DIR is created if
-    /// missing).
+    /// Write each disagreeing program to DIR/selftest-FAMILY-SEED.litmus, and each program past
+    /// the deadline to DIR/slow-FAMILY-SEED.litmus (DIR is created if missing).
     #[arg(long, value_name = "DIR")]
     pub out: Option<PathBuf>,
 
@@ -114,6 +123,12 @@ pub struct Args {
     /// in --help).
     #[arg(long)]
     pub json: bool,
+
+    /// How long one comparison (one program under one model, the explorer and the oracle together)
+    /// may take, in milliseconds; past it the program is skipped under that model and named
+    /// (`past the deadline: ...`): a slow program is a finding of its own.
+    #[arg(long, value_name = "MS", default_value_t = 60_000, value_parser = clap::value_parser!(u64).range(1..))]
+    pub deadline_ms: u64,
 
     /// Programs checked at once [default: the number of CPUs].
     #[arg(long, short = 'j', value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
@@ -166,7 +181,8 @@ pub fn run(args: &Args, quiet: bool) -> Result<ExitCode> {
     let start = Instant::now();
     let hidden = args.json || quiet || !std::io::stderr().is_terminal();
     let bar = progress_bar(args.programs, hidden);
-    let reports = check_all(&plans, args.programs, seed, jobs, &bar)?;
+    let deadline = std::time::Duration::from_millis(args.deadline_ms);
+    let reports = check_all(&plans, (args.programs, seed), jobs, deadline, &bar)?;
     bar.finish_and_clear();
     let seconds = start.elapsed().as_secs_f64();
 
@@ -180,6 +196,7 @@ pub fn run(args: &Args, quiet: bool) -> Result<ExitCode> {
         }
         summary.add(r);
         report::disagreements(r, args.out.as_deref(), args.json, &mut stdout)?;
+        report::past_deadline(r, args.deadline_ms, args.out.as_deref(), args.json, &mut stdout)?;
         if let Some(dir) = &args.caveats_out {
             report::within_caveat(r, dir)?;
         }
@@ -241,8 +258,15 @@ impl FamilyArg {
     }
 }
 
-/// Checks programs `0..n` on `jobs` threads; the reports come back in program order.
-fn check_all(plans: &[Plan], n: u64, seed: u64, jobs: u64, bar: &ProgressBar) -> Result<Vec<ProgramReport>> {
+/// Checks programs `0..n` (seeds `seed..seed + n`) on `jobs` threads, each comparison within
+/// `deadline`; the reports come back in program order.
+fn check_all(
+    plans: &[Plan],
+    (n, seed): (u64, u64),
+    jobs: u64,
+    deadline: std::time::Duration,
+    bar: &ProgressBar,
+) -> Result<Vec<ProgramReport>> {
     let next = AtomicU64::new(0);
     let (tx, rx) = mpsc::channel::<Result<ProgramReport>>();
     let mut reports = Vec::with_capacity(usize::try_from(n).unwrap_or(0));
@@ -260,11 +284,12 @@ fn check_all(plans: &[Plan], n: u64, seed: u64, jobs: u64, bar: &ProgressBar) ->
                         if i >= n {
                             break;
                         }
-                        // Round-robin over the families; the plans are never empty.
-                        let plan = &plans[(i % plans.len() as u64) as usize];
+                        // Round-robin over the families by seed, not by index: a program's family
+                        // does not depend on where the run started. The plans are never empty.
                         let program_seed = seed.wrapping_add(i);
+                        let plan = &plans[(program_seed % plans.len() as u64) as usize];
                         tracing::debug!(index = i, seed = program_seed, family = plan.family.name(), "checking");
-                        let report = compare::check_program(i, plan.family, program_seed, &plan.models);
+                        let report = compare::check_program(i, plan.family, program_seed, &plan.models, Some(deadline));
                         if tx.send(report).is_err() {
                             break;
                         }

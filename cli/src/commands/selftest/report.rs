@@ -17,6 +17,8 @@ pub struct Counts {
     pub agree: u64,
     pub disagree: u64,
     pub skipped: u64,
+    /// Programs whose comparison under some model the deadline stopped.
+    pub past_deadline: u64,
 }
 
 /// Counts over a run under one model.
@@ -30,6 +32,8 @@ pub struct ModelCounts {
     pub within_caveat: u64,
     pub disagree: u64,
     pub skipped: u64,
+    /// Of `skipped`, those the deadline stopped.
+    pub past_deadline: u64,
     /// The explorer's verdicts that carried a caveat, whatever the comparison (the checker's goal
     /// is none).
     pub caveated: u64,
@@ -68,20 +72,29 @@ impl Summary {
         for model in &r.caveated {
             self.models.entry(model.name()).or_default().caveated += 1;
         }
+        for model in &r.past_deadline {
+            self.models.entry(model.name()).or_default().past_deadline += 1;
+        }
+        self.programs.past_deadline += u64::from(!r.past_deadline.is_empty());
     }
 
-    /// `selftest: N programs, A agree, D disagree, S skipped (seed S)`.
+    /// `selftest: N programs, A agree, D disagree, S skipped (seed S)`, with `, P past the
+    /// deadline` after the skipped count where some were.
     pub fn line(&self, seed: u64) -> String {
         let c = &self.programs;
         format!(
-            "selftest: {}, {} agree, {} disagree, {} skipped (seed {seed})",
+            "selftest: {}, {} agree, {} disagree, {} skipped{} (seed {seed})",
             match c.agree + c.disagree + c.skipped {
                 1 => "1 program".to_string(),
                 n => format!("{n} programs"),
             },
             c.agree,
             c.disagree,
-            c.skipped
+            c.skipped,
+            match c.past_deadline {
+                0 => String::new(),
+                n => format!(", {n} past the deadline"),
+            }
         )
     }
 }
@@ -99,6 +112,18 @@ struct JsonDisagreement<'a> {
     file: Option<String>,
 }
 
+/// The `--json` line of one comparison the deadline stopped.
+#[derive(Serialize)]
+struct JsonPastDeadline<'a> {
+    kind: &'static str,
+    seed: u64,
+    family: &'static str,
+    model: &'static str,
+    program: &'a str,
+    deadline_ms: u64,
+    file: Option<String>,
+}
+
 /// The last `--json` line.
 #[derive(Serialize)]
 struct JsonSummary<'a> {
@@ -107,6 +132,7 @@ struct JsonSummary<'a> {
     agree: u64,
     disagree: u64,
     skipped: u64,
+    past_deadline: u64,
     seed: u64,
     families: &'a [&'static str],
     models: &'a BTreeMap<&'static str, ModelCounts>,
@@ -146,6 +172,63 @@ pub fn disagreements(r: &ProgramReport, out_dir: Option<&Path>, json: bool, out:
             writeln!(out, "{}", serde_json::to_string(&line)?)?;
         } else {
             writeln!(out, "disagree: seed {}, family {}, model {}: {first}", r.seed, r.family, model.name())?;
+        }
+    }
+    if let (Some(f), false) = (&file, json) {
+        writeln!(out, "  written to {}", f.display())?;
+    }
+    Ok(())
+}
+
+/// Prints each model under which the deadline stopped `r`'s comparison, with how to regenerate
+/// the program (and writes the program into `out_dir` as `slow-<family>-<seed>.litmus`).
+pub fn past_deadline(r: &ProgramReport, deadline_ms: u64, out_dir: Option<&Path>, json: bool, out: &mut impl Write) -> anyhow::Result<()> {
+    if r.past_deadline.is_empty() {
+        return Ok(());
+    }
+    let file = match out_dir {
+        Some(dir) => {
+            let path = dir.join(format!("slow-{}-{}.litmus", r.family, r.seed));
+            let models: Vec<&str> = r.past_deadline.iter().map(|m| m.name()).collect();
+            let header = [
+                format!(
+                    " tcfuzz selftest: comparing the explorer with the oracle on this program took more than {deadline_ms} ms under {} (family {}, seed {})",
+                    models.join(" and "),
+                    r.family,
+                    r.seed
+                ),
+                " re-check: tcfuzz check --model M FILE, and with --oracle".to_string(),
+            ];
+            let mut program = r.program.clone();
+            program.comments = header.into_iter().map(tcfuzz_litmus::Comment::header).collect();
+            std::fs::write(&path, tcfuzz_litmus::print(&program)).with_context(|| format!("cannot write {}", path.display()))?;
+            Some(path)
+        }
+        None => None,
+    };
+    for model in &r.past_deadline {
+        if json {
+            let line = JsonPastDeadline {
+                kind: "past_deadline",
+                seed: r.seed,
+                family: r.family.name(),
+                model: model.name(),
+                program: &r.program.name,
+                deadline_ms,
+                file: file.as_ref().map(|f| f.display().to_string()),
+            };
+            writeln!(out, "{}", serde_json::to_string(&line)?)?;
+        } else {
+            writeln!(
+                out,
+                "past the deadline: seed {}, family {}, model {} ({deadline_ms} ms; regenerate: tcfuzz selftest --programs 1 --seed {} --family {} --model {})",
+                r.seed,
+                r.family,
+                model.name(),
+                r.seed,
+                r.family,
+                model.name()
+            )?;
         }
     }
     if let (Some(f), false) = (&file, json) {
@@ -196,6 +279,7 @@ pub fn summary(s: &Summary, seed: u64, families: &[&'static str], seconds: f64, 
             agree: c.agree,
             disagree: c.disagree,
             skipped: c.skipped,
+            past_deadline: c.past_deadline,
             seed,
             families,
             models: &s.models,
