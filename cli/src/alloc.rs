@@ -32,6 +32,21 @@ pub fn release_free_memory() {
     unsafe { mi_collect(true) }
 }
 
+/// Turns transparent huge pages off for this process, unless `MIMALLOC_ALLOW_THP` says
+/// otherwise. mimalloc asks for them on its arenas, and the kernel then backs each first touch
+/// with 2 MiB: a check's resident set was twice what it uses (`tcfuzz bench --model ptx`: wcas 17
+/// 20.6 → 10.1 MB, indexer 15 117 → 98 MB), at no cost in speed measured here (`bench`, `fuzz`).
+/// Call it first thing: the flag covers the mappings made before it too.
+pub fn without_huge_pages() {
+    if std::env::var_os("MIMALLOC_ALLOW_THP").is_some() {
+        return;
+    }
+    // SAFETY: PR_SET_THP_DISABLE takes no pointer; a failure (an old kernel) only leaves them on.
+    unsafe {
+        libc::prctl(libc::PR_SET_THP_DISABLE, 1, 0, 0, 0);
+    }
+}
+
 /// Whether `mi_malloc(size)` is aligned enough for `align`.
 #[inline]
 fn plain(align: usize, size: usize) -> bool {
@@ -137,6 +152,15 @@ mod tests {
         let status = std::fs::read_to_string("/proc/self/status").expect("/proc/self/status");
         let line = status.lines().find(|l| l.starts_with("VmRSS:")).expect("VmRSS");
         line.split_whitespace().nth(1).and_then(|n| n.parse().ok()).expect("VmRSS in KiB")
+    }
+
+    #[test]
+    fn huge_pages_are_off_unless_the_environment_allows_them() {
+        without_huge_pages();
+        let status = std::fs::read_to_string("/proc/self/status").expect("/proc/self/status");
+        let Some(line) = status.lines().find(|l| l.starts_with("THP_enabled:")) else { return }; // (kernels before 5.0)
+        let expected = if std::env::var_os("MIMALLOC_ALLOW_THP").is_some() { "1" } else { "0" };
+        assert_eq!(line.split_whitespace().nth(1), Some(expected), "{line}");
     }
 
     #[test]

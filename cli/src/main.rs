@@ -81,6 +81,7 @@ enum Command {
 }
 
 fn main() -> ExitCode {
+    alloc::without_huge_pages();
     let cli = Cli::parse();
     init_tracing(cli.verbose, cli.quiet);
     let quiet = cli.quiet;
