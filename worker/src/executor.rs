@@ -9,7 +9,9 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 use tcfuzz_checker::CompiledProgram;
-use tcfuzz_checker::{CheckError, Interruption, ModelKind, Options, Verdict, check_compiled, check_exact_compiled, check_oracle_compiled};
+use tcfuzz_checker::{
+    CheckError, Interruption, Method, ModelKind, Options, Verdict, check_compiled, check_exact_compiled, check_oracle_compiled,
+};
 use tcfuzz_generator::generate::{FamilyKind, GenerateError, Generated, Generator, Origin, program_seed};
 use tcfuzz_generator::mutate::SeedPool;
 use tcfuzz_litmus::{Arch, Comment, Instr, LocationKind, Program, StmtKind};
@@ -461,11 +463,12 @@ impl Executor {
             planted_oracle_without_porf_cycles: self.planted(PlantedFault::OracleWithoutLoadBuffering),
         });
         // A program the explorer-vs-oracle comparison samples is explored once, under the
-        // comparison's options, for its verdict and for the comparison (an exact check is not
-        // the explorer's own verdict, so it is explored again for the comparison).
+        // comparison's options, for its verdict and for the comparison (an exact check's verdict
+        // is the explorer's where it had no caveat; the oracle's otherwise, and then the program
+        // is explored again for the comparison).
         let check_options = match &evo {
-            Some(settings) if !exact => explorer_oracle::explorer_options(settings),
-            _ => options.clone(),
+            Some(settings) => explorer_oracle::explorer_options(settings),
+            None => options.clone(),
         };
         let mut executions = 0;
         let mut verdicts = Vec::new();
@@ -505,10 +508,10 @@ impl Executor {
         if let Some(settings) = &evo {
             for (model, verdict) in &verdicts {
                 runs += 1;
-                let comparison = if exact {
-                    explorer_oracle::compare_with(&compiled, *model, settings)
-                } else {
+                let comparison = if verdict.method == Method::Explorer {
                     explorer_oracle::compare_verdict(&compiled, *model, settings, verdict)
+                } else {
+                    explorer_oracle::compare_with(&compiled, *model, settings)
                 };
                 match comparison {
                     Comparison::Disagree(d) => found.push(explorer_oracle_found(p, &compiled, *model, &d, settings)),
