@@ -133,6 +133,9 @@ pub(super) fn explore_part<'p>(
         // (Nothing depends on it where the caveat cannot stand: not looked for there.)
         rmw_hole_met: std::cell::Cell::new(!(dependency_revisits && model == ModelKind::Ptx && rmw_hole_possible(p))),
         completion_budget: std::cell::Cell::new(None),
+        completion_gave_up: std::cell::Cell::new(false),
+        maximality_budget: std::cell::Cell::new(None),
+        maximality_limit: options.maximality_budget,
         waits_for: std::cell::Cell::new(None),
         replays: Default::default(),
         stopped: Default::default(),
@@ -155,7 +158,11 @@ pub(super) fn explore_part<'p>(
             e => e,
         });
     }
-    let met = Met { lost_revisit: explorer.lost_revisit.get(), rmw_hole: explorer.rmw_hole_met.get() };
+    let met = Met {
+        lost_revisit: explorer.lost_revisit.get(),
+        rmw_hole: explorer.rmw_hole_met.get(),
+        gave_up: explorer.completion_gave_up.get(),
+    };
     Ok((explorer.part, explorer.max_depth, met))
 }
 

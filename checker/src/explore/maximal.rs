@@ -402,7 +402,24 @@ const KEPT_AHEAD_BUDGET: u32 = 256;
 impl Explorer<'_, '_> {
     /// TruSt's maximality condition over `Deleted ∪ {r}` for the revisit of `r` by `a` (module
     /// docs).
-    pub(super) fn maximally_added(
+    /// [`Self::maximally_added`] with its completion searches bounded
+    /// ([`Options::maximality_budget`](crate::Options::maximality_budget)).
+    pub(super) fn maximally_added_bounded(
+        &self,
+        g: &ExecutionGraph,
+        idx: &NodeIndex,
+        revisit: (EventId, EventId),
+        prefix: (&BitSet, &CoAfter),
+        deleted: &BitSet,
+        pending: &[(EventId, EventId)],
+    ) -> Result<bool, CheckError> {
+        let outer = self.maximality_budget.replace(Some(self.maximality_limit));
+        let maximal = self.maximally_added(g, idx, revisit, prefix, deleted, pending);
+        self.maximality_budget.set(outer);
+        maximal
+    }
+
+    fn maximally_added(
         &self,
         g: &ExecutionGraph,
         idx: &NodeIndex,
@@ -1031,6 +1048,13 @@ impl Explorer<'_, '_> {
         if let Some(left) = self.completion_budget.get() {
             let Some(left) = left.checked_sub(1) else { return Ok(false) };
             self.completion_budget.set(Some(left));
+        }
+        if let Some(left) = self.maximality_budget.get() {
+            let Some(left) = left.checked_sub(1) else {
+                self.completion_gave_up.set(true);
+                return Ok(true);
+            };
+            self.maximality_budget.set(Some(left));
         }
         // A hole can be filled once what it needs of its thread is there: the reads it depends
         // on, and the earlier events of its `tcgen05` instruction (the model judges an

@@ -44,12 +44,16 @@ pub(crate) struct Met {
     /// A revisit that left an rmw's read a hole while it deleted a write of that read's location
     /// ([`super::trust::Explorer::rmw_hole_met`]).
     pub rmw_hole: bool,
+    /// A maximality test that gave up its completion search
+    /// ([`super::trust::Explorer::completion_gave_up`]).
+    pub gave_up: bool,
 }
 
 impl std::ops::BitOrAssign for Met {
     fn bitor_assign(&mut self, other: Met) {
         self.lost_revisit |= other.lost_revisit;
         self.rmw_hole |= other.rmw_hole;
+        self.gave_up |= other.gave_up;
     }
 }
 
@@ -65,12 +69,13 @@ impl std::ops::BitOr for Met {
 /// and the verdicts of a split exploration, each with the caveats its part met, merge into it
 /// (`split::merge_verdicts`). One phrase of each caveat, in that order.
 pub(crate) fn caveat_rank(caveat: &str) -> usize {
-    const ORDER: [&str; 5] = [
+    const ORDER: [&str; 6] = [
         "executions with a cyclic po ∪ rf",
         "whose cycle goes through a barrier",
         "in which a cas fails only because",
         "a cas or another atomic rmw that a revisit removed",
         "a load-buffering revisit it cannot take",
+        "gave up the search for a completion",
     ];
     ORDER.iter().position(|phrase| caveat.contains(phrase)).unwrap_or(ORDER.len())
 }
@@ -100,6 +105,12 @@ pub(crate) fn caveats_met(mut caveats: Vec<String>, met: Met, model: ModelKind) 
     if met.lost_revisit {
         caveats.push(format!(
             "the explorer met a load-buffering revisit it cannot take (a read whose only possible sources are writes the revisit removes, e.g. through a barrier or a spin loop's fences) and may miss executions the {} model allows; use the oracle for those",
+            model.name()
+        ));
+    }
+    if met.gave_up {
+        caveats.push(format!(
+            "the explorer gave up the search for a completion in a maximality test (too many graphs to judge) and may miss executions the {} model allows; use the oracle for those",
             model.name()
         ));
     }
@@ -650,7 +661,7 @@ mod tests {
         let lost = caveats_met(Vec::new(), Met { lost_revisit: true, ..none } | none, ModelKind::Ptx);
         assert!(lost.len() == 1 && lost[0].contains("a load-buffering revisit it cannot take"), "{lost:?}");
         // Each caveat has its rank, in the order they are given.
-        let all = caveats_met(vec![rmw_hole_caveat(ModelKind::Ptx)], Met { lost_revisit: true, rmw_hole: true }, ModelKind::Ptx);
+        let all = caveats_met(vec![rmw_hole_caveat(ModelKind::Ptx)], Met { lost_revisit: true, rmw_hole: true, ..none }, ModelKind::Ptx);
         assert_eq!(all.iter().map(|c| caveat_rank(c)).collect::<Vec<_>>(), [3, 4]);
     }
 }

@@ -157,6 +157,15 @@ pub(crate) struct Explorer<'a, 'c> {
     /// searches whose "no" is the safe answer ([`super::maximal`], "Reads kept ahead of a
     /// revisit").
     pub completion_budget: std::cell::Cell<Option<u32>>,
+    /// How many more graphs the completion searches of the maximality test under way may judge
+    /// before they give up and answer that a completion exists
+    /// ([`crate::Options::maximality_budget`]); `None` outside the test.
+    pub maximality_budget: std::cell::Cell<Option<u32>>,
+    /// What [`Explorer::maximality_budget`] starts at in each test ([`crate::Options::maximality_budget`]).
+    pub maximality_limit: u32,
+    /// Set when the maximality test gave up a completion search and refused the revisit: the
+    /// verdict then says executions may be missed.
+    pub completion_gave_up: std::cell::Cell<bool>,
     /// While the maximality test searches a completion for a revisit ([`super::maximal`],
     /// "Waiting holes at the revisit"): the revisiting write.
     pub waits_for: std::cell::Cell<Option<EventId>>,
@@ -762,8 +771,8 @@ impl Explorer<'_, '_> {
             }
             let co_after = co_after.get_or_insert_with(|| CoAfter::new(g, &idx, &prefix));
             let pending = if self.dependency_revisits { pending_reads(g, &idx, r, &deleted) } else { Vec::new() };
-            let lost_before = self.lost_revisit.get();
-            if !self.maximally_added(g, &idx, (a, r), (&prefix, co_after), &deleted, &pending)? {
+            let (lost_before, gave_up_before) = (self.lost_revisit.get(), self.completion_gave_up.get());
+            if !self.maximally_added_bounded(g, &idx, (a, r), (&prefix, co_after), &deleted, &pending)? {
                 // (Rejected, it may still be the only way to its graphs: `rmw_write_hole_left`.)
                 let rmw_hole = self.dependency_revisits && !self.rmw_hole_met.get() && rmw_write_hole_left(g, &idx, &deleted);
                 if rmw_hole {
@@ -772,6 +781,7 @@ impl Explorer<'_, '_> {
                 let traced = self.traced(g, (a, r), RevisitOutcome::NotMaximal, None);
                 self.trace_met(traced, rmw_hole, Gap::RmwHole);
                 self.trace_met(traced, !lost_before && self.lost_revisit.get(), Gap::LostRevisit);
+                self.trace_met(traced, !gave_up_before && self.completion_gave_up.get(), Gap::GaveUp);
                 continue;
             }
             debug_assert!(read_maximal, "[tcfuzz internal bug] revisited_read_maximal refused a maximal revisit");

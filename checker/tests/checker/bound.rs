@@ -113,3 +113,28 @@ fn a_check_within_its_deadline_is_unchanged() {
     let v = check_exact(&mp, ModelKind::Ptx, &bounded).expect("checks");
     assert_eq!(v, check(&mp, ModelKind::Ptx, &Options::default()).expect("checks"));
 }
+
+/// A maximality test whose completion searches pass `Options::maximality_budget` refuses the
+/// revisit and says that executions may be missed, so that `check_exact` asks the oracle. With
+/// a budget of one graph, load buffering between CTAs meets it; with the default, nothing in
+/// `examples/` does (the conformance tests check every verdict there).
+#[test]
+fn a_maximality_test_past_its_budget_refuses_the_revisit_and_says_so() {
+    let p = parse(include_str!("../../../examples/ptx/LB+fence.acq_rel-gpu-diffcta.litmus")).expect("parses");
+    let states = |v: &tcfuzz_checker::Verdict| v.states.iter().map(|s| s.values.clone()).collect::<Vec<_>>();
+    let oracle = check_oracle(&p, ModelKind::Ptx, &Options::default()).expect("checks");
+    let exact = check(&p, ModelKind::Ptx, &Options::default()).expect("checks");
+    assert_eq!((exact.caveats.len(), states(&exact)), (0, states(&oracle)));
+
+    let small = Options { maximality_budget: 1, ..Options::default() };
+    let bounded = check(&p, ModelKind::Ptx, &small).expect("checks");
+    assert_eq!(
+        bounded.caveats,
+        [
+            "the explorer gave up the search for a completion in a maximality test (too many graphs to judge) and may miss executions the ptx model allows; use the oracle for those"
+        ]
+    );
+    assert!(states(&bounded).iter().all(|s| states(&oracle).contains(s)), "{:?} not within {:?}", states(&bounded), states(&oracle));
+    let judged = check_exact(&p, ModelKind::Ptx, &small).expect("checks");
+    assert_eq!((judged.method, states(&judged)), (tcfuzz_checker::Method::Oracle, states(&oracle)));
+}
