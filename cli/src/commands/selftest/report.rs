@@ -199,10 +199,7 @@ pub fn past_deadline(r: &ProgramReport, deadline_ms: u64, out_dir: Option<&Path>
                 ),
                 " re-check: tcfuzz check --model M FILE, and with --oracle".to_string(),
             ];
-            let mut program = r.program.clone();
-            program.comments = header.into_iter().map(tcfuzz_litmus::Comment::header).collect();
-            std::fs::write(&path, tcfuzz_litmus::print(&program)).with_context(|| format!("cannot write {}", path.display()))?;
-            Some(path)
+            Some(write_with_header(path, r, header.into_iter())?)
         }
         None => None,
     };
@@ -253,7 +250,6 @@ pub fn within_caveat(r: &ProgramReport, dir: &Path) -> anyhow::Result<Option<Pat
         return Ok(None);
     }
     let path = dir.join(format!("caveat-{}-{}.litmus", r.family, r.seed));
-    let mut program = r.program.clone();
     let mut header = vec![format!(
         " tcfuzz selftest: the explorer misses executions its caveat names on this program (family {}, seed {})",
         r.family, r.seed
@@ -264,9 +260,7 @@ pub fn within_caveat(r: &ProgramReport, dir: &Path) -> anyhow::Result<Option<Pat
     let models: Vec<String> = missed.iter().map(|(m, _, _)| format!(" --model {}", m.name())).collect();
     header.push(format!(" regenerate: tcfuzz selftest --programs 1 --seed {} --family {}{}", r.seed, r.family, models.concat()));
     header.push(" re-check: tcfuzz check --model M FILE (its caveats), and with --oracle".to_string());
-    program.comments = header.into_iter().map(tcfuzz_litmus::Comment::header).collect();
-    std::fs::write(&path, tcfuzz_litmus::print(&program)).with_context(|| format!("cannot write {}", path.display()))?;
-    Ok(Some(path))
+    write_with_header(path, r, header.into_iter()).map(Some)
 }
 
 /// Prints the summary: its line, or with `json` its object.
@@ -297,7 +291,6 @@ pub fn summary(s: &Summary, seed: u64, families: &[&'static str], seconds: f64, 
 /// differed and how to reproduce it.
 fn write_program(dir: &Path, r: &ProgramReport, disagreeing: &[(ModelKind, &Disagreement)]) -> anyhow::Result<PathBuf> {
     let path = dir.join(format!("selftest-{}-{}.litmus", r.family, r.seed));
-    let mut program = r.program.clone();
     let mut header = vec![format!(
         " tcfuzz selftest: the explorer and the exhaustive oracle disagree on this program (family {}, seed {})",
         r.family, r.seed
@@ -311,7 +304,13 @@ fn write_program(dir: &Path, r: &ProgramReport, disagreeing: &[(ModelKind, &Disa
     let models: Vec<String> = disagreeing.iter().map(|(m, _)| format!(" --model {}", m.name())).collect();
     header.push(format!(" regenerate: tcfuzz selftest --programs 1 --seed {} --family {}{}", r.seed, r.family, models.concat()));
     header.push(" re-check: tcfuzz check --duplicates --model M FILE, and with --oracle (loop bound 2, oracle unrestricted)".to_string());
-    program.comments = header.into_iter().map(tcfuzz_litmus::Comment::header).collect();
+    write_with_header(path, r, header.into_iter())
+}
+
+/// Writes `r`'s program to `path` with the `//` lines `header` (each without its `//`) above it.
+fn write_with_header(path: PathBuf, r: &ProgramReport, header: impl Iterator<Item = String>) -> anyhow::Result<PathBuf> {
+    let mut program = r.program.clone();
+    program.comments = header.map(tcfuzz_litmus::Comment::header).collect();
     std::fs::write(&path, tcfuzz_litmus::print(&program)).with_context(|| format!("cannot write {}", path.display()))?;
     Ok(path)
 }
