@@ -141,6 +141,7 @@ pub(super) fn explore_part<'p>(
         stopped: Default::default(),
         frontiers: Default::default(),
         assumes: p.has_assume(),
+        barriers: p.has_barriers(),
         awaits: p.has_blocking_wait(),
         compacted: Default::default(),
         bound: &bound,

@@ -175,6 +175,9 @@ pub(crate) struct Explorer<'a, 'c> {
     /// Whether some thread has an `assume` (then every graph is first tested for [`Self::moot`],
     /// and `next` defers the reads that fail one, [`Self::fails_on_latest`]).
     pub assumes: bool,
+    /// Whether the program makes barrier arrivals ([`CompiledProgram::has_barriers`]): without
+    /// them no thread waits at one, which `next` need not ask of each thread.
+    pub barriers: bool,
     /// Whether some thread has a blocking wait (then every graph is first tested for
     /// [`Self::moot`]).
     pub awaits: bool,
@@ -334,7 +337,11 @@ impl Explorer<'_, '_> {
                 waiting = true;
                 continue;
             }
-            if !at_hole && g.waiting_at_barrier(t) {
+            debug_assert!(
+                self.barriers || !g.threads[t].iter().any(|e| e.label.is_barrier()),
+                "[tcfuzz internal bug] a barrier arrival has_barriers does not know"
+            );
+            if !at_hole && self.barriers && g.waiting_at_barrier(t) {
                 // Stuck unless the rest of its CTA arrives later; a hang if nobody can move.
                 blocked.push(t);
                 continue;

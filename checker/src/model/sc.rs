@@ -302,6 +302,7 @@ mod tests {
                 stopped: Default::default(),
                 frontiers: Default::default(),
                 assumes: prog.has_assume(),
+                barriers: prog.has_barriers(),
                 awaits: prog.has_blocking_wait(),
                 compacted: Default::default(),
                 bound: &crate::explore::bound::Bound::new(&crate::Options::default()),

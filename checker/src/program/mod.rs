@@ -165,6 +165,16 @@ impl CompiledProgram {
         self.threads.iter().flat_map(|t| &t.code).any(|l| matches!(l.op, Op::Assume { .. }))
     }
 
+    /// Whether some instruction makes barrier arrivals (a `bar`, a barrier chosen by a register,
+    /// a `cta_group::2` Tensor Memory allocation's rendezvous): the only events
+    /// [`barrier_label`] labels.
+    pub(crate) fn has_barriers(&self) -> bool {
+        self.threads
+            .iter()
+            .flat_map(|t| &t.code)
+            .any(|l| matches!(l.op, Op::Barrier { .. } | Op::DynBarrier { .. } | Op::TmemAlloc { rendezvous: Some(_), .. }))
+    }
+
     /// Whether some thread has a blocking wait that reads an object: a `SyncWait` that blocks,
     /// or an arrive that then waits (a failed one stops its thread, `crate::exec::interp`).
     pub(crate) fn has_blocking_wait(&self) -> bool {

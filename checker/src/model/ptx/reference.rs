@@ -533,6 +533,7 @@ mod tests {
                 stopped: Default::default(),
                 frontiers: Default::default(),
                 assumes: p.has_assume(),
+                barriers: p.has_barriers(),
                 awaits: p.has_blocking_wait(),
                 compacted: Default::default(),
                 bound: &crate::explore::bound::Bound::new(&crate::Options::default()),
