@@ -1521,6 +1521,8 @@ fn may_wait(g: &ExecutionGraph, a: EventId, h: EventId) -> bool {
 /// prefix, and `next` refilled `a` at once, before any other hole.
 struct OpenAtRefill {
     read: EventId,
+    /// What `read` reads.
+    source: EventId,
     /// `source`'s dependency prefix: what that revisit kept besides the events up to `read`.
     source_prefix: BitSet,
 }
@@ -1542,7 +1544,7 @@ impl OpenAtRefill {
         if source_prefix.contains(idx.node(read)) {
             return None;
         }
-        Some(OpenAtRefill { read, source_prefix })
+        Some(OpenAtRefill { read, source, source_prefix })
     }
 
     /// Whether hole `h` may be open in a graph reached that way in which `e` takes `s`: the
@@ -1561,6 +1563,16 @@ impl OpenAtRefill {
         let kept_then =
             e.thread < read.thread || (e.thread == read.thread && e.index < read.index) || self.source_prefix.contains(idx.node(e));
         if !kept_then || !later_in(&self.source_prefix, h) {
+            return false;
+        }
+        // No such graph has `e` take `source` itself: `e`, kept by `source`'s revisit of `read`
+        // and outside `source`'s prefix, was added before `read`, so before `source`, and would
+        // read it only through a revisit by `source` too — one write revisits once when added,
+        // and `e` reads no write deleted and added back; in `source`'s prefix, `e` reading it
+        // would close an `rf ∪ dep` cycle (No-Thin-Air, PTX ISA §8.10.4). (`assume` 45006525:
+        // P0's `ld z` "could have read" P3's `st z` with P3's `ld.acquire x` left open, which,
+        // refilled, rules that graph out: 2 of 8 executions missed, no caveat.)
+        if s == self.source {
             return false;
         }
         if h.thread == read.thread {

@@ -15,10 +15,12 @@
 //! hole, named since the rmw-hole test looks at revisits the maximality test rejects), and three that explore executions twice (`tileir`
 //! 27043822, a vector store writing one element twice; program 275549 of `fuzz --seed 778` and
 //! program 16812 of `fuzz --seed 779`, within the rmw-hole caveat). No known program loses an
-//! execution that no caveat names: the last three were completions of the maximality test that
-//! held a hole open where the exploration fills it or drops the graph (`assume` 23042403,
-//! `fenced` 27084810; `explore/maximal.rs`, "Holes of the graph", "Waiting holes at the
-//! revisit"), that acquire `cas`, and `assume` 35063193. Before that, revisits that forget a hole's
+//! execution that no caveat names: the last ones were `assume` 45006525, a hole that
+//! `OpenAtRefill` held open for the maximality test where no graph the exploration reaches
+//! holds it; completions of the maximality test that held a hole open where the exploration
+//! fills it or drops the graph (`assume` 23042403, `fenced` 27084810; `explore/maximal.rs`,
+//! "Holes of the graph", "Waiting holes at the revisit"); that acquire `cas`; and `assume`
+//! 35063193. Before that, revisits that forget a hole's
 //! `rf` explored executions twice (`assume` and `proxy` 15012821, `proxy` 11091048, program
 //! 3315 of `tcfuzz fuzz --seed 303`), closed by the rule "Reads kept ahead of a revisit" for
 //! chained reads (`explore/maximal.rs`). (`sync` 15092254, missed executions with no caveat,
@@ -1663,4 +1665,53 @@ fn assume_35063193_an_rmw_read_kept_with_its_write_a_hole_reads_a_deleted_write(
 #[test]
 fn assume_35063193_is_named_and_exact_asks_the_oracle() {
     gap_is_named_and_exact_asks_the_oracle(ASSUME_35063193, (44, 48, 4), RMW_HOLE);
+}
+
+/// Program 45006525 of `tcfuzz selftest --programs 60000 --seed 45000000` (family assume),
+/// minimized. Was: explorer 6 complete executions, oracle 8, **with no caveat** — a silent miss,
+/// there at `34f1d73` too; the only disagreement of that run. The missed graphs (one per `co`
+/// order of `z`): P0's `ld z` reads P2's `add` write, whose read reads P3's `st z`, and P3's
+/// `ld.acquire x` reads P0's `st.release x`, P1 reading the initial `x`. The one way there is
+/// the `add` write revisiting P0's `ld z` from the graph in which P3's `st z` revisited the
+/// `add`'s read, leaving P3's `ld.acquire x` a hole (revisits 5 and 6 of `tcfuzz trace
+/// --revisits`). The maximality test refused it: P0's `ld z` "could have read" P3's `st z`, with
+/// the hole left open (`OpenAtRefill::may_stay_open`: a hole of a later thread than the `add`).
+/// No graph the exploration reaches is that one: for the `ld z` to read the `st z`, the `st z`
+/// must revisit it (revisit 4), which deletes P2's events; `next` refills the hole before P2
+/// comes back, and refilled it rules the graph out. Fixed: where `e` takes the rmw read's
+/// source itself, no hole is held open (`explore/maximal.rs`, `may_stay_open`). The second
+/// program is the same selftest program minimized once that was fixed (P2 reads `z` before its
+/// `add`): 21 of 22 executions before the rule took that shape too.
+#[test]
+fn assume_45006525_a_hole_held_open_where_no_graph_holds_it() {
+    explorer_equals_oracle(
+        r"PTX random-assume-45006525-shrunk
+{
+  x = 0;
+  z = 0;
+}
+ P0@cta 1,gpu 0      | P1@cta 1,gpu 0  | P2@cta 1,gpu 0                | P3@cta 1,gpu 0       ;
+ ld r0, z            | ld r0, x        | atom.relaxed.cta.add r2, z, 0 | ld.relaxed.cta r0, x ;
+ st.release.cta x, 2 | assume.ne r0, 2 |                               | assume.ne r0, 0      ;
+                     |                 |                               | ld.acquire.cta r1, x ;
+                     |                 |                               | st z, 1              ;
+exists (true)
+",
+        ModelKind::Ptx,
+    );
+    explorer_equals_oracle(
+        r"PTX random-assume-45006525-shrunk-2
+{
+  x = 0;
+  z = 0;
+}
+ P0@cta 1,gpu 0      | P1@cta 1,gpu 0  | P2@cta 1,gpu 0                | P3@cta 1,gpu 0       ;
+ ld r0, z            | ld r0, x        | ld r0, z                      | ld.relaxed.cta r0, x ;
+ st.release.cta x, 2 | assume.ne r0, 2 | atom.relaxed.cta.add r2, z, 0 | assume.ne r0, 0      ;
+                     |                 |                               | ld.acquire.cta r1, x ;
+                     |                 |                               | st z, 1              ;
+exists (true)
+",
+        ModelKind::Ptx,
+    );
 }

@@ -54,8 +54,8 @@ then one summary object:
 /// Cross-check the DPOR explorer against the exhaustive oracle on generated programs.
 ///
 /// Generates N random programs (program i from seed S+i; with --family all the families take
-/// turns by seed, the program of seed s being of the (s mod 7)th of ptx, sync, tileir, tcgen05,
-/// assume, fenced, proxy, so that a run split into parts checks the programs of the whole run),
+/// turns: ptx, sync, tileir, tcgen05, assume, fenced, proxy, by seed — the program of seed s is
+/// of the (s mod 7)th — so that a run split into parts checks the programs of the whole run),
 /// checks each under its family's
 /// models (ptx, sync, assume, fenced and proxy programs under sc and ptx, tcgen05 programs under
 /// ptx, tileir programs under tileir; --model keeps only the models named) with the explorer
