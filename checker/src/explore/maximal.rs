@@ -400,8 +400,6 @@ const MAX_EXTENSION_EVENTS: u32 = 8;
 const KEPT_AHEAD_BUDGET: u32 = 256;
 
 impl Explorer<'_, '_> {
-    /// TruSt's maximality condition over `Deleted ∪ {r}` for the revisit of `r` by `a` (module
-    /// docs).
     /// [`Self::maximally_added`] with its completion searches bounded
     /// ([`Options::maximality_budget`](crate::Options::maximality_budget)).
     pub(super) fn maximally_added_bounded(
@@ -419,6 +417,8 @@ impl Explorer<'_, '_> {
         maximal
     }
 
+    /// TruSt's maximality condition over `Deleted ∪ {r}` for the revisit of `r` by `a` (module
+    /// docs).
     fn maximally_added(
         &self,
         g: &ExecutionGraph,
