@@ -163,10 +163,8 @@ fn prepare_tile(name: &str, program: &Program) -> Result<TileKernel, PrepareErro
         }
     }
     let tools = Toolchain::discover();
-    if tools.tileiras.is_none() || tools.ptxas.is_none() {
-        return Err(PrepareError::Unsupported(format!(
-            "{name}: a Tile IR program runs as NVIDIA's tileiras compiles it, and tileiras or ptxas is not installed (`bash .ci/setup-nvidia` installs them, or set TCFUZZ_CUDA_BIN)"
-        )));
+    if let Err(e) = tools.tileiras().and_then(|_| tools.ptxas()) {
+        return Err(PrepareError::Unsupported(format!("{name}: a Tile IR program runs as NVIDIA's tileiras compiles it, and: {e}")));
     }
     let (r, compiled) = tileir::compile_runnable(program, &tools, TILE_ARCH).map_err(|e| match e {
         tileir::TileError::Emit(EmitError::Unsupported { span, message }) => {

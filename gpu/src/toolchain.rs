@@ -15,6 +15,14 @@ pub enum ToolError {
         "`{0}` not found: install NVIDIA's pip packages (`bash .ci/setup-nvidia`, or `pip install nvidia-cuda-nvcc nvidia-cuda-tileiras`) or set TCFUZZ_CUDA_BIN to the folder holding it"
     )]
     NotFound(&'static str),
+    /// `tileiras` lowers through libNVVM, which it looks for beside its own installation (its
+    /// `CUDA_HOME` is set to that, see `tileir::compile`). Without one it fails every module with
+    /// nothing but "failed to compile Tile IR program": on an H200, a `tileiras` copied alone
+    /// into a folder did, and every Tile IR program read as a tcfuzz bug.
+    #[error(
+        "`tileiras` at {0} has no libNVVM beside it (looked for ../lib/libnvvm.so* and ../nvvm/lib64/libnvvm.so*), and without it every compile fails: keep the folder that holds bin/tileiras whole (`bash .ci/setup-nvidia` installs it)"
+    )]
+    NoNvvm(PathBuf),
     /// (The I/O error is in the message, not a `source()`: `main` prints the chain.)
     #[error("could not run {tool}: {error}")]
     Spawn { tool: String, error: std::io::Error },
@@ -79,6 +87,18 @@ fn find(tool: &str) -> Option<PathBuf> {
     venv_bins().into_iter().map(|d| d.join(tool)).find(|p| executable(p))
 }
 
+/// Whether `BIN/tileiras`'s installation holds a libNVVM where `tileiras` looks for one:
+/// `../lib/libnvvm.so*` (NVIDIA's pip packages) or `../nvvm/lib64/libnvvm.so*` (a CUDA toolkit).
+fn has_nvvm(tileiras: &Path) -> bool {
+    let Ok(real) = std::fs::canonicalize(tileiras) else { return false };
+    let Some(install) = real.parent().and_then(Path::parent) else { return false };
+    [install.join("lib"), install.join("nvvm/lib64")].iter().any(|dir| {
+        std::fs::read_dir(dir)
+            .map(|entries| entries.flatten().any(|e| e.file_name().to_string_lossy().starts_with("libnvvm.so")))
+            .unwrap_or(false)
+    })
+}
+
 impl Toolchain {
     pub fn discover() -> Toolchain {
         Toolchain { ptxas: find("ptxas"), tileiras: find("tileiras") }
@@ -88,8 +108,13 @@ impl Toolchain {
         self.ptxas.as_deref().ok_or(ToolError::NotFound("ptxas"))
     }
 
+    /// The `tileiras` found, where it has the libNVVM it needs beside it ([`ToolError::NoNvvm`]).
     pub fn tileiras(&self) -> Result<&Path, ToolError> {
-        self.tileiras.as_deref().ok_or(ToolError::NotFound("tileiras"))
+        let tileiras = self.tileiras.as_deref().ok_or(ToolError::NotFound("tileiras"))?;
+        if !has_nvvm(tileiras) {
+            return Err(ToolError::NoNvvm(tileiras.to_path_buf()));
+        }
+        Ok(tileiras)
     }
 
     /// Assembles PTX text for `arch` (`sm_90a`, `sm_100a`) and returns the cubin.
@@ -135,4 +160,36 @@ pub(crate) fn tempdir() -> std::io::Result<TempDir> {
     let path = std::env::temp_dir().join(format!("tcfuzz-gpu-{}-{}", std::process::id(), N.fetch_add(1, Ordering::Relaxed)));
     std::fs::create_dir_all(&path)?;
     Ok(TempDir { path })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A `tileiras` without libNVVM beside it is refused with a message that says so (on an H200
+    /// one copied alone failed every module as "failed to compile Tile IR program"); the pip
+    /// layout (`lib/`) and a CUDA toolkit's (`nvvm/lib64/`) are both accepted. The files are
+    /// empty: nothing is run.
+    #[test]
+    fn a_tileiras_without_libnvvm_beside_it_is_named_and_refused() {
+        let dir = tempdir().expect("temp dir");
+        std::fs::create_dir_all(dir.path.join("bin")).expect("bin");
+        let tileiras = dir.path.join("bin/tileiras");
+        std::fs::write(&tileiras, "").expect("tileiras");
+        let tools = Toolchain { ptxas: None, tileiras: Some(tileiras.clone()) };
+        let err = tools.tileiras().expect_err("no libNVVM");
+        assert_eq!(
+            err.to_string(),
+            format!(
+                "`tileiras` at {} has no libNVVM beside it (looked for ../lib/libnvvm.so* and ../nvvm/lib64/libnvvm.so*), and without it every compile fails: keep the folder that holds bin/tileiras whole (`bash .ci/setup-nvidia` installs it)",
+                tileiras.display()
+            )
+        );
+        for (sub, file) in [("nvvm/lib64", "libnvvm.so"), ("lib", "libnvvm.so.4")] {
+            let _ = std::fs::remove_dir_all(dir.path.join("nvvm"));
+            std::fs::create_dir_all(dir.path.join(sub)).expect("lib dir");
+            std::fs::write(dir.path.join(sub).join(file), "").expect("libnvvm");
+            assert_eq!(tools.tileiras().expect("libNVVM beside it"), tileiras.as_path(), "{sub}/{file}");
+        }
+    }
 }

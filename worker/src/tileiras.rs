@@ -3,7 +3,7 @@
 
 use std::collections::BTreeMap;
 
-use tcfuzz_gpu::Toolchain;
+use tcfuzz_gpu::{ToolError, Toolchain};
 use tcfuzz_litmus::Program;
 
 use crate::oracles::differential::Compiler;
@@ -17,10 +17,12 @@ pub struct Tileiras {
 
 impl Tileiras {
     /// `tileiras` and `ptxas` where the gpu crate finds them (`.venv` after `.ci/setup-nvidia`,
-    /// or `PATH`); `None` if either is missing.
-    pub fn discover() -> Option<Tileiras> {
+    /// or `PATH`); the error says which is missing, or what the `tileiras` found lacks.
+    pub fn discover() -> Result<Tileiras, ToolError> {
         let tools = Toolchain::discover();
-        (tools.tileiras().is_ok() && tools.ptxas().is_ok()).then_some(Tileiras { tools })
+        tools.tileiras()?;
+        tools.ptxas()?;
+        Ok(Tileiras { tools })
     }
 }
 

@@ -118,14 +118,14 @@ fn emit_tileir(name: &str, program: &tcfuzz_litmus::Program, args: &Args, quiet:
         Err(e) => return unsupported(&e),
     };
     let tools = Toolchain::discover();
-    if tools.tileiras.is_none() {
+    if let Err(e) = tools.tileiras() {
         if args.out.is_some() {
-            eprintln!("{name}: error: writing Tile IR bytecode needs tileiras (its bytecode version); `bash .ci/setup-nvidia` installs it");
+            eprintln!("{name}: error: writing Tile IR bytecode needs tileiras (its bytecode version): {e}");
             return Ok(ExitCode::from(exit::UNSUPPORTED));
         }
         print!("{text}");
         if !quiet {
-            eprintln!("{name}: Tile IR emitted (not compiled: tileiras not found; `bash .ci/setup-nvidia` installs it)");
+            eprintln!("{name}: Tile IR emitted (not compiled: {e})");
         }
         return Ok(ExitCode::SUCCESS);
     }

@@ -185,9 +185,9 @@ pub(super) fn run(plan: Plan, executor: Executor) -> anyhow::Result<ExitCode> {
         None
     } else {
         match Tileiras::discover() {
-            Some(t) => Some(Arc::new(t)),
-            None => {
-                out.note("note: compiler-lowering is skipped: tileiras or ptxas not found (`bash .ci/setup-nvidia` installs them)");
+            Ok(t) => Some(Arc::new(t)),
+            Err(e) => {
+                out.note(&format!("note: compiler-lowering is skipped: {e}"));
                 None
             }
         }

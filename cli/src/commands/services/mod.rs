@@ -75,10 +75,13 @@ impl WorkerGpu {
 /// `tileiras` for `compiler-lowering` where it is found, the reference command a campaign's
 /// configuration names for `reference-disagrees`, and this machine's GPU with `--gpu`.
 fn runner(gpu: Option<&WorkerGpu>) -> Arc<dyn JobRunner> {
-    let compiler = Tileiras::discover().map(|t| Arc::new(t) as Arc<dyn Compiler + Send>);
-    if compiler.is_none() {
-        tracing::info!("compiler-lowering is skipped: tileiras or ptxas not found (`bash .ci/setup-nvidia` installs them)");
-    }
+    let compiler = match Tileiras::discover() {
+        Ok(t) => Some(Arc::new(t) as Arc<dyn Compiler + Send>),
+        Err(e) => {
+            tracing::info!("compiler-lowering is skipped: {e}");
+            None
+        }
+    };
     let reference = Box::new(|r: &tcfuzz_worker::ReferenceConfig| {
         CommandReference::new(&r.command, Duration::from_millis(r.timeout_ms))
             .map(|c| Arc::new(c) as Arc<dyn Reference + Send>)
