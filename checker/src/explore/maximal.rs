@@ -211,6 +211,19 @@
 //! value, the same revisit was taken too: the test filled the `wait::ld` and found that the `ld`
 //! could not have read the `st`. 4 of 28 executions were explored twice.)
 //!
+//! *Latest only while a hole is open.* A deleted write `e` with no `co`-later write in
+//! `Previous(e)` is maximal as it stands — unless it is `co`-latest only because a hole of its
+//! thread is open: a later write `s` of its own thread sits `co`-before it with a hole between
+//! the two (a fence that, back in place, orders them). Such a graph is reached (the hole is
+//! open when `s` takes its place), but it cannot be completed, and the graph with `e` at the
+//! `co`-latest place that can, earlier, makes the same revisit. So where `e`'s own place cannot
+//! be completed and an earlier one can, it does not qualify; where none can, it still does (no
+//! revisit is given up for a completion search's answer alone). (`selftest` seed 49066100,
+//! family proxy, shrunk: `ld x; atom.add x | atom.add x; st x_gen; fence.proxy.alias; st
+//! x_gen`. P0's `add` write revisited P1's `add` read, deleting its write, from the graph with
+//! that write before P1's last store in `co` and from the one with it after, the fence a hole in
+//! both: 3 of 164 executions explored twice.)
+//!
 //! *Waiting holes at the revisit.* A read hole that no write of the graph can fill waits
 //! (`explore/trust.rs`, "Waiting holes"): its thread stands while the others go on, and the
 //! revisiting write `a`, of another thread, can come while it waits. So where a completion has
@@ -572,6 +585,15 @@ impl Explorer<'_, '_> {
             let mut later = g.writes_to(label.loc).skip_while(|&w| w != write).skip(1).filter(|&s| previous(s)).peekable();
             debug_assert_eq!(in_prefix || earliest <= g.stamp(e), later.peek().is_some());
             if !in_prefix && earliest > g.stamp(e) {
+                // `co`-latest. But where it is so only while a hole of its thread is open, a
+                // graph with it earlier may be the one that qualifies (module docs, "Latest only
+                // while a hole is open").
+                if self.dependency_revisits
+                    && label.is_write()
+                    && self.latest_only_while_a_hole_is_open(g, idx, a, e, &previous, open_at_refill.as_ref())?
+                {
+                    return Ok(false);
+                }
                 continue;
             }
             if !self.dependency_revisits {
@@ -625,6 +647,60 @@ impl Explorer<'_, '_> {
             }
         }
         Ok(!forced || !self.completable_with_previous_source(g, idx, (a, r), prefix, pending)?)
+    }
+
+    /// For deleted write `e`, `co`-latest of `Previous(e)` (`previous`): whether it is so only
+    /// while a hole of its thread is open, and another graph qualifies in its place (module docs,
+    /// "Latest only while a hole is open"). That is where a later write of its own thread in
+    /// `Previous(e)` sits `co`-before it with a hole between the two in the thread, its own place
+    /// cannot be completed, and an earlier one can.
+    fn latest_only_while_a_hole_is_open(
+        &self,
+        g: &ExecutionGraph,
+        idx: &NodeIndex,
+        a: EventId,
+        e: EventId,
+        previous: &dyn Fn(EventId) -> bool,
+        open_at_refill: Option<&OpenAtRefill>,
+    ) -> Result<bool, CheckError> {
+        let loc = g.label(e).loc;
+        let before: Vec<EventId> = g.writes_to(loc).take_while(|&w| w != e).filter(|&w| w != a && previous(w)).collect();
+        let hole_between = |w: EventId| (e.index + 1..w.index).any(|i| g.is_hole(EventId { thread: e.thread, index: i }));
+        if !before.iter().any(|&w| w.thread == e.thread && w.index > e.index && hole_between(w)) {
+            return Ok(false);
+        }
+        let keep = |x: EventId| previous(x) && x != a;
+        let placed = |x: EventId| keep(x) || x == a;
+        let to_fill = |h: &EventId| !(g.is_hole(*h) && may_wait(g, a, *h));
+        let all_holes: Vec<EventId> = holes_left(g, &placed, true).filter(to_fill).collect();
+        // `e` right after `s` (as for the later writes in `maximally_added`).
+        let could = |s: EventId| -> Result<bool, CheckError> {
+            let mut holes: Vec<EventId> = match open_at_refill {
+                Some(o) => all_holes.iter().copied().filter(|&h| !o.may_stay_open(g, idx, self.prog, h, (e, s))).collect(),
+                None => all_holes.clone(),
+            };
+            if s.thread == e.thread && s.index > e.index {
+                for h in (e.index + 1..s.index).map(|i| EventId { thread: e.thread, index: i }) {
+                    if g.is_hole(h) && !may_wait(g, a, h) && !holes.contains(&h) {
+                        holes.push(h);
+                    }
+                }
+            }
+            if !self.model.may_follow(g, e, s) {
+                return Ok(false);
+            }
+            self.could_choose(g, (&keep, a), &holes, e, s)
+        };
+        let Some((&own, earlier)) = before.split_last() else { return Ok(false) };
+        if could(own)? {
+            return Ok(false);
+        }
+        for &s in earlier.iter().rev() {
+            if could(s)? {
+                return Ok(true);
+            }
+        }
+        Ok(false)
     }
 
     /// For deleted read `e` kept ahead by `k`'s revisit (in its source's prefix, added between
