@@ -686,7 +686,7 @@ impl Explorer<'_, '_> {
                     }
                 }
             }
-            if !self.model.may_follow(g, e, s) {
+            if !s.is_init() && !self.model.may_follow(g, e, s) {
                 return Ok(false);
             }
             self.could_choose(g, (&keep, a), &holes, e, s)

@@ -1752,3 +1752,29 @@ exists (true)
         &[RMW_HOLE],
     );
 }
+
+/// Program 50034193 of `tcfuzz selftest --seed 50000000` (family proxy), minimized: the rule
+/// of [`proxy_49066100_an_rmw_write_latest_only_while_a_fence_is_a_hole`] as first written
+/// panicked here (explorer 72 executions, oracle 72): P2's `sust.weak y_sur`, `co`-after its
+/// thread's `st.weak y` with the `fence.proxy.surface` between them a hole, had its own place
+/// not completable and only the initial write before it to try; asking the model whether a
+/// write may follow the initial one looked up an event that does not exist.
+#[test]
+fn proxy_50034193_a_deleted_write_may_go_right_after_the_initial_one() {
+    explorer_equals_oracle(
+        r"PTX random-proxy-50034193-shrunk
+{
+  x = 0;
+  y = 0;
+  x_gen @ generic aliases x;
+  y_sur @ surface aliases y;
+}
+ P0@cta 0,gpu 0 | P1@cta 0,gpu 0            | P2@cta 0,gpu 0      | P3@cta 0,gpu 0 ;
+ ld r0, y       | atom.relaxed.add r1, y, 0 | sust.weak y_sur, 0  | ld r0, x       ;
+                |                           | fence.proxy.surface | st x_gen, 0    ;
+                |                           | st.weak y, 0        |                ;
+exists (true)
+",
+        ModelKind::Ptx,
+    );
+}
