@@ -53,8 +53,8 @@ fn describe(prog: &CompiledProgram, e: &Event) -> String {
     let value =
         || crate::verdict::SyncObject::of(prog, l.loc).filter(|_| l.is_access()).map_or_else(|| e.value.to_string(), |o| o.show(e.value));
     let mut attrs = attrs(l, prog.tile.is_some());
-    if l.proxy == Proxy::Async {
-        attrs.push_str(" async-proxy");
+    if l.proxy != Proxy::Generic {
+        attrs.push_str(&format!(" {}-proxy", format!("{:?}", l.proxy).to_lowercase()));
     }
     let plain = match l.kind {
         EventKind::Read => format!("R {} = {} [{attrs}]", loc(), value()),
@@ -65,6 +65,9 @@ fn describe(prog: &CompiledProgram, e: &Event) -> String {
         EventKind::Fence if l.tc.is_some() => "F".to_string(),
         EventKind::Fence if l.completion_fence => "F [bulk copy completion: implicit fence.proxy.async]".to_string(),
         EventKind::Fence if l.proxy == Proxy::Async => "F [fence.proxy.async]".to_string(),
+        // Proxy fences order nothing like `fence.acq_rel` (`program::proxy_fence_label`).
+        EventKind::Fence if l.alias_fence => "F [fence.proxy.alias]".to_string(),
+        EventKind::Fence if l.proxy != Proxy::Generic => format!("F [fence.proxy.{}]", format!("{:?}", l.proxy).to_lowercase()),
         EventKind::Fence => format!("F [{attrs}]"),
         EventKind::Barrier => format!("B {}", l.loc),
     };

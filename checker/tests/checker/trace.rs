@@ -90,3 +90,38 @@ fn a_traced_check_gives_the_same_verdict_one_step_per_execution_and_the_oracles_
     }
     assert!(taken > 0 && revisits > taken && compared > 40, "{taken} of {revisits} revisits taken; {compared} compared");
 }
+
+/// A proxy fence is shown as what it is: it orders no other thread's accesses, and a witness or
+/// trace that rendered it as `fence.acq_rel` (as one did until 2026-11-27) misled its reader.
+#[test]
+fn proxy_fences_are_rendered_as_proxy_fences() {
+    let p = tcfuzz_litmus::parse(
+        r"PTX proxy-fences
+{
+  x = 0;
+  x_gen @ generic aliases x;
+  x_tex @ texture aliases x;
+}
+ P0@cta 0,gpu 0      ;
+ st x_gen, 1         ;
+ fence.proxy.alias   ;
+ fence.proxy.texture ;
+ tld.weak r0, x_tex  ;
+ fence.acq_rel.cta   ;
+exists (true)
+",
+    )
+    .expect("parses");
+    let (steps, _) = traced(&p, check).expect("the explorer checks");
+    let graph = steps
+        .iter()
+        .find_map(|s| match s {
+            TraceStep::Execution { graph, .. } => Some(graph.as_str()),
+            _ => None,
+        })
+        .expect("an execution");
+    let fences: Vec<&str> = graph.lines().filter(|l| l.contains(" F [")).map(|l| &l[l.find(" F [").unwrap_or(0) + 1..]).collect();
+    assert_eq!(fences, ["F [fence.proxy.alias]", "F [fence.proxy.texture]", "F [acq_rel cta]"], "{graph}");
+    // And the texture load is marked as one.
+    assert!(graph.contains("R x = 1 [weak texture-proxy]"), "{graph}");
+}
