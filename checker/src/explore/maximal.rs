@@ -618,20 +618,7 @@ impl Explorer<'_, '_> {
             }
             let all_holes: Vec<EventId> = holes_left(g, &placed, true).filter(to_fill).collect();
             for s in later {
-                // (A hole that a graph in which `e` takes `s` may hold open is left open.)
-                let mut holes: Vec<EventId> = match &open_at_refill {
-                    Some(o) => all_holes.iter().copied().filter(|&h| !o.may_stay_open(g, idx, self.prog, h, (e, s))).collect(),
-                    None => all_holes.clone(),
-                };
-                // (Where `s` is a later write of `e`'s thread, the graph's holes between the two
-                // are filled, but for those after `a`: module docs, "Holes of the graph".)
-                if s.thread == e.thread && s.index > e.index {
-                    for h in (e.index + 1..s.index).map(|i| EventId { thread: e.thread, index: i }) {
-                        if g.is_hole(h) && !may_wait(g, a, h) && !holes.contains(&h) {
-                            holes.push(h);
-                        }
-                    }
-                }
+                let holes = self.holes_for_choice(g, idx, a, (e, s), &all_holes, open_at_refill.as_ref());
                 // (A write that cannot follow `s` whatever the graph holds is not tried.)
                 if label.is_write() && !self.model.may_follow(g, e, s) {
                     continue;
@@ -647,6 +634,33 @@ impl Explorer<'_, '_> {
             }
         }
         Ok(!forced || !self.completable_with_previous_source(g, idx, (a, r), prefix, pending)?)
+    }
+
+    /// The holes a completion in which `e` takes `s` fills, of those the revisit by `a` leaves
+    /// (`all_holes`): not those a graph in which `e` takes `s` may hold open at a refilled write
+    /// half, and, where `s` is a later write of `e`'s thread, also the graph's holes between the
+    /// two but for those after `a` (module docs, "Holes of the graph").
+    fn holes_for_choice(
+        &self,
+        g: &ExecutionGraph,
+        idx: &NodeIndex,
+        a: EventId,
+        (e, s): (EventId, EventId),
+        all_holes: &[EventId],
+        open_at_refill: Option<&OpenAtRefill>,
+    ) -> Vec<EventId> {
+        let mut holes: Vec<EventId> = match open_at_refill {
+            Some(o) => all_holes.iter().copied().filter(|&h| !o.may_stay_open(g, idx, self.prog, h, (e, s))).collect(),
+            None => all_holes.to_vec(),
+        };
+        if s.thread == e.thread && s.index > e.index {
+            for h in (e.index + 1..s.index).map(|i| EventId { thread: e.thread, index: i }) {
+                if g.is_hole(h) && !may_wait(g, a, h) && !holes.contains(&h) {
+                    holes.push(h);
+                }
+            }
+        }
+        holes
     }
 
     /// For deleted write `e`, `co`-latest of `Previous(e)` (`previous`): whether it is so only
@@ -675,17 +689,7 @@ impl Explorer<'_, '_> {
         let all_holes: Vec<EventId> = holes_left(g, &placed, true).filter(to_fill).collect();
         // `e` right after `s` (as for the later writes in `maximally_added`).
         let could = |s: EventId| -> Result<bool, CheckError> {
-            let mut holes: Vec<EventId> = match open_at_refill {
-                Some(o) => all_holes.iter().copied().filter(|&h| !o.may_stay_open(g, idx, self.prog, h, (e, s))).collect(),
-                None => all_holes.clone(),
-            };
-            if s.thread == e.thread && s.index > e.index {
-                for h in (e.index + 1..s.index).map(|i| EventId { thread: e.thread, index: i }) {
-                    if g.is_hole(h) && !may_wait(g, a, h) && !holes.contains(&h) {
-                        holes.push(h);
-                    }
-                }
-            }
+            let holes = self.holes_for_choice(g, idx, a, (e, s), &all_holes, open_at_refill);
             if !s.is_init() && !self.model.may_follow(g, e, s) {
                 return Ok(false);
             }
