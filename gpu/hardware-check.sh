@@ -35,7 +35,7 @@
 # for a fixed time still returns every file written. A step that fails or runs out of time is
 # logged and the next one runs. The fuzz step keeps its corpus under OUTDIR/fuzz-corpus.
 # TCFUZZ_CHECK_STEPS (names separated by spaces, e.g. "synccheck memcheck fuzz") runs only those
-# steps, for a lease too short for all of them; the names are the ==> lines' of the log.
+# steps, for a lease too short for all of them (the names are those of the log's ==> lines).
 # Exit status: 7 when some step reported a state the model forbids, else 0.
 set -u
 bin=$1
