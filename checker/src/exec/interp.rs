@@ -76,13 +76,16 @@ pub fn replay(code: &ThreadCode, performed: &[i64], loop_bound: u32) -> Result<R
         Opnd::Reg(r) => (regs[r], rdeps[r]),
     };
     loop {
-        if k > MAX_EVENTS_PER_THREAD {
-            return Err(CheckError::TooLarge(format!("thread {} performs more than {MAX_EVENTS_PER_THREAD} events", code.name)));
-        }
         let Some(line) = code.code.get(pc) else {
             return Ok(Replay { step: Step::Done, regs, await_failed: false, spin_from, misuse });
         };
+        // The thread's next event, number `k`: refused past the limit, so that every event's
+        // index has a bit in the dependency words (`1 << k`).
+        let past_limit = k >= MAX_EVENTS_PER_THREAD;
         let ev_cas = |label: Label, value: i64, deps: u64, cas_expected: Option<i64>| {
+            if past_limit {
+                return Err(CheckError::TooLarge(format!("thread {} performs more than {MAX_EVENTS_PER_THREAD} events", code.name)));
+            }
             Ok(Replay {
                 step: Step::Event(NewEvent { label, value, deps, cas_expected, span: line.span }),
                 regs: Vec::new(),

@@ -138,3 +138,22 @@ fn a_maximality_test_past_its_budget_refuses_the_revisit_and_says_so() {
     let judged = check_exact(&p, ModelKind::Ptx, &small).expect("checks");
     assert_eq!((judged.method, states(&judged)), (tcfuzz_checker::Method::Oracle, states(&oracle)));
 }
+
+/// A thread that performs more than `MAX_EVENTS_PER_THREAD` (64) events is refused as too large,
+/// whatever kind its last event is; one of exactly 64 is checked. (A load as the 65th event once
+/// shifted a dependency bit past the word: a panic in debug builds.)
+#[test]
+fn a_thread_of_more_than_64_events_is_too_large() {
+    let program = |loads: usize, tail: &str| {
+        let body: String = (0..loads).map(|_| "  ld.relaxed.gpu r0, x;\n").collect();
+        parse(&format!("PTX many\n{{ x = 0; }}\nP0@cta 0,gpu 0 {{\n{body}{tail}}}\nexists (P0:r0 == 0)\n")).expect("parses")
+    };
+    let verdict = check(&program(64, ""), ModelKind::Ptx, &Options::default()).expect("64 events are checked");
+    assert_eq!(verdict.stats.complete, 1);
+    for tail in ["", "  st.relaxed.gpu x, 1;\n", "  atom.relaxed.gpu.add r1, x, 1;\n  beq r1, 0, END;\n  END:\n"] {
+        match check(&program(65, tail), ModelKind::Ptx, &Options::default()) {
+            Err(CheckError::TooLarge(why)) => assert_eq!(why, "thread P0 performs more than 64 events"),
+            other => panic!("expected too large, got {other:?}"),
+        }
+    }
+}
