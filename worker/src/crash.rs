@@ -48,9 +48,10 @@ thread_local! {
 
 /// Runs `f` with this thread's panics reported as findings, not on stderr.
 pub(crate) fn caught<T>(f: impl FnOnce() -> T) -> Result<T, Box<dyn Any + Send>> {
-    QUIET.with(|q| q.set(true));
+    // (Nested: the outer call's setting comes back.)
+    let outer = QUIET.with(|q| q.replace(true));
     let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(f));
-    QUIET.with(|q| q.set(false));
+    QUIET.with(|q| q.set(outer));
     r
 }
 
@@ -66,8 +67,14 @@ pub fn payload_message(payload: &(dyn Any + Send)) -> String {
 /// `LOCATION: MESSAGE` with every run of digits in the message replaced by `N` and the message
 /// cut to its first line (at most 160 characters).
 pub fn signature(message: &str) -> String {
-    let location = LOCATIONS.get().and_then(|m| m.lock().ok()?.get(message).cloned()).unwrap_or_else(|| "unknown location".to_string());
+    let location = location(message).unwrap_or_else(|| "unknown location".to_string());
     format!("{location}: {}", normalize(message))
+}
+
+/// Where the panic with `message` happened (`file:line`), where the hook of
+/// [`install_panic_hook`] saw it.
+pub fn location(message: &str) -> Option<String> {
+    LOCATIONS.get().and_then(|m| m.lock().ok()?.get(message).cloned())
 }
 
 pub(crate) fn normalize(message: &str) -> String {

@@ -4,7 +4,6 @@
 //! selftest`, `tcfuzz minimize --kind explorer-vs-oracle` and the fuzzing loop use it.
 
 use std::collections::{BTreeMap, BTreeSet};
-use std::panic::{AssertUnwindSafe, catch_unwind};
 
 use tcfuzz_checker::CompiledProgram;
 use tcfuzz_checker::{CheckError, ModelKind, Options, RaceEvent, Verdict, check_compiled, check_oracle_compiled};
@@ -424,9 +423,17 @@ fn race_side(e: &RaceEvent) -> String {
     format!("{}#{} ({} {})", e.thread, e.index, e.access, e.location)
 }
 
-/// Runs `f`, turning a panic into its message.
+/// Runs `f`, turning a panic into its message, with where it happened when the panic hook of
+/// [`crate::crash::install_panic_hook`] is installed (which then keeps the panic off stderr: the
+/// comparison reports it).
 pub(crate) fn guarded<T>(f: impl FnOnce() -> T) -> Result<T, String> {
-    catch_unwind(AssertUnwindSafe(f)).map_err(|payload| crate::crash::payload_message(payload.as_ref()))
+    crate::crash::caught(f).map_err(|payload| {
+        let message = crate::crash::payload_message(payload.as_ref());
+        match crate::crash::location(&message) {
+            Some(at) => format!("{message} at {at}"),
+            None => message,
+        }
+    })
 }
 
 /// `s` on one line (for a description, a JSON string or a `//` comment).
@@ -515,7 +522,9 @@ mod tests {
 
     #[test]
     fn panics_become_messages() {
-        assert_eq!(guarded(|| -> u32 { panic!("boom {}", 1) }), Err("boom 1".to_string()));
+        crate::crash::install_panic_hook();
+        let boom = guarded(|| -> u32 { panic!("boom {}", 1) }).expect_err("panics");
+        assert!(boom.starts_with("boom 1 at worker/src/oracles/explorer_oracle.rs:"), "{boom}");
         assert_eq!(guarded(|| 7), Ok(7));
     }
 }

@@ -176,6 +176,9 @@ pub fn run(args: &Args, quiet: bool) -> Result<ExitCode> {
         outputs::ensure_dir(dir, "--caveats-out")?;
     }
     let jobs = args.jobs.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get() as u64)).min(args.programs.max(1));
+    // A panic of either side is a disagreement that names it, with where it happened: kept off
+    // stderr (its report and backtrace, twice per program, buried a long run's output).
+    tcfuzz_worker::crash::install_panic_hook();
     let families: Vec<&'static str> = plans.iter().map(|p| p.family.name()).collect();
     tracing::info!(programs = args.programs, seed, jobs, families = ?families, "selftest");
     let start = Instant::now();
