@@ -210,6 +210,16 @@
 //! the `ld` reading the `st` out — came back. From the graph in which the `ld` read the initial
 //! value, the same revisit was taken too: the test filled the `wait::ld` and found that the `ld`
 //! could not have read the `st`. 4 of 28 executions were explored twice.)
+//! But a read `e` takes a write `s` added after it only through `s`'s revisit of `e`, and after
+//! that revisit a thread goes past the events it kept only once no hole is left. So where the
+//! completion keeps an event past the last one of its thread that revisit keeps, the holes after
+//! `a` are filled too ([`Explorer::within_revisit`]): a graph holding one open would have had it
+//! filled, with `e` reading `s`, before that event came. (`selftest` seed 53198708, family
+//! tcgen05, shrunk: `tcgen05.ld [d]; ld f, e; mma [d] (enable-input-d f); wait::ld; st [d] | st
+//! e, 1`. The refilled `mma` write's revisit of the `ld` was refused: with the `wait::ld` open,
+//! the `ld` "could have read" the `st` — in a graph that would hold P1's store, which comes only
+//! once the `wait::ld` is back, and the `wait::ld` rules that read out. 2 of 12 executions were
+//! missed, with no caveat.)
 //!
 //! *Latest only while a hole is open.* A deleted write `e` with no `co`-later write in
 //! `Previous(e)` is maximal as it stands — unless it is `co`-latest only because a hole of its
@@ -618,7 +628,7 @@ impl Explorer<'_, '_> {
             }
             let all_holes: Vec<EventId> = holes_left(g, &placed, true).filter(to_fill).collect();
             for s in later {
-                let holes = self.holes_for_choice(g, idx, a, (e, s), &all_holes, open_at_refill.as_ref());
+                let holes = self.holes_for_choice(g, idx, (a, &placed), (e, s), &all_holes, open_at_refill.as_ref());
                 // (A write that cannot follow `s` whatever the graph holds is not tried.)
                 if label.is_write() && !self.model.may_follow(g, e, s) {
                     continue;
@@ -639,12 +649,15 @@ impl Explorer<'_, '_> {
     /// The holes a completion in which `e` takes `s` fills, of those the revisit by `a` leaves
     /// (`all_holes`): not those a graph in which `e` takes `s` may hold open at a refilled write
     /// half, and, where `s` is a later write of `e`'s thread, also the graph's holes between the
-    /// two but for those after `a` (module docs, "Holes of the graph").
+    /// two but for those after `a`; where `e` is a read and `s` was added after it, also the
+    /// graph's holes after `a` unless the events the completion keeps (`placed`) lie within what
+    /// `s`'s revisit of `e` keeps ([`Explorer::within_revisit`]; module docs, "Holes of the
+    /// graph").
     fn holes_for_choice(
         &self,
         g: &ExecutionGraph,
         idx: &NodeIndex,
-        a: EventId,
+        (a, placed): (EventId, &dyn Fn(EventId) -> bool),
         (e, s): (EventId, EventId),
         all_holes: &[EventId],
         open_at_refill: Option<&OpenAtRefill>,
@@ -660,7 +673,29 @@ impl Explorer<'_, '_> {
                 }
             }
         }
+        if g.label(e).is_read() && !s.is_init() && g.stamp(s) > g.stamp(e) {
+            let waiting: Vec<EventId> =
+                holes_left(g, placed, true).filter(|&h| g.is_hole(h) && may_wait(g, a, h) && !holes.contains(&h)).collect();
+            if !waiting.is_empty() && !self.within_revisit(g, idx, (e, s), placed) {
+                holes.extend(waiting);
+            }
+        }
         holes
+    }
+
+    /// For read `e` and a write `s` added after it, which `e` reads only through `s`'s revisit of
+    /// it: whether every event `placed` keeps lies, in its thread, at or before the last event
+    /// that revisit keeps (those added up to `e`, and `s`'s dependency prefix). Past them, an
+    /// event extends its thread, which `next` does only once no hole is left: a graph in which
+    /// `e` reads `s` and that holds a hole open when `a` comes is then one in which the hole was
+    /// filled, with `e` reading `s`, and deleted again (module docs, "Holes of the graph").
+    fn within_revisit(&self, g: &ExecutionGraph, idx: &NodeIndex, (e, s): (EventId, EventId), placed: &dyn Fn(EventId) -> bool) -> bool {
+        let prefix = dep_prefix(g, idx, self.prog, s);
+        let kept = |x: EventId| !g.is_hole(x) && (g.stamp(x) <= g.stamp(e) || prefix.contains(idx.node(x)));
+        g.threads.iter().enumerate().all(|(t, evs)| {
+            let last_kept = (0..evs.len()).rev().find(|&i| kept(EventId::new(t, i)));
+            (0..evs.len()).filter(|&i| placed(EventId::new(t, i))).all(|i| last_kept.is_some_and(|l| i <= l))
+        })
     }
 
     /// For deleted write `e`, `co`-latest of `Previous(e)` (`previous`): whether it is so only
@@ -691,7 +726,7 @@ impl Explorer<'_, '_> {
         let all_holes: Vec<EventId> = holes_left(g, &placed, true).filter(to_fill).collect();
         // `e` right after `s` (as for the later writes in `maximally_added`).
         let could = |s: EventId| -> Result<bool, CheckError> {
-            let holes = self.holes_for_choice(g, idx, a, (e, s), &all_holes, open_at_refill);
+            let holes = self.holes_for_choice(g, idx, (a, &placed), (e, s), &all_holes, open_at_refill);
             if !s.is_init() && !self.model.may_follow(g, e, s) {
                 return Ok(false);
             }

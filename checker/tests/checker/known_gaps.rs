@@ -928,6 +928,39 @@ exists (true)
     );
 }
 
+/// Seed 53198708 (family tcgen05; `tcfuzz selftest --programs 200000 --seed 53000000 -j 1`):
+/// explorer 10 complete executions, oracle 12, **no caveat** — the two missed are those where the
+/// `tcgen05.ld` reads the `mma`'s write and the `mma`'s accumulator read reads the later
+/// `tcgen05.st` (the `mma` taking its enable-input-d from P1's store). There since at least
+/// `c38beba`. `tcfuzz minimize --kind explorer-vs-oracle` shrinks it to this (10 of 12). The
+/// refilled `mma` write's revisit of the `ld` was refused: with the `wait::ld` a hole left open
+/// (it comes after the write, in its thread), the `ld` "could have read" the `st`. But a graph in
+/// which it did holds P1's store, which only comes once no hole is left — the `wait::ld` back,
+/// which rules that read out — so no such graph exists. Fixed: where a read takes a write added
+/// after it, such holes stay open only if every kept event lies within what that write's revisit
+/// of the read keeps (`maximal.rs`, "Holes of the graph", `within_revisit`).
+#[test]
+fn tcgen05_53198708_explorer_misses_executions() {
+    explorer_equals_oracle(
+        r"PTX random-tcgen05-53198708-shrunk
+{
+  d0 @ tmem cta 0 gpu 0 lanes 0-31 cols 0-31 = 1;
+  t @ tmem cta 0 gpu 0 lanes 0-127 cols 32-63 = 0;
+  w @ shared cta 0 gpu 0 = 0;
+  e = 0;
+}
+ P0@cta 0,gpu 0                                           | P1@cta 0,gpu 0 ;
+ tcgen05.ld.sync.aligned.32x32b.x1.b32 r0, [d0]           | st e, 1        ;
+ ld f1, e                                                 |                ;
+ tcgen05.mma.cta_group::1.kind::f16 [d0], [t], [w], 1, f1 |                ;
+ tcgen05.wait::ld.sync.aligned                            |                ;
+ tcgen05.st.sync.aligned.32x32b.x1.b32 [d0], 0            |                ;
+exists (true)
+",
+        ModelKind::Ptx,
+    );
+}
+
 /// Seed 18076234 (family assume; `tcfuzz selftest --programs 100000 --family all --seed
 /// 18000000`): explorer 39 complete executions, 5 of them duplicates, **no caveat**; oracle 34,
 /// the same 18 final states. There at `d92195a` too. `tcfuzz minimize --kind explorer-vs-oracle`
