@@ -961,6 +961,44 @@ exists (true)
     );
 }
 
+/// Seed 53192482 (family ptx; `tcfuzz selftest --programs 200000 --seed 53000000 -j 1`): 10,015
+/// complete executions, 43 of them duplicates, too large for the oracle; there at `05a8562`
+/// too. `tcfuzz minimize --kind explorer-vs-oracle` shrinks it to this: 5,666 executions, 2
+/// duplicates (still too large for the oracle: more than 2,000,000 candidates). The verdict
+/// carries the `cas` and rmw-hole caveats, which name missed executions, not duplicates.
+///
+/// P1's refilled `add` write revisits P2's `ld y` from two graphs that differ only in what that
+/// load reads: the initial `y` (`tcfuzz trace --revisits`, revisit 2745) and P3's `st y, 1`
+/// (revisit 3382). In both, P3's `cas` read is a hole, left by the revisit of P1's `add` read by
+/// P3's `exch` write, after which the `add` write was refilled at once. The test of the first
+/// graph asks whether the load could have read P3's store in a graph reached that way: it fills
+/// the `cas` hole (`OpenAtRefill::may_stay_open` keeps it open only where that revisit kept the
+/// load, and takes "kept" as "in an earlier thread than the `add`") and finds no such graph, so
+/// both graphs qualify. But the load was kept: it was a hole refilled before P1's `add` came
+/// back (an earlier revisit had deleted P1's events and left the load a hole). Tried and
+/// reverted: "kept" as "added before the `add` read in the graph tested" removes both
+/// duplicates (and all 43 of the original) but loses one execution of
+/// `tileir_13013132_open_hole_needs_the_event_under_test_kept` (169 of 170).
+#[test]
+#[ignore = "open: the explorer explores 2 of 5,666 executions twice (too large for the oracle)"]
+fn ptx_53192482_explorer_explores_executions_twice() {
+    let p = tcfuzz_litmus::parse(
+        r"PTX random-ptx-53192482-shrunk
+{
+  y = 0;
+}
+ P0@cta 0,gpu 0 | P1@cta 1,gpu 0                | P2@cta 0,gpu 0                   | P3@cta 0,gpu 0               ;
+ ld r1, y       | atom.relaxed.cta.add r0, y, 2 | ld r1, y                         | st y, 1                      ;
+                |                               | atom.relaxed.cta.cas r2, y, 0, 0 | atom.relaxed.cas r0, y, 1, 0 ;
+                |                               |                                  | atom.relaxed.exch r2, y, 0   ;
+exists (true)
+",
+    )
+    .expect("parses");
+    let e = check(&p, ModelKind::Ptx, &detecting_duplicates()).expect("explorer");
+    assert_eq!((e.stats.complete, e.stats.duplicates), (5_664, Some(0)), "explorer\n{e}");
+}
+
 /// Seed 18076234 (family assume; `tcfuzz selftest --programs 100000 --family all --seed
 /// 18000000`): explorer 39 complete executions, 5 of them duplicates, **no caveat**; oracle 34,
 /// the same 18 final states. There at `d92195a` too. `tcfuzz minimize --kind explorer-vs-oracle`
