@@ -171,6 +171,15 @@
 //! `add` could not revisit P1's `ld.weak` from the one graph that qualifies: P2's first `ld`
 //! "could have read" P0's store with P2's `st.weak` left open — a graph in which the `ld`, in a
 //! later thread than P1's `add`, would itself be a hole; 169 of 170 executions, no caveat.)
+//! "Added before `ra`" is thread order, as `next` adds events — but where the graph tested was
+//! itself reached through that revisit (`ra` added before `w`), it is the order of addition in
+//! it: an earlier revisit may have deleted `ra`, and `next` refilled `e`, a hole, before `ra`
+//! came back. (`selftest` seed 53192482, family ptx, shrunk: `ld y | add y | ld y; cas y | st y,
+//! 1; cas y; exch y`. P1's refilled `add` write revisited P2's first `ld y` both from the graph
+//! in which it read the initial `y` and from the one in which it read P3's store: the test of the
+//! first filled P3's `cas` hole, a later thread's `ld` counting as deleted by that revisit, and
+//! found no graph in which the load read the store. 2 of 5,666 executions explored twice; 43
+//! of 10,015 in the original.)
 //!
 //! *Holes of the graph.* A completion fills the holes the revisit leaves and those the graph has
 //! already. `next` fills every hole before a thread goes past its last event, so a graph in which
@@ -1676,9 +1685,15 @@ impl OpenAtRefill {
         };
         let read = self.read;
         // (`e` holds a choice there only where that revisit kept it: added before `read`, which
-        // `next` comes to in thread order, or in `source`'s prefix. Else it is a hole itself.)
-        let kept_then =
-            e.thread < read.thread || (e.thread == read.thread && e.index < read.index) || self.source_prefix.contains(idx.node(e));
+        // `next` comes to in thread order — or, where `g` itself was reached through that
+        // revisit (`read` added before `source`), added before `read` here, as when an earlier
+        // revisit deleted `read` and `next` refilled `e`, a hole, before `read` came back — or
+        // in `source`'s prefix. Else it is a hole itself.)
+        let revisited_here = g.stamp(read) < g.stamp(self.source) && g.stamp(e) < g.stamp(read);
+        let kept_then = e.thread < read.thread
+            || (e.thread == read.thread && e.index < read.index)
+            || revisited_here
+            || self.source_prefix.contains(idx.node(e));
         if !kept_then || !later_in(&self.source_prefix, h) {
             return false;
         }
