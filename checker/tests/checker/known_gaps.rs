@@ -1036,10 +1036,14 @@ exists (true)
 /// at selftest's loop bound 1); there at `05a8562` too. Not shrunk. The missed executions are
 /// load buffering: P0's acquire `exch z` reads P1's last store of `z`, which control-depends
 /// (through the spin loop's branch) on P1's load of `x` that reads P0's `st x, 1`, after the
-/// `exch` in program order (`tcfuzz trace --loop-bound 1 --revisits --oracle`: the explorer
-/// considers 4 revisits in all). A guess, not checked: the `exch` is kept with every later event
-/// of its thread (`Label::orders_thread`, `program::ordering_rmws`), which holds only where no
-/// cycle of needs can go on from it; this cycle does.
+/// `exch` in program order. `tcfuzz trace --loop-bound 1 --revisits --oracle` shows 4 revisits
+/// in all, each of P0's `exch` by P1's `exch` write: P1's last store never revisits it, so the
+/// `exch` is in that store's dependency prefix (`explore::holes::dep_prefix`) in every graph. A
+/// build printing that prefix shows the path: P1's store, P1's load of `x` (the loop's branch),
+/// P0's `st x, 1`, then both halves of P0's `exch`, reached by the scan for events that decide
+/// whether the thread goes on — so the `exch` is kept with every later event of its thread
+/// (`Label::orders_thread`). `program::ordering_rmws` marks it although a cycle goes on from it
+/// (the one above): one of its two tests clears it wrongly. Which one is not found.
 #[test]
 #[ignore = "open: the explorer misses 18 of 54 executions (the same states), with no caveat"]
 fn assume_58085115_explorer_misses_load_buffering_through_a_spin_loop() {
