@@ -1038,12 +1038,13 @@ exists (true)
 /// (through the spin loop's branch) on P1's load of `x` that reads P0's `st x, 1`, after the
 /// `exch` in program order. `tcfuzz trace --loop-bound 1 --revisits --oracle` shows 4 revisits
 /// in all, each of P0's `exch` by P1's `exch` write: P1's last store never revisits it, so the
-/// `exch` is in that store's dependency prefix (`explore::holes::dep_prefix`) in every graph. A
-/// build printing that prefix shows the path: P1's store, P1's load of `x` (the loop's branch),
-/// P0's `st x, 1`, then both halves of P0's `exch`, reached by the scan for events that decide
-/// whether the thread goes on — so the `exch` is kept with every later event of its thread
-/// (`Label::orders_thread`). `program::ordering_rmws` marks it although a cycle goes on from it
-/// (the one above): one of its two tests clears it wrongly. Which one is not found.
+/// `exch` is in that store's dependency prefix (`explore::holes::dep_prefix`) whenever it is
+/// added. Builds that print what they find (not committed): neither `exch` is an ordering rmw
+/// (`Label::orders_thread` is false for both); in the prefix, P0's `exch` comes after its write
+/// half, which nothing of P0 after it needs — so through `rf`, P1's `exch` read reading it, as it
+/// must wherever P0's `exch` reads the initial `z` (two `exch`es cannot both read it,
+/// Atomicity §8.10.3). Why no revisit by the store appears from the graphs in which P0's `exch`
+/// reads P1's `exch` write instead (revisits 2 and 4, taken) is not found.
 #[test]
 #[ignore = "open: the explorer misses 18 of 54 executions (the same states), with no caveat"]
 fn assume_58085115_explorer_misses_load_buffering_through_a_spin_loop() {
