@@ -1049,8 +1049,13 @@ exists (true)
 /// (`Label::orders_thread` is false for both); in the prefix, P0's `exch` comes after its write
 /// half, which nothing of P0 after it needs — so through `rf`, P1's `exch` read reading it, as it
 /// must wherever P0's `exch` reads the initial `z` (two `exch`es cannot both read it,
-/// Atomicity §8.10.3). Why no revisit by the store appears from the graphs in which P0's `exch`
-/// reads P1's `exch` write instead (revisits 2 and 4, taken) is not found.
+/// Atomicity §8.10.3). And the graphs in which P0's `exch` reads P1's `exch` write instead
+/// (revisits 2 and 4, taken) all die: the acquire `exch` reading the release one synchronizes,
+/// and P1's load then reads P0's `st x, 1`, which follows in causality order (Causality,
+/// §8.10.6). So no graph exists from which the store could revisit the `exch`: a lost revisit,
+/// but one that no revisit attempt meets, so the lost-revisit caveat is not given either. Like
+/// the `cas` class of the explorer's caveats (module docs of `explore`, "Not explored"), but
+/// through an `exch` that Atomicity, not a failed comparison, holds in place.
 #[test]
 #[ignore = "open: the explorer misses 18 of 54 executions (the same states), with no caveat"]
 fn assume_58085115_explorer_misses_load_buffering_through_a_spin_loop() {
