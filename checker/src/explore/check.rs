@@ -130,6 +130,7 @@ pub(super) fn explore_part<'p>(
         max_depth: 0,
         dependency_revisits,
         lost_revisit: std::cell::Cell::new(false),
+        atomicity_held: std::cell::Cell::new(false),
         // (Nothing depends on it where the caveat cannot stand: not looked for there.)
         rmw_hole_met: std::cell::Cell::new(!(dependency_revisits && model == ModelKind::Ptx && rmw_hole_possible(p))),
         completion_budget: std::cell::Cell::new(None),
@@ -161,6 +162,7 @@ pub(super) fn explore_part<'p>(
     }
     let met = Met {
         lost_revisit: explorer.lost_revisit.get(),
+        atomicity_held: explorer.atomicity_held.get(),
         rmw_hole: explorer.rmw_hole_met.get(),
         gave_up: explorer.completion_gave_up.get(),
     };

@@ -41,6 +41,9 @@ pub(crate) struct Revisits<'p> {
 pub(crate) struct Met {
     /// A revisit no graph qualified for ([`super::trust::Explorer::lost_revisit`]).
     pub lost_revisit: bool,
+    /// A revisit refused because Atomicity held the read in the write's dependency prefix
+    /// ([`super::trust::Explorer::atomicity_held`]).
+    pub atomicity_held: bool,
     /// A revisit that left an rmw's read a hole while it deleted a write of that read's location
     /// ([`super::trust::Explorer::rmw_hole_met`]).
     pub rmw_hole: bool,
@@ -52,6 +55,7 @@ pub(crate) struct Met {
 impl std::ops::BitOrAssign for Met {
     fn bitor_assign(&mut self, other: Met) {
         self.lost_revisit |= other.lost_revisit;
+        self.atomicity_held |= other.atomicity_held;
         self.rmw_hole |= other.rmw_hole;
         self.gave_up |= other.gave_up;
     }
@@ -69,12 +73,13 @@ impl std::ops::BitOr for Met {
 /// and the verdicts of a split exploration, each with the caveats its part met, merge into it
 /// (`split::merge_verdicts`). One phrase of each caveat, in that order.
 pub(crate) fn caveat_rank(caveat: &str) -> usize {
-    const ORDER: [&str; 6] = [
+    const ORDER: [&str; 7] = [
         "executions with a cyclic po ∪ rf",
         "whose cycle goes through a barrier",
         "in which a cas fails only because",
         "a cas or another atomic rmw that a revisit removed",
         "a load-buffering revisit it cannot take",
+        "only because another atomic rmw",
         "gave up the search for a completion",
     ];
     ORDER.iter().position(|phrase| caveat.contains(phrase)).unwrap_or(ORDER.len())
@@ -105,6 +110,12 @@ pub(crate) fn caveats_met(mut caveats: Vec<String>, met: Met, model: ModelKind) 
     if met.lost_revisit {
         caveats.push(format!(
             "the explorer met a load-buffering revisit it cannot take (a read whose only possible sources are writes the revisit removes, e.g. through a barrier or a spin loop's fences) and may miss executions the {} model allows; use the oracle for those",
+            model.name()
+        ));
+    }
+    if met.atomicity_held {
+        caveats.push(format!(
+            "the explorer met a load-buffering revisit of an atomic rmw's read that it refuses only because another atomic rmw, which the revisiting write needs, reads that rmw's write (two rmws cannot read one write), and may miss executions the {} model allows; use the oracle for those",
             model.name()
         ));
     }
@@ -649,8 +660,8 @@ mod tests {
     }
 
     /// Under PTX the rmw-hole caveat stays only where the exploration met a revisit that can
-    /// start the gap; under Tile IR it stays as the program gives it; the lost revisit adds its
-    /// own.
+    /// start the gap; under Tile IR it stays as the program gives it; the lost revisit (and each
+    /// gap met while exploring) adds its own.
     #[test]
     fn the_rmw_hole_caveat_stays_only_where_met_under_ptx() {
         let statics = |model| vec![rmw_hole_caveat(model)];
@@ -661,7 +672,8 @@ mod tests {
         let lost = caveats_met(Vec::new(), Met { lost_revisit: true, ..none } | none, ModelKind::Ptx);
         assert!(lost.len() == 1 && lost[0].contains("a load-buffering revisit it cannot take"), "{lost:?}");
         // Each caveat has its rank, in the order they are given.
-        let all = caveats_met(vec![rmw_hole_caveat(ModelKind::Ptx)], Met { lost_revisit: true, rmw_hole: true, ..none }, ModelKind::Ptx);
-        assert_eq!(all.iter().map(|c| caveat_rank(c)).collect::<Vec<_>>(), [3, 4]);
+        let every = Met { lost_revisit: true, rmw_hole: true, atomicity_held: true, gave_up: true };
+        let all = caveats_met(vec![rmw_hole_caveat(ModelKind::Ptx)], every, ModelKind::Ptx);
+        assert_eq!(all.iter().map(|c| caveat_rank(c)).collect::<Vec<_>>(), [3, 4, 5, 6]);
     }
 }

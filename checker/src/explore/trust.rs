@@ -100,7 +100,7 @@
 
 use std::rc::Rc;
 
-use super::holes::{cut, dep_prefix, fix_cas_layout, frontier, present};
+use super::holes::{cut, dep_prefix, fix_cas_layout, frontier, held_by_atomicity, present};
 use super::maximal::{CoAfter, pending_reads, rmw_hole_left, rmw_write_hole_left};
 use crate::error::CheckError;
 use crate::exec::bitset::BitSet;
@@ -144,6 +144,11 @@ pub(crate) struct Explorer<'a, 'c> {
     /// explorer does not accept, [`super::maximal`]'s module docs): the verdict then says the
     /// explorer may have missed executions.
     pub lost_revisit: std::cell::Cell<bool>,
+    /// Set when a write's dependency prefix held a read of its location only through another
+    /// atomic rmw reading that read's rmw write ([`super::holes::held_by_atomicity`]): the revisit
+    /// is refused, and the graph it needs may not exist, so the verdict says executions may be
+    /// missed.
+    pub atomicity_held: std::cell::Cell<bool>,
     /// Set when a revisit left the read of an atomic rmw a hole while it deleted a write of that
     /// read's location ([`super::maximal::rmw_hole_left`]), or when the maximality test rejected
     /// one that kept such a read, reading a deleted write, and left its write a hole
@@ -746,6 +751,9 @@ impl Explorer<'_, '_> {
         }
         let idx = g.node_index();
         let prefix = if self.dependency_revisits { dep_prefix(g, &idx, self.prog, a) } else { g.porf_prefix(&idx, a) };
+        if self.dependency_revisits && !self.atomicity_held.get() && held_by_atomicity(g, &idx, self.prog, a, &prefix) {
+            self.atomicity_held.set(true);
+        }
         let reads: Vec<EventId> = present(g)
             .filter(|&r| {
                 let l = g.label(r);

@@ -292,6 +292,7 @@ mod tests {
                 max_depth: 0,
                 dependency_revisits: false,
                 lost_revisit: std::cell::Cell::new(false),
+                atomicity_held: std::cell::Cell::new(false),
                 rmw_hole_met: std::cell::Cell::new(false),
                 completion_budget: std::cell::Cell::new(None),
                 completion_gave_up: std::cell::Cell::new(false),
