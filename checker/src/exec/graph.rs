@@ -560,6 +560,12 @@ impl ExecutionGraph {
     }
 
     /// A canonical text of the graph (labels, values, rf, co), for duplicate detection and tests.
+    /// What [`Self::canonical`] writes, to hash without writing it: `Hash`ed, two graphs with one
+    /// canonical text hash alike (duplicate detection, `verdict::Collector`).
+    pub fn canonical_key(&self) -> CanonicalKey<'_> {
+        CanonicalKey(self)
+    }
+
     pub fn canonical(&self) -> String {
         use std::fmt::Write;
         let mut s = String::new();
@@ -581,5 +587,24 @@ impl ExecutionGraph {
             s.push('\n');
         }
         s
+    }
+}
+
+/// [`ExecutionGraph::canonical_key`]: per thread its events' kinds, locations, values and
+/// sources, then each location's coherence order — with their lengths, so no two graphs run
+/// together.
+pub struct CanonicalKey<'a>(&'a ExecutionGraph);
+
+impl std::hash::Hash for CanonicalKey<'_> {
+    fn hash<H: std::hash::Hasher>(&self, h: &mut H) {
+        let g = self.0;
+        g.threads.len().hash(h);
+        for evs in &g.threads {
+            evs.len().hash(h);
+            for e in evs {
+                (e.label.kind, e.label.loc, e.value, e.rf).hash(h);
+            }
+        }
+        g.co.hash(h);
     }
 }

@@ -498,6 +498,34 @@ mod tests {
         (r, model.0.get())
     }
 
+    /// Duplicate detection (`Collector`, `ExecutionGraph::canonical_key`): the oracle's
+    /// executions, each distinct (they differ in `rf` or in `co` alone), count no duplicate; fed
+    /// to the same collector again, each counts as one.
+    #[test]
+    fn executions_recorded_twice_count_once_as_duplicates() {
+        let text = r"PTX reads-and-writes
+{ x = 0; }
+ P0@cta 0,gpu 0 | P1@cta 0,gpu 0 | P2@cta 0,gpu 0 ;
+ st x, 1        | ld r0, x       | st x, 3        ;
+ st x, 2        | ld r1, x       |                ;
+exists (true)
+";
+        let prog = CompiledProgram::compile(&tcfuzz_litmus::parse(text).unwrap()).unwrap();
+        let mut out = Collector::new(&prog, true, 16, false);
+        let options = crate::Options::default();
+        let run = |out: &mut Collector<'_>| {
+            let bound = Bound::new(&options);
+            let mut oracle =
+                Oracle { prog: &prog, model: &Sc, loop_bound: 1, limit: 1_000, exclude_porf_cycles: false, out, bound: &bound };
+            oracle.run().unwrap();
+        };
+        run(&mut out);
+        let once = out.stats().complete;
+        assert_eq!((once, out.stats().duplicates), (30, Some(0)));
+        run(&mut out);
+        assert_eq!((out.stats().complete, out.stats().duplicates), (2 * once, Some(once)));
+    }
+
     /// Four threads writing `x` twice: one combination of traces and 8! = 40,320 coherence
     /// orders, so 40,321 candidates in all (the combination counts as one).
     const EIGHT_WRITES: &str = r"PTX W8

@@ -725,7 +725,7 @@ impl<'a> Collector<'a> {
     /// With duplicate detection on: counts `g` as a duplicate if it was recorded before.
     fn count_if_duplicate(&mut self, g: &ExecutionGraph) {
         if let Some(graphs) = &mut self.graphs
-            && !graphs.insert(fingerprint(&g.canonical()))
+            && !graphs.insert(fingerprint(&g.canonical_key()))
         {
             *self.stats.duplicates.as_mut().expect("[tcfuzz internal bug] duplicates counter") += 1;
         }
