@@ -154,6 +154,9 @@ pub enum Gap {
     RmwHole,
     /// The caveat of a load-buffering revisit the explorer cannot take.
     LostRevisit,
+    /// The caveat of a revisit of an rmw's read that Atomicity holds in the revisiting write's
+    /// prefix ([`RevisitOutcome::HeldByAtomicity`]).
+    AtomicityHeld,
     /// The caveat of a maximality test that gave up its completion search
     /// ([`Options::maximality_budget`]).
     GaveUp,
@@ -164,6 +167,7 @@ impl Gap {
         match self {
             Gap::RmwHole => "the rmw-hole gap",
             Gap::LostRevisit => "a lost revisit",
+            Gap::AtomicityHeld => "an rmw held by Atomicity",
             Gap::GaveUp => "a maximality test that gave up",
         }
     }
@@ -204,6 +208,10 @@ pub enum RevisitOutcome {
     NotMaximal,
     /// The revisited graph can never be completed (`explore/maximal.rs`, "Dead ends").
     DeadEnd,
+    /// Not a candidate: the read is in the write's dependency prefix only because another rmw
+    /// there reads the read's rmw write, and the graph the revisit needs may not exist
+    /// (`explore/holes.rs`, `held_by_atomicity`; [`Gap::AtomicityHeld`]).
+    HeldByAtomicity,
 }
 
 impl RevisitOutcome {
@@ -213,6 +221,7 @@ impl RevisitOutcome {
             RevisitOutcome::Forbidden => "forbidden by the model",
             RevisitOutcome::NotMaximal => "not maximal",
             RevisitOutcome::DeadEnd => "dead end",
+            RevisitOutcome::HeldByAtomicity => "refused: held in the write's prefix by an rmw reading its rmw write",
         }
     }
 }

@@ -62,7 +62,7 @@ pub(crate) fn dep_prefix(g: &ExecutionGraph, idx: &NodeIndex, prog: &CompiledPro
     dep_prefix_following(g, idx, prog, e, |_, _| true)
 }
 
-/// Whether `prefix`, the [`dep_prefix`] of write `a`, holds a read `r` of `a`'s location only
+/// A read `r` of `a`'s location, if any, that `prefix`, the [`dep_prefix`] of write `a`, holds only
 /// because another atomic rmw in it reads `r`'s own rmw write, on a load-buffering cycle: with
 /// those `rf` edges left out, `r` is not in it, and `a` still needs an event after `r` in `r`'s
 /// thread. There `a`'s revisit of `r` is refused, and the graph it would start from — the other
@@ -81,7 +81,13 @@ pub(crate) fn dep_prefix(g: &ExecutionGraph, idx: &NodeIndex, prog: &CompiledPro
 /// `examples/` and the conformance corpus), with it on 3 (and none); of the 32 generated ones
 /// it drops, the 30 the oracle can judge are explored exactly (as is
 /// `known_gaps::exchs_held_by_atomicity_without_load_buffering_need_no_caveat`).
-pub(crate) fn held_by_atomicity(g: &ExecutionGraph, idx: &NodeIndex, prog: &CompiledProgram, a: EventId, prefix: &BitSet) -> bool {
+pub(crate) fn held_by_atomicity(
+    g: &ExecutionGraph,
+    idx: &NodeIndex,
+    prog: &CompiledProgram,
+    a: EventId,
+    prefix: &BitSet,
+) -> Option<EventId> {
     let loc = g.loc_of(a);
     // The write half of `x` where `x` is the read of an atomic rmw that writes.
     let rmw_write_of = |x: EventId| {
@@ -90,7 +96,7 @@ pub(crate) fn held_by_atomicity(g: &ExecutionGraph, idx: &NodeIndex, prog: &Comp
         let write = g.threads[x.thread as usize].get(w.index as usize).filter(|n| n.stamp != HOLE && n.label.rmw_write);
         (l.is_read() && l.atomic && write.is_some()).then_some(w)
     };
-    present(g).any(|r| {
+    present(g).find(|&r| {
         let candidate = r.thread != a.thread && g.label(r).loc == loc && prefix.contains(idx.node(r));
         let Some(rw) = rmw_write_of(r).filter(|_| candidate) else { return false };
         let held = |x: EventId| x.thread != r.thread && g.event(x).rf == Some(rw) && rmw_write_of(x).is_some_and(|w| w != a);

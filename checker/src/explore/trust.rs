@@ -751,8 +751,11 @@ impl Explorer<'_, '_> {
         }
         let idx = g.node_index();
         let prefix = if self.dependency_revisits { dep_prefix(g, &idx, self.prog, a) } else { g.porf_prefix(&idx, a) };
-        if self.dependency_revisits && !self.atomicity_held.get() && held_by_atomicity(g, &idx, self.prog, a, &prefix) {
+        let asked = self.dependency_revisits && !self.atomicity_held.get();
+        if let Some(r) = asked.then(|| held_by_atomicity(g, &idx, self.prog, a, &prefix)).flatten() {
             self.atomicity_held.set(true);
+            let traced = self.traced(g, (a, r), RevisitOutcome::HeldByAtomicity, None);
+            self.trace_met(traced, true, Gap::AtomicityHeld);
         }
         let reads: Vec<EventId> = present(g)
             .filter(|&r| {

@@ -1066,7 +1066,7 @@ exists (true)
 /// verdict carries the caveat of a revisit Atomicity holds back
 /// (`explore::holes::held_by_atomicity`;
 /// [`assume_58085115_caveat_is_named_and_exact_asks_the_oracle`]).
-const ASSUME_58085115: &str = r"PTX random-assume-58085115
+pub(crate) const ASSUME_58085115: &str = r"PTX random-assume-58085115
 {
   x = 0;
   y = 0;

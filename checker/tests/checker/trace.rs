@@ -3,7 +3,7 @@
 
 use std::sync::{Arc, Mutex};
 
-use tcfuzz_checker::{CheckError, ModelKind, Options, Recorded, RevisitOutcome, TraceStep, Tracer, check, check_oracle};
+use tcfuzz_checker::{CheckError, Gap, ModelKind, Options, Recorded, RevisitOutcome, TraceStep, Tracer, check, check_oracle};
 
 use crate::property::{options, random_program, show};
 
@@ -124,4 +124,26 @@ exists (true)
     assert_eq!(fences, ["F [fence.proxy.alias]", "F [fence.proxy.texture]", "F [acq_rel cta]"], "{graph}");
     // And the texture load is marked as one.
     assert!(graph.contains("R x = 1 [weak texture-proxy]"), "{graph}");
+}
+
+/// The revisit an rmw held by Atomicity refuses (`known_gaps::ASSUME_58085115`) is traced, with
+/// the gap it meets, once: the write, the read and why, where the caveat comes from.
+#[test]
+fn a_revisit_held_by_atomicity_is_traced_with_its_gap() {
+    let p = tcfuzz_litmus::parse(crate::known_gaps::ASSUME_58085115).expect("parses");
+    let (steps, verdict) = traced(&p, check).expect("the explorer checks");
+    let held: Vec<(u64, &str, &str)> = steps
+        .iter()
+        .filter_map(|s| match s {
+            TraceStep::Revisit { id, write, read, outcome: RevisitOutcome::HeldByAtomicity, to: None, .. } => {
+                Some((*id, write.as_str(), read.as_str()))
+            }
+            _ => None,
+        })
+        .collect();
+    assert_eq!(held.len(), 1, "{held:?}");
+    let (id, write, read) = held[0];
+    assert!(write.starts_with("P1#") && write.contains("W z") && read.starts_with("P0#0 R z"), "{write} / {read}");
+    assert!(steps.iter().any(|s| matches!(s, TraceStep::Met { revisit, gap: Gap::AtomicityHeld } if *revisit == id)));
+    assert!(verdict.caveats.iter().any(|c| c.contains("only because another atomic rmw")), "{:?}", verdict.caveats);
 }

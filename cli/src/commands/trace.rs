@@ -19,9 +19,10 @@ use tcfuzz_checker::{Gap, ModelKind, Options, Recorded, RevisitOutcome, TraceSte
 ///
 /// With --revisits, also every backward revisit the explorer considers (numbered): the write, the
 /// read, what came of it (taken; forbidden by the model; not maximal: another graph makes it; a
-/// dead end), the graph it starts from (holes shown as `(hole)`), and the graph it leads to. A
-/// revisit that meets a gap of the explorer whose caveat the verdict then carries (the rmw hole,
-/// a lost revisit) says so, and the summary names it (`met a lost revisit at revisit 22`).
+/// dead end; refused because an rmw held by Atomicity keeps the read in the write's prefix), the
+/// graph it starts from (holes shown as `(hole)`), and the graph it leads to. A revisit that meets
+/// a gap of the explorer whose caveat the verdict then carries (the rmw hole, a lost revisit, an
+/// rmw held by Atomicity) says so, and the summary names it (`met a lost revisit at revisit 22`).
 ///
 /// With --oracle, the oracle enumerates the executions too, and the explorer's complete and
 /// blocked ones are compared with its, graph by graph: the summary lists the executions explored
