@@ -9,7 +9,7 @@ use tcfuzz_litmus::Program;
 use crate::error::CheckError;
 use crate::explore::bound::Bound;
 use crate::explore::oracle::Oracle;
-use crate::explore::revisits::{Met, Revisits, rmw_hole_possible};
+use crate::explore::revisits::{Met, Revisits, rmw_hole_possible, rmws_of_one_location_in_two_threads};
 use crate::explore::trust;
 use crate::model::{self, ModelKind};
 use crate::options::Options;
@@ -131,6 +131,7 @@ pub(super) fn explore_part<'p>(
         dependency_revisits,
         lost_revisit: std::cell::Cell::new(false),
         atomicity_held: std::cell::Cell::new(false),
+        asks_atomicity: dependency_revisits && rmws_of_one_location_in_two_threads(p),
         // (Nothing depends on it where the caveat cannot stand: not looked for there.)
         rmw_hole_met: std::cell::Cell::new(!(dependency_revisits && model == ModelKind::Ptx && rmw_hole_possible(p))),
         completion_budget: std::cell::Cell::new(None),

@@ -265,6 +265,30 @@ pub(crate) fn explores_porf_cycles(kind: ModelKind) -> bool {
     matches!(kind, ModelKind::Ptx | ModelKind::TileIr)
 }
 
+/// Whether two threads of `prog` have instructions that each read and write one location (the
+/// rmws, arrives and commits whose reads Atomicity ties to each other's writes): where none do,
+/// no revisit is held by Atomicity ([`super::holes::held_by_atomicity`]), which is then not asked.
+pub(crate) fn rmws_of_one_location_in_two_threads(prog: &CompiledProgram) -> bool {
+    let per_thread: Vec<Vec<u32>> = prog
+        .threads
+        .iter()
+        .map(|t| {
+            let mut locs: Vec<u32> = t
+                .code
+                .iter()
+                .flat_map(|l| {
+                    let a = accesses(&l.op);
+                    a.reads.iter().filter(|r| a.writes.iter().any(|w| w.loc == r.loc)).map(|r| r.loc).collect::<Vec<_>>()
+                })
+                .collect();
+            locs.sort_unstable();
+            locs.dedup();
+            locs
+        })
+        .collect();
+    per_thread.iter().enumerate().any(|(t, locs)| locs.iter().any(|l| per_thread[t + 1..].iter().any(|u| u.binary_search(l).is_ok())))
+}
+
 /// Whether some thread of `prog` has an rmw that a dependency revisit can turn into a hole (one
 /// not kept with every later event of its thread,
 /// [`Label::orders_thread`](crate::program::label::Label::orders_thread), with an instruction
@@ -569,7 +593,7 @@ fn looping(code: &[crate::program::CodeLine]) -> bool {
 
 #[cfg(test)]
 mod tests {
-    use super::{Met, Revisits, caveat_rank, caveats_met, rmw_hole_caveat, rmw_hole_possible};
+    use super::{Met, Revisits, caveat_rank, caveats_met, rmw_hole_caveat, rmw_hole_possible, rmws_of_one_location_in_two_threads};
     use crate::model::ModelKind;
     use crate::options::Options;
     use crate::program::CompiledProgram;
@@ -657,6 +681,17 @@ mod tests {
         for (between, possible) in [("mov r5, 1", false), ("st y, 1", true)] {
             assert_eq!(rmw_hole_possible(&spin(between)), possible, "{between}");
         }
+    }
+
+    /// The rmw-held-by-Atomicity test is asked only where two threads have rmws of one location.
+    #[test]
+    fn atomicity_is_asked_only_where_two_threads_have_rmws_of_one_location() {
+        let asked = |p0, p1| rmws_of_one_location_in_two_threads(&compile(&two_threads(p0, p1)));
+        let exch = |loc: &str| format!("atom.relaxed.gpu.exch r0, {loc}, 1");
+        let (ex, ey) = (exch("x"), exch("y"));
+        assert!(asked([&ex, "ld r1, y"], [&ex, "st y, 1"]));
+        assert!(!asked([&ex, &ex], ["ld r1, x", "st x, 1"]), "one thread's rmws");
+        assert!(!asked([&ex, "ld r1, y"], [&ey, "st x, 1"]), "rmws of different locations");
     }
 
     /// Under PTX the rmw-hole caveat stays only where the exploration met a revisit that can

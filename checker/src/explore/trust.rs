@@ -149,6 +149,10 @@ pub(crate) struct Explorer<'a, 'c> {
     /// is refused, and the graph it needs may not exist, so the verdict says executions may be
     /// missed.
     pub atomicity_held: std::cell::Cell<bool>,
+    /// Whether to look for [`Self::atomicity_held`]: with the dependency revisits, where two
+    /// threads have rmws of one location
+    /// ([`super::revisits::rmws_of_one_location_in_two_threads`]).
+    pub asks_atomicity: bool,
     /// Set when a revisit left the read of an atomic rmw a hole while it deleted a write of that
     /// read's location ([`super::maximal::rmw_hole_left`]), or when the maximality test rejected
     /// one that kept such a read, reading a deleted write, and left its write a hole
@@ -751,7 +755,7 @@ impl Explorer<'_, '_> {
         }
         let idx = g.node_index();
         let prefix = if self.dependency_revisits { dep_prefix(g, &idx, self.prog, a) } else { g.porf_prefix(&idx, a) };
-        let asked = self.dependency_revisits && !self.atomicity_held.get();
+        let asked = self.asks_atomicity && !self.atomicity_held.get();
         if let Some(r) = asked.then(|| held_by_atomicity(g, &idx, self.prog, a, &prefix)).flatten() {
             self.atomicity_held.set(true);
             let traced = self.traced(g, (a, r), RevisitOutcome::HeldByAtomicity, None);

@@ -524,6 +524,7 @@ mod tests {
                 dependency_revisits: true,
                 lost_revisit: std::cell::Cell::new(false),
                 atomicity_held: std::cell::Cell::new(false),
+                asks_atomicity: false,
                 rmw_hole_met: std::cell::Cell::new(false),
                 completion_budget: std::cell::Cell::new(None),
                 completion_gave_up: std::cell::Cell::new(false),
