@@ -69,7 +69,8 @@ fn against_the_oracle_equal_executions_exit_0_and_the_ones_explored_twice_exit_5
 }
 
 /// `assume` 35063193 of `tcfuzz selftest`, minimized (`known_gaps.rs`): its rmw-hole caveat
-/// stands because one rejected revisit met that gap, and the trace names it.
+/// stands because one rejected revisit met that gap, and the trace names it (and the caveat of
+/// an rmw held by Atomicity, with the revisit it refused).
 const RMW_HOLE_MET: &str = "PTX assume-35063193-shrunk
 { x = 0; y = 0; }
  P0@cta 0,gpu 0             | P1@cta 0,gpu 0                | P2@cta 0,gpu 0 ;
@@ -87,8 +88,18 @@ fn the_revisit_that_makes_a_caveat_stand_is_named() {
     assert_eq!(code(&out), 5, "{}", stderr(&out));
     let text = stdout(&out);
     let met: Vec<&str> = text.lines().filter(|l| l.starts_with("met ")).collect();
-    assert_eq!(met.len(), 1, "{text}");
-    let id = met[0].strip_prefix("met the rmw-hole gap at revisit ").expect("the rmw-hole gap");
+    // The rmw hole, and an rmw held by Atomicity: P2's store, which needs P1's later `st.weak y`
+    // through P0's load of `y`, holds P1's `add` in its prefix only through P0's `exch`, which
+    // reads the `add`'s write.
+    assert_eq!(met.len(), 2, "{text}");
+    let held = met.iter().find_map(|l| l.strip_prefix("met an rmw held by Atomicity at revisit ")).expect("an rmw held by Atomicity");
+    assert!(
+        text.contains(&format!(
+            "revisit {held} of P1#0 R x = 0 [acquire cta atomic] by P2#1 W x = 1 [weak]: refused: held in the write's prefix by an rmw reading its rmw write"
+        )),
+        "{text}"
+    );
+    let id = met.iter().find_map(|l| l.strip_prefix("met the rmw-hole gap at revisit ")).expect("the rmw-hole gap");
     // Under the revisit of that number, refused as not maximal.
     let revisit = text.lines().skip_while(|l| !l.starts_with(&format!("revisit {id} of "))).collect::<Vec<_>>();
     assert!(revisit.first().is_some_and(|l| l.ends_with(": not maximal")), "{text}");
