@@ -559,13 +559,13 @@ impl ExecutionGraph {
         }
     }
 
-    /// A canonical text of the graph (labels, values, rf, co), for duplicate detection and tests.
     /// What [`Self::canonical`] writes, to hash without writing it: `Hash`ed, two graphs with one
     /// canonical text hash alike (duplicate detection, `verdict::Collector`).
     pub fn canonical_key(&self) -> CanonicalKey<'_> {
         CanonicalKey(self)
     }
 
+    /// A canonical text of the graph (labels, values, rf, co), for tests and messages.
     pub fn canonical(&self) -> String {
         use std::fmt::Write;
         let mut s = String::new();

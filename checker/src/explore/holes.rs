@@ -70,8 +70,9 @@ pub(crate) fn dep_prefix(g: &ExecutionGraph, idx: &NodeIndex, prog: &CompiledPro
 /// PTX ISA §8.10.3), so wherever `r` reads it the other rmw reads `r`'s write, and the graphs in
 /// which `r` reads the other rmw's write instead, keeping the later event, may all be
 /// inconsistent (`known_gaps::assume_58085115`: `r`, an acquire, then synchronizes with the
-/// other rmw, a release, before whose thread's load of the later store that store comes in
-/// causality order, §8.10.6). The class of [`super::trust::Explorer::atomicity_held`].
+/// other rmw, a release, so the later store of `r`'s thread, which the other thread loaded before
+/// its rmw, comes after that load in causality order, §8.10.6). The class of
+/// [`super::trust::Explorer::atomicity_held`].
 ///
 /// Not asked: where `r` is in `a`'s thread (a read never reads a later write of its own thread,
 /// Coherence §8.10.1), where the other rmw is `a`'s own (the revisit moves it, as TruSt's do),
