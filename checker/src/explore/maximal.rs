@@ -179,7 +179,10 @@
 //! in which it read the initial `y` and from the one in which it read P3's store: the test of the
 //! first filled P3's `cas` hole, a later thread's `ld` counting as deleted by that revisit, and
 //! found no graph in which the load read the store. 2 of 5,666 executions explored twice; 43
-//! of 10,015 in the original.)
+//! of 10,015 in the original.) Where `s` is `w` itself, a read `e` could take it only through a
+//! revisit by `w` (no hole is open for it), but a write `e` sits after `w` in `co` in a graph
+//! that revisit left (`w` took its place when added): the holes stay open for it
+//! (`OpenAtRefill::may_stay_open`; `ptx` 68006661).
 //!
 //! *Holes of the graph.* A completion fills the holes the revisit leaves and those the graph has
 //! already. `next` fills every hole before a thread goes past its last event, so a graph in which
@@ -1703,8 +1706,15 @@ impl OpenAtRefill {
         // and `e` reads no write deleted and added back; in `source`'s prefix, `e` reading it
         // would close an `rf ∪ dep` cycle (No-Thin-Air, PTX ISA §8.10.4). (`assume` 45006525:
         // P0's `ld z` "could have read" P3's `st z` with P3's `ld.acquire x` left open, which,
-        // refilled, rules that graph out: 2 of 8 executions missed, no caveat.)
-        if s == self.source {
+        // refilled, rules that graph out: 2 of 8 executions missed, no caveat.) A write `e`
+        // placed right after `source` in `co` needs no revisit: `source`, added after `e`, took
+        // its place before it when added, and `e`'s choice stands in the graph that revisit left.
+        // (`ptx` 68006661, shrunk: `ld y; ld z; st y, 0 | cas y | cas y; exch z; add y`. P1's
+        // refilled `cas` write revisited P0's `ld y` both from the graph in which P0's `st y`
+        // followed P3's `add` write in `co` and from the one in which it came before; the test of
+        // the second filled P3's `cas` hole, which has no source with the `cas` write left out,
+        // and took both: 12 of 1,928 executions explored twice, 192 of 7,586 in the original.)
+        if s == self.source && g.label(e).is_read() {
             return false;
         }
         if h.thread == read.thread {

@@ -17,7 +17,8 @@
 //! program 16812 of `fuzz --seed 779`, within the rmw-hole caveat). Three more since: `proxy`
 //! 53163872, duplicates with no caveat; `assume` 58085115, missed executions of an `exch`
 //! that Atomicity holds in place, named by a caveat since (`explore::holes::held_by_atomicity`);
-//! and `assume` 66048245, executions with a failed `assume` explored twice.
+//! and `assume` 66048245, executions with a failed `assume` explored twice. (`ptx` 68006661,
+//! duplicates with no caveat, closed since: `ptx::a_deleted_write_after_a_refilled_reads_source_is_explored_once`.)
 //! No known program loses an execution that no caveat names: the last ones were `assume`
 //! 58085115, `assume` 45006525, a hole that
 //! `OpenAtRefill` held open for the maximality test where no graph the exploration reaches
