@@ -559,12 +559,15 @@ fn may_precede(code: &[crate::program::CodeLine], a: usize, b: usize) -> bool {
 fn cas_before_ordering(prog: &CompiledProgram) -> Vec<(usize, bool)> {
     let mut out = Vec::new();
     let mut start = 0;
-    for t in &prog.threads {
+    for (ti, t) in prog.threads.iter().enumerate() {
         out.extend(t.code.iter().enumerate().filter_map(|(i, l)| {
             let Op::Rmw { op: tcfuzz_litmus::AtomOp::Cas, a, b: Some(_), read, .. } = &l.op else { return None };
             // A register expected value: the read needs what it comes from (`dep_prefix`).
-            if matches!(a, crate::program::Opnd::Reg(_)) {
-                return Some((start + i, true));
+            let crate::program::Opnd::Imm(expected) = *a else { return Some((start + i, true)) };
+            // A `cas` that no write can make fail (every write it could read holds its expected
+            // value, the initial one aside, which comes later on no cycle) is not of the class.
+            if !failure_source_possible(prog, (ti, i), read.loc, expected) {
+                return None;
             }
             let orders = |op: &Op| match op {
                 Op::Load { label, .. } => label.loc == read.loc,
@@ -584,6 +587,32 @@ fn cas_before_ordering(prog: &CompiledProgram) -> Vec<(usize, bool)> {
         start += t.code.len();
     }
     out
+}
+
+/// Whether instruction `at` of a thread, a `cas` of `loc` expecting `expected`, may fail by
+/// reading a write rather than the initial value: some instruction of `prog` other than the `cas`
+/// itself may write `loc` a value other than `expected` — a store or an `exch` of another value,
+/// a `cas` setting another one, any other rmw or a store of a register (values this test does
+/// not follow), any other operation writing `loc`, or a bulk copy (which may write anything). The
+/// `cas`'s own write is left out: a later run of it in a loop is po-after it, which it never reads
+/// (one label: morally strong with itself, PTX ISA §8.7), and an earlier run is added before it
+/// in every exploration, so comes later on no cycle. (`MICRO24-Fig4b`, conformance corpus: a spin
+/// loop of `cas flag, 1, 0` waiting for an `exch flag, 1` carried the caveat, with no failure but
+/// on the initial value.)
+fn failure_source_possible(prog: &CompiledProgram, at: (usize, usize), loc: crate::program::label::LocId, expected: i64) -> bool {
+    use crate::program::Opnd::Imm;
+    use tcfuzz_litmus::AtomOp::{Cas, Exch};
+    let other_value = |op: &Op| match op {
+        Op::Store { src: Imm(v), .. } | Op::Rmw { op: Exch, a: Imm(v), .. } | Op::Rmw { op: Cas, b: Some(Imm(v)), .. } => *v != expected,
+        _ => true,
+    };
+    prog.threads.iter().enumerate().any(|(ti, t)| {
+        t.code.iter().enumerate().any(|(i, l)| {
+            let this_cas = (ti, i) == at;
+            let writes = matches!(l.op, Op::BulkCopy { .. }) || accesses(&l.op).writes.iter().any(|w| w.loc == loc);
+            !this_cas && writes && other_value(&l.op)
+        })
+    })
 }
 
 /// Whether `code` jumps backwards (a loop).
