@@ -227,32 +227,39 @@ impl<'p> Revisits<'p> {
 
     /// Whether the program may have the executions of the `cas` caveat ([`cas_before_ordering`]):
     /// a `cas` whose failure later events may need, on a `po ∪ rf` cycle the model allows that
-    /// goes on from it in program order ([`StaticGraph::cycle_possible_through`]) — as every
-    /// cycle through a failing `cas` does, for it writes nothing another thread could read — or
-    /// a `cas` comparing with a register, on such a cycle leaving it by any edge
+    /// enters it by an `rf` from a write that can make it fail and goes on from it in program
+    /// order ([`StaticGraph::cycle_possible_into`]) — the cycle of an execution where it fails
+    /// only because it reads a write later on the cycle: that write follows it in `po ∪ rf`, and
+    /// the `cas` reads it; it writes nothing when it fails, so the cycle leaves it in program
+    /// order — or a `cas` comparing with a register, on such a cycle leaving it by any edge
     /// ([`StaticGraph::cycle_possible_at`]): a cycle through the register it compares with goes
     /// through the `cas`, from the load that gives the register (`known_gaps::proxy_7000160`).
     /// (Before, a register `cas` counted in any program that may have a cycle: on 5,000
     /// `tcfuzz generate --seed 77 --family random` programs, 68 of the 132 that carried this
-    /// caveat carried it that way.) Where some event may be performed after later events of its
-    /// thread (a bulk copy, an asynchronous `tcgen05` operation), the instruction graph's program
-    /// order does not see those events after the `cas`: there, any cycle of the program counts.
+    /// caveat carried it that way. Any cycle going on from the `cas` in program order counted
+    /// until the one entering it from a failing write was asked for: 31 of the 1,600 `tcfuzz
+    /// generate --seed 9 --family random` programs carried the caveat then, and the oracle found
+    /// every execution in all but one of those it could check.) Where some event may be
+    /// performed after later events of its thread (a bulk copy, an asynchronous `tcgen05`
+    /// operation), the instruction graph's program order does not see those events after the
+    /// `cas`: there, any cycle of the program counts.
     fn cas_on_cycle(&self) -> bool {
         let cases = cas_before_ordering(self.prog);
         if cases.is_empty() || !self.may_have_porf_cycles() {
             return false;
         }
         let Some(graph) = self.graph().filter(|_| self.prog.performed_in_order()) else { return true };
+        // The instructions as the graph numbers them (thread by thread).
+        let ops: Vec<&Op> = self.prog.threads.iter().flat_map(|t| t.code.iter().map(|l| &l.op)).collect();
         let mut steps = CAS_CYCLE_BUDGET;
-        cases.iter().any(
-            |&(node, register)| {
-                if register { graph.cycle_possible_at(node, &mut steps) } else { graph.cycle_possible_through(node, &mut steps) }
-            },
-        )
+        cases.iter().any(|&(node, expected)| match expected {
+            None => graph.cycle_possible_at(node, &mut steps),
+            Some(expected) => graph.cycle_possible_into(node, &|w| may_write_other_than(ops[w], expected), &mut steps),
+        })
     }
 }
 
-/// How many steps [`Revisits::cas_on_cycle`] may spend in [`StaticGraph::cycle_possible_through`]
+/// How many steps [`Revisits::cas_on_cycle`] may spend in [`StaticGraph::cycle_possible_into`]
 /// over all of a program's `cas`es; past it, the caveat is given.
 const CAS_CYCLE_BUDGET: u64 = crate::program::porf_cycles::SEARCH_BUDGET / 4;
 
@@ -555,15 +562,15 @@ fn may_precede(code: &[crate::program::CodeLine], a: usize, b: usize) -> bool {
 /// cycle, every graph a revisit could start from has it read an earlier write, and if those all
 /// hold its expected value it succeeds there, its write making those later events inconsistent:
 /// the execution is out of reach. Each as its node of [`StaticGraph`] (instructions numbered
-/// thread by thread) and whether its expected value is a register.
-fn cas_before_ordering(prog: &CompiledProgram) -> Vec<(usize, bool)> {
+/// thread by thread) and its expected value (`None`: a register).
+fn cas_before_ordering(prog: &CompiledProgram) -> Vec<(usize, Option<i64>)> {
     let mut out = Vec::new();
     let mut start = 0;
     for (ti, t) in prog.threads.iter().enumerate() {
         out.extend(t.code.iter().enumerate().filter_map(|(i, l)| {
             let Op::Rmw { op: tcfuzz_litmus::AtomOp::Cas, a, b: Some(_), read, .. } = &l.op else { return None };
             // A register expected value: the read needs what it comes from (`dep_prefix`).
-            let crate::program::Opnd::Imm(expected) = *a else { return Some((start + i, true)) };
+            let crate::program::Opnd::Imm(expected) = *a else { return Some((start + i, None)) };
             // A `cas` that no write can make fail (every write it could read holds its expected
             // value, the initial one aside, which comes later on no cycle) is not of the class.
             if !failure_source_possible(prog, (ti, i), read.loc, expected) {
@@ -582,7 +589,7 @@ fn cas_before_ordering(prog: &CompiledProgram) -> Vec<(usize, bool)> {
             // program 263645).
             let later = &t.code[i + 1..];
             let acquire = read.acquire && !later.is_empty();
-            (looping(&t.code) || acquire || later.iter().any(|m| orders(&m.op))).then_some((start + i, false))
+            (looping(&t.code) || acquire || later.iter().any(|m| orders(&m.op))).then_some((start + i, Some(expected)))
         }));
         start += t.code.len();
     }
@@ -600,19 +607,24 @@ fn cas_before_ordering(prog: &CompiledProgram) -> Vec<(usize, bool)> {
 /// loop of `cas flag, 1, 0` waiting for an `exch flag, 1` carried the caveat, with no failure but
 /// on the initial value.)
 fn failure_source_possible(prog: &CompiledProgram, at: (usize, usize), loc: crate::program::label::LocId, expected: i64) -> bool {
-    use crate::program::Opnd::Imm;
-    use tcfuzz_litmus::AtomOp::{Cas, Exch};
-    let other_value = |op: &Op| match op {
-        Op::Store { src: Imm(v), .. } | Op::Rmw { op: Exch, a: Imm(v), .. } | Op::Rmw { op: Cas, b: Some(Imm(v)), .. } => *v != expected,
-        _ => true,
-    };
     prog.threads.iter().enumerate().any(|(ti, t)| {
         t.code.iter().enumerate().any(|(i, l)| {
             let this_cas = (ti, i) == at;
             let writes = matches!(l.op, Op::BulkCopy { .. }) || accesses(&l.op).writes.iter().any(|w| w.loc == loc);
-            !this_cas && writes && other_value(&l.op)
+            !this_cas && writes && may_write_other_than(&l.op, expected)
         })
     })
+}
+
+/// Whether `op`, where it writes, may write a value other than `value`: all but a store of a
+/// constant, an `exch` of one, or a `cas` setting one (other values this test does not follow).
+fn may_write_other_than(op: &Op, value: i64) -> bool {
+    use crate::program::Opnd::Imm;
+    use tcfuzz_litmus::AtomOp::{Cas, Exch};
+    match op {
+        Op::Store { src: Imm(v), .. } | Op::Rmw { op: Exch, a: Imm(v), .. } | Op::Rmw { op: Cas, b: Some(Imm(v)), .. } => *v != value,
+        _ => true,
+    }
 }
 
 /// Whether `code` jumps backwards (a loop).

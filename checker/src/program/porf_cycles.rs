@@ -163,7 +163,8 @@ const SIMPLE_CYCLE_BUDGET: u32 = 100_000;
 type Stretches = HashMap<usize, Vec<(usize, Flags)>>;
 
 /// How a closed walk must go on from the node it is asked about
-/// ([`StaticGraph::cycle_possible_through`], [`StaticGraph::cycle_possible_at`]).
+/// ([`StaticGraph::cycle_possible_through`], [`StaticGraph::cycle_possible_at`],
+/// [`StaticGraph::cycle_possible_into`]).
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Exit {
     /// To a later instruction of its thread.
@@ -531,6 +532,21 @@ impl StaticGraph {
     /// without the program-order exit. `true` past `steps`.
     pub(crate) fn cycle_possible_at(&self, a: usize, steps: &mut u64) -> bool {
         self.cycle_possible_leaving(a, Exit::Any, steps)
+    }
+
+    /// Whether a `po ∪ rf` cycle the model allows may enter node `a` by an `rf` edge from a node
+    /// (other than `a`) that `from` accepts, and go on from `a` to a later instruction of its
+    /// thread: [`Self::cycle_possible_through`] for the closed walks whose edge into `a` is such
+    /// an `rf`. `true` past `steps`.
+    pub(crate) fn cycle_possible_into(&self, a: usize, from: &dyn Fn(usize) -> bool, steps: &mut u64) -> bool {
+        let Some(left) = steps.checked_sub(1 + self.rf.len() as u64 / 16) else { return true };
+        *steps = left;
+        (0..self.rf.len())
+            .filter(|&e| {
+                let f = &self.rf[e];
+                f.r == a && f.w != a && self.scc[f.w] == self.scc[a] && from(f.w)
+            })
+            .any(|e| self.unexcused_cycle_through(e, Some((a, Exit::Po)), steps) != Some(false))
     }
 
     fn cycle_possible_leaving(&self, a: usize, exit: Exit, steps: &mut u64) -> bool {
