@@ -34,6 +34,9 @@ use crate::exit;
 ///   race                    a race of the kind of the program's first race (data, tmem or proxy)
 ///   explorer-vs-oracle      the DPOR explorer and the exhaustive oracle disagree, in the same ways
 ///                           (extra or missing states, counts, races, hangs) as on the original
+///   explorer-misses         the explorer misses executions its verdict's caveats allow it to miss
+///                           (a known gap, which explorer-vs-oracle does not count), with the same
+///                           caveats as on the original: to study a caveat's class
 ///   tileir-weaker-than-ptx  the lowered PTX program allows a state (or race) the Tile IR program
 ///                           does not, as on the original (violating states, violating races)
 ///
@@ -77,6 +80,7 @@ pub enum KeepKind {
     Verdict,
     Race,
     ExplorerVsOracle,
+    ExplorerMisses,
     #[value(name = "tileir-weaker-than-ptx")]
     TileirWeakerThanPtx,
 }
@@ -87,6 +91,7 @@ impl KeepKind {
             KeepKind::Verdict => "verdict",
             KeepKind::Race => "race",
             KeepKind::ExplorerVsOracle => "explorer-vs-oracle",
+            KeepKind::ExplorerMisses => "explorer-misses",
             KeepKind::TileirWeakerThanPtx => "tileir-weaker-than-ptx",
         }
     }
@@ -130,6 +135,13 @@ fn fingerprint(kind: KeepKind, p: &Program, model: ModelKind) -> Option<String> 
             let prog = CompiledProgram::compile(p).ok()?;
             match compare(&prog, model) {
                 Comparison::Disagree(d) => Some(difference_classes(&d.differences)),
+                _ => None,
+            }
+        }
+        KeepKind::ExplorerMisses => {
+            let prog = CompiledProgram::compile(p).ok()?;
+            match compare(&prog, model) {
+                Comparison::WithinCaveat { .. } => Some(tcfuzz_checker::check(p, model, &options()).ok()?.caveats.join("\n")),
                 _ => None,
             }
         }
@@ -316,6 +328,7 @@ fn nothing_to_keep(kind: KeepKind) -> &'static str {
         KeepKind::Verdict => "the checker cannot judge the program (unsupported or too large)",
         KeepKind::Race => "the program has no race",
         KeepKind::ExplorerVsOracle => "the explorer and the oracle agree on it (or the oracle cannot judge it)",
+        KeepKind::ExplorerMisses => "the explorer misses no execution on it that a caveat allows (or the oracle cannot judge it)",
         KeepKind::TileirWeakerThanPtx => "the tileir-weaker-than-ptx check holds on it",
     }
 }
