@@ -124,12 +124,26 @@ pub(crate) fn may_have_porf_cycles(prog: &CompiledProgram) -> bool {
 /// are generic ones of one virtual address (base causality between them is causality order,
 /// §8.9.5), `synchronizing` where the write is a strong release and the read a strong acquire,
 /// morally strong ([`StaticGraph`]'s module docs, "synchronizing").
+/// (Node indices as `u32`: `indexer` n = 15 has 430,000 possible `rf` edges, most of a check's
+/// memory.)
 struct Rf {
-    w: usize,
-    r: usize,
+    w_node: u32,
+    r_node: u32,
     loc: u32,
     causal: bool,
     synchronizing: bool,
+}
+
+impl Rf {
+    /// The node of the write.
+    fn w(&self) -> usize {
+        self.w_node as usize
+    }
+
+    /// The node of the read.
+    fn r(&self) -> usize {
+        self.r_node as usize
+    }
 }
 
 /// The graph of the module docs.
@@ -138,9 +152,10 @@ pub(crate) struct StaticGraph {
     po: Vec<Vec<usize>>,
     /// Arrivals at the same barrier in other threads.
     partners: Vec<Vec<usize>>,
+    /// Grouped by the node they leave, in node order.
     rf: Vec<Rf>,
-    /// Per node, the indices in `rf` of the edges that leave it.
-    rf_out: Vec<Vec<usize>>,
+    /// Per node `a`, where its edges start in `rf` (they end where `a + 1`'s start).
+    rf_start: Vec<usize>,
     /// Per node: a `fence.sc` morally strong with every other thread's `fence.sc` (§8.7).
     global_fence: Vec<bool>,
     /// Per node: a barrier arrival.
@@ -203,7 +218,9 @@ impl Flags {
 /// (indexer's) held most of a check's memory in their visited sets and most of its time
 /// (indexer 12: 0.14 s of 0.14 s; indexer 15: 106 MB peak); at 200,000, 0.025 s and 89 MB,
 /// with the same verdicts, caveats and revisits on every conformance and example program and on
-/// `selftest --programs 3000 --family all`, seeds 1 and 2.
+/// `selftest --programs 3000 --family all`, seeds 1 and 2. (The graph itself, its `rf` edges
+/// compact and grouped by node since: indexer 15 at 59 MB peak under `tcfuzz check`, 74 MB
+/// before.)
 pub(crate) const SEARCH_BUDGET: u64 = 200_000;
 
 impl StaticGraph {
@@ -258,7 +275,7 @@ impl StaticGraph {
         // Possible rf, location by location; barrier meetings, barrier by barrier.
         let mut writers: HashMap<u32, Vec<(usize, Label)>> = HashMap::new();
         let mut readers: HashMap<u32, Vec<(usize, Label)>> = HashMap::new();
-        let mut arrivals: HashMap<u32, Vec<usize>> = HashMap::new();
+        let mut arrivals: std::collections::BTreeMap<u32, Vec<usize>> = std::collections::BTreeMap::new();
         for (a, (_, acc)) in nodes.iter().enumerate() {
             for w in &acc.writes {
                 writers.entry(w.loc).or_default().push((a, *w));
@@ -274,25 +291,28 @@ impl StaticGraph {
         // labels say: [`Label::bulk_copy`] is numbered when the copy runs, not here.)
         let generic =
             |a: usize, l: &Label| l.proxy == Proxy::Generic && !l.is_async() && l.bulk_copy == 0 && l.tc.is_none() && !nodes[a].1.bulk_copy;
-        let mut rf: Vec<Rf> = Vec::new();
-        let mut rf_out: Vec<Vec<usize>> = vec![Vec::new(); n];
-        for (&loc, ws) in &writers {
-            for &(a, w) in ws {
-                for &(b, r) in readers.get(&loc).into_iter().flatten() {
-                    let (ta, tb) = (nodes[a].0, nodes[b].0);
+        // (Sized for every reader of each write's location, its own thread's included.)
+        let most = nodes.iter().flat_map(|(_, acc)| &acc.writes).map(|w| readers.get(&w.loc).map_or(0, Vec::len)).sum();
+        let mut rf: Vec<Rf> = Vec::with_capacity(most);
+        let mut rf_start = Vec::with_capacity(n + 1);
+        for (a, (ta, acc)) in nodes.iter().enumerate() {
+            rf_start.push(rf.len());
+            for &w in &acc.writes {
+                for &(b, r) in readers.get(&w.loc).into_iter().flatten() {
+                    let tb = nodes[b].0;
                     let own_later = (tile && !waits_for(a, b)) || reads_later_own_write(&r, &w) || nodes[b].1.bulk_copy;
-                    if ta != tb || (b < a && own_later) {
+                    if *ta != tb || (b < a && own_later) {
                         let causal = generic(a, &w) && generic(b, &r) && w.vloc == r.vloc;
                         // Morally strong (§8.7): strong, and each one's scope includes the other's thread.
-                        let (pa, pb) = (&prog.places[ta], &prog.places[tb]);
+                        let (pa, pb) = (&prog.places[*ta], &prog.places[tb]);
                         let morally_strong = w.strong && r.strong && pa.scope_includes(w.scope, pb) && pb.scope_includes(r.scope, pa);
-                        let synchronizing = causal && ta != tb && morally_strong && w.release && r.acquire;
-                        rf_out[a].push(rf.len());
-                        rf.push(Rf { w: a, r: b, loc, causal, synchronizing });
+                        let synchronizing = causal && *ta != tb && morally_strong && w.release && r.acquire;
+                        rf.push(Rf { w_node: a as u32, r_node: b as u32, loc: w.loc, causal, synchronizing });
                     }
                 }
             }
         }
+        rf_start.push(rf.len());
         let mut partners: Vec<Vec<usize>> = vec![Vec::new(); n];
         let mut barrier = vec![false; n];
         for members in arrivals.values() {
@@ -314,8 +334,9 @@ impl StaticGraph {
             });
             coherent.insert(loc, ok);
         }
-        let succ: Vec<Vec<usize>> =
-            (0..n).map(|a| po[a].iter().chain(&partners[a]).copied().chain(rf_out[a].iter().map(|&e| rf[e].r)).collect()).collect();
+        let succ: Vec<Vec<usize>> = (0..n)
+            .map(|a| po[a].iter().chain(&partners[a]).copied().chain(rf[rf_start[a]..rf_start[a + 1]].iter().map(|e| e.r())).collect())
+            .collect();
         let scc = components(&succ);
         // A node in a loop is on a cycle of program order alone: in its own component with
         // another node of its thread, or a jump to itself.
@@ -336,13 +357,18 @@ impl StaticGraph {
                 single[a] = false;
             }
         }
-        StaticGraph { po, partners, rf, rf_out, global_fence, barrier, coherent, scc, single }
+        StaticGraph { po, partners, rf, rf_start, global_fence, barrier, coherent, scc, single }
+    }
+
+    /// The indices in `rf` of the edges that leave node `a`.
+    fn rf_out(&self, a: usize) -> std::ops::Range<usize> {
+        self.rf_start[a]..self.rf_start[a + 1]
     }
 
     /// Whether some `po ∪ rf` cycle may be in a consistent execution: a closed walk through some
     /// `rf` edge that is not fenced, not on one location and not synchronizing (module docs).
     pub(crate) fn porf_cycle_possible(&self) -> bool {
-        let cyclic: Vec<usize> = (0..self.rf.len()).filter(|&e| self.scc[self.rf[e].w] == self.scc[self.rf[e].r]).collect();
+        let cyclic: Vec<usize> = (0..self.rf.len()).filter(|&e| self.scc[self.rf[e].w()] == self.scc[self.rf[e].r()]).collect();
         if cyclic.is_empty() {
             return false;
         }
@@ -350,7 +376,7 @@ impl StaticGraph {
         // a location at most), an execution's cycle, simple, enters each read at most once:
         // search those. Otherwise (or past a budget), closed walks.
         let mut steps = SEARCH_BUDGET;
-        if cyclic.iter().all(|&e| self.single[self.rf[e].w] && self.single[self.rf[e].r]) {
+        if cyclic.iter().all(|&e| self.single[self.rf[e].w()] && self.single[self.rf[e].r()]) {
             let mut budget = SIMPLE_CYCLE_BUDGET;
             match self.unexcused_simple_cycle(&cyclic, &mut budget, &mut steps) {
                 Some(found) => return found,
@@ -369,7 +395,7 @@ impl StaticGraph {
     }
 
     /// For each `rf` edge `e` of `edges`, the stretches that can follow it: `(e', flags)` where a
-    /// run of `e.r`'s thread (or, through barrier partners, of others) goes from `e.r` to `e'.w`
+    /// run of `e.r()`'s thread (or, through barrier partners, of others) goes from `e.r()` to `e'.w`
     /// — `unfenced` where one such run passes no global `fence.sc` (or `e'` is not causal),
     /// `incoherent` where the stretch is not a read and a write of one coherent location,
     /// `unsynchronized` where `e'` does not synchronize (or a run passes a barrier partner).
@@ -383,13 +409,13 @@ impl StaticGraph {
         for &e in edges {
             let f = &self.rf[e];
             // (node, fenced so far, through a partner)
-            let start = (f.r, false, false);
+            let start = (f.r(), false, false);
             let mut seen = std::collections::HashSet::from([start]);
             let mut stack = vec![start];
             let mut next: HashMap<usize, Flags> = HashMap::new();
             while let Some((a, fenced, partner)) = stack.pop() {
-                *steps = steps.checked_sub(1 + self.rf_out[a].len() as u64)?;
-                for &o in &self.rf_out[a] {
+                *steps = steps.checked_sub(1 + self.rf_out(a).len() as u64)?;
+                for o in self.rf_out(a) {
                     if !member[o] {
                         continue;
                     }
@@ -403,7 +429,7 @@ impl StaticGraph {
                 let po = self.po[a].iter().map(|&b| (b, fenced || self.global_fence[b], partner));
                 let across = self.partners[a].iter().map(|&b| (b, fenced, true));
                 for s in po.chain(across) {
-                    if self.scc[s.0] == self.scc[f.r] && seen.insert(s) {
+                    if self.scc[s.0] == self.scc[f.r()] && seen.insert(s) {
                         stack.push(s);
                     }
                 }
@@ -432,8 +458,8 @@ impl StaticGraph {
                 }
                 // The read and the write of `o` are events of the cycle already (`single`: a node
                 // has one read and one write of a location).
-                let (w, r, loc) = (g.rf[o].w, g.rf[o].r, g.rf[o].loc);
-                if o < first || path.iter().any(|&p| g.rf[p].loc == loc && (g.rf[p].r == r || g.rf[p].w == w)) {
+                let (w, r, loc) = (g.rf[o].w(), g.rf[o].r(), g.rf[o].loc);
+                if o < first || path.iter().any(|&p| g.rf[p].loc == loc && (g.rf[p].r() == r || g.rf[p].w() == w)) {
                     continue;
                 }
                 path.push(o);
@@ -470,9 +496,9 @@ impl StaticGraph {
             passed: bool,
         }
         let f = &self.rf[first];
-        let component = self.scc[f.r];
+        let component = self.scc[f.r()];
         let enter = |e: &Rf, seen: Flags, passed: bool| State {
-            node: e.r,
+            node: e.r(),
             loc: Some(e.loc),
             fenced: false,
             passed,
@@ -489,7 +515,7 @@ impl StaticGraph {
         let mut seen = std::collections::HashSet::from([start]);
         let mut stack = vec![start];
         while let Some(s) = stack.pop() {
-            *steps = steps.checked_sub(1 + self.rf_out[s.node].len() as u64)?;
+            *steps = steps.checked_sub(1 + self.rf_out(s.node).len() as u64)?;
             let mut push = |next: State| {
                 if self.scc[next.node] == component && seen.insert(next) {
                     stack.push(next);
@@ -503,7 +529,7 @@ impl StaticGraph {
                 let passed = gone_on(&s, false);
                 push(State { node: j, loc: None, seen: Flags { unfenced: true, incoherent: true, unsynchronized: true }, passed, ..s });
             }
-            for &e in &self.rf_out[s.node] {
+            for e in self.rf_out(s.node) {
                 let out = &self.rf[e];
                 let seen = s.seen.or(Flags { unfenced: !s.fenced, incoherent: s.loc != Some(out.loc), unsynchronized: false });
                 if e == first {
@@ -544,7 +570,7 @@ impl StaticGraph {
         (0..self.rf.len())
             .filter(|&e| {
                 let f = &self.rf[e];
-                f.r == a && f.w != a && self.scc[f.w] == self.scc[a] && from(f.w)
+                f.r() == a && f.w() != a && self.scc[f.w()] == self.scc[a] && from(f.w())
             })
             .any(|e| self.unexcused_cycle_through(e, Some((a, Exit::Po)), steps) != Some(false))
     }
@@ -554,7 +580,7 @@ impl StaticGraph {
         let Some(left) = steps.checked_sub(1 + self.rf.len() as u64 / 16) else { return true };
         *steps = left;
         (0..self.rf.len())
-            .filter(|&e| self.scc[self.rf[e].w] == self.scc[a] && self.scc[self.rf[e].r] == self.scc[a])
+            .filter(|&e| self.scc[self.rf[e].w()] == self.scc[a] && self.scc[self.rf[e].r()] == self.scc[a])
             .any(|e| self.unexcused_cycle_through(e, Some((a, exit)), steps) != Some(false))
     }
 
@@ -594,9 +620,9 @@ impl StaticGraph {
                 continue;
             }
             let needers = needed_by(x)?;
-            *steps = steps.checked_sub(1 + (needers.len() + self.partners[x].len() + self.rf_out[x].len()) as u64)?;
+            *steps = steps.checked_sub(1 + (needers.len() + self.partners[x].len() + self.rf_out(x).len()) as u64)?;
             stack.extend(needers.iter().map(|&y| (y, crossed)));
-            stack.extend(self.partners[x].iter().chain(self.rf_out[x].iter().map(|&e| &self.rf[e].r)).map(|&y| (y, true)));
+            stack.extend(self.partners[x].iter().copied().chain(self.rf_out(x).map(|e| self.rf[e].r())).map(|y| (y, true)));
         }
         Some(false)
     }
@@ -610,23 +636,23 @@ impl StaticGraph {
     pub(crate) fn barrier_on_cycle(&self) -> bool {
         let mut steps = SEARCH_BUDGET;
         self.rf.iter().any(|f| {
-            if self.scc[f.w] != self.scc[f.r] {
+            if self.scc[f.w()] != self.scc[f.r()] {
                 return false;
             }
             // (node, whether the path passed a barrier arrival)
-            let start = (f.r, self.barrier[f.r]);
+            let start = (f.r(), self.barrier[f.r()]);
             let mut seen = std::collections::HashSet::from([start]);
             let mut stack = vec![start];
             while let Some((a, through)) = stack.pop() {
-                if a == f.w && through {
+                if a == f.w() && through {
                     return true;
                 }
-                let Some(left) = steps.checked_sub(1 + self.po[a].len() as u64 + self.rf_out[a].len() as u64) else { return true };
+                let Some(left) = steps.checked_sub(1 + self.po[a].len() as u64 + self.rf_out(a).len() as u64) else { return true };
                 steps = left;
-                let next = self.po[a].iter().chain(&self.partners[a]).copied().chain(self.rf_out[a].iter().map(|&e| self.rf[e].r));
+                let next = self.po[a].iter().chain(&self.partners[a]).copied().chain(self.rf_out(a).map(|e| self.rf[e].r()));
                 for b in next {
                     let s = (b, through || self.barrier[b]);
-                    if self.scc[b] == self.scc[f.r] && seen.insert(s) {
+                    if self.scc[b] == self.scc[f.r()] && seen.insert(s) {
                         stack.push(s);
                     }
                 }
