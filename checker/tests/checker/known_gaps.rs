@@ -13,8 +13,8 @@
 //! program 263645 of `fuzz --seed 778`, an acquire `cas`, named since its caveat's test counts
 //! acquires; pinned by that test alone; `assume` 35063193, an rmw's read kept with its write a
 //! hole, named since the rmw-hole test looks at revisits the maximality test rejects), and three that explore executions twice (`tileir`
-//! 27043822, a vector store writing one element twice; program 275549 of `fuzz --seed 778` and
-//! program 16812 of `fuzz --seed 779`, within the rmw-hole caveat). More since: `proxy`
+//! 27043822, a vector store writing one element twice; program 275549 of `fuzz --seed 778` —
+//! closed since — and program 16812 of `fuzz --seed 779`, within the rmw-hole caveat). More since: `proxy`
 //! 53163872, duplicates with no caveat; `assume` 58085115, missed executions of an `exch`
 //! that Atomicity holds in place, named by a caveat since (`explore::holes::held_by_atomicity`);
 //! `assume` 66048245, executions with a failed `assume` explored twice; and `assume` 71123294,
@@ -1794,9 +1794,11 @@ fn fuzz_778_263645_an_acquire_cas_failing_on_a_cycle_is_named() {
 /// P1's `z` write before the store — but that graph makes the revisit before it is filled. The
 /// test of "Holes open at a refilled write half" (`OpenAtRefill::may_stay_open`) judges whether
 /// the `exch z` write was kept by the revisit that opened the hole by thread order, while it was
-/// added before the revisited read (stamps 9 and 10). Open.
+/// added before the revisited read (stamps 9 and 10). Closed with `ptx` 68006661
+/// (`ptx::a_deleted_write_after_a_refilled_reads_source_is_explored_once`): the test held no hole
+/// open for a deleted write placed right after the refilled read's source, P1's `exch z` write
+/// after P0's here.
 #[test]
-#[ignore = "open: 3 of 39 executions explored twice, within the rmw-hole caveat"]
 fn fuzz_778_275549_a_hole_held_open_at_a_refilled_write_half() {
     explorer_equals_oracle_past(
         r"PTX fuzz-778-275549-shrunk
