@@ -395,8 +395,9 @@ impl StaticGraph {
     }
 
     /// For each `rf` edge `e` of `edges`, the stretches that can follow it: `(e', flags)` where a
-    /// run of `e.r()`'s thread (or, through barrier partners, of others) goes from `e.r()` to `e'.w`
-    /// — `unfenced` where one such run passes no global `fence.sc` (or `e'` is not causal),
+    /// run of the thread of `e`'s read (or, through barrier partners, of others) goes from that
+    /// read to `e'`'s write — `unfenced` where one such run passes no global `fence.sc` (or `e'`
+    /// is not causal),
     /// `incoherent` where the stretch is not a read and a write of one coherent location,
     /// `unsynchronized` where `e'` does not synchronize (or a run passes a barrier partner).
     /// `None` past `steps`.
