@@ -566,14 +566,16 @@ fn may_precede(code: &[crate::program::CodeLine], a: usize, b: usize) -> bool {
 fn cas_before_ordering(prog: &CompiledProgram) -> Vec<(usize, Option<i64>)> {
     let mut out = Vec::new();
     let mut start = 0;
-    for (ti, t) in prog.threads.iter().enumerate() {
+    // (Found once, where a `cas` with a constant expected value asks.)
+    let writers = std::cell::OnceCell::new();
+    for t in &prog.threads {
         out.extend(t.code.iter().enumerate().filter_map(|(i, l)| {
             let Op::Rmw { op: tcfuzz_litmus::AtomOp::Cas, a, b: Some(_), read, .. } = &l.op else { return None };
             // A register expected value: the read needs what it comes from (`dep_prefix`).
             let crate::program::Opnd::Imm(expected) = *a else { return Some((start + i, None)) };
             // A `cas` that no write can make fail (every write it could read holds its expected
             // value, the initial one aside, which comes later on no cycle) is not of the class.
-            if !failure_source_possible(prog, (ti, i), read.loc, expected) {
+            if !writers.get_or_init(|| Writers::of(prog)).failure_source_possible(start + i, read.loc, expected) {
                 return None;
             }
             let orders = |op: &Op| match op {
@@ -596,24 +598,42 @@ fn cas_before_ordering(prog: &CompiledProgram) -> Vec<(usize, Option<i64>)> {
     out
 }
 
-/// Whether instruction `at` of a thread, a `cas` of `loc` expecting `expected`, may fail by
-/// reading a write rather than the initial value: some instruction of `prog` other than the `cas`
-/// itself may write `loc` a value other than `expected` — a store or an `exch` of another value,
-/// a `cas` setting another one, any other rmw or a store of a register (values this test does
-/// not follow), any other operation writing `loc`, or a bulk copy (which may write anything). The
-/// `cas`'s own write is left out: a later run of it in a loop is po-after it, which it never reads
-/// (one label: morally strong with itself, PTX ISA §8.7), and an earlier run is added before it
-/// in every exploration, so comes later on no cycle. (`MICRO24-Fig4b`, conformance corpus: a spin
-/// loop of `cas flag, 1, 0` waiting for an `exch flag, 1` carried the caveat, with no failure but
-/// on the initial value.)
-fn failure_source_possible(prog: &CompiledProgram, at: (usize, usize), loc: crate::program::label::LocId, expected: i64) -> bool {
-    prog.threads.iter().enumerate().any(|(ti, t)| {
-        t.code.iter().enumerate().any(|(i, l)| {
-            let this_cas = (ti, i) == at;
-            let writes = matches!(l.op, Op::BulkCopy { .. }) || accesses(&l.op).writes.iter().any(|w| w.loc == loc);
-            !this_cas && writes && may_write_other_than(&l.op, expected)
-        })
-    })
+/// The instructions of a program that write memory, by location, numbered as [`StaticGraph`]
+/// numbers them (thread by thread), and whether a bulk copy (which may write anything) is among
+/// them.
+struct Writers<'p> {
+    by_loc: std::collections::HashMap<crate::program::label::LocId, Vec<(usize, &'p Op)>>,
+    bulk_copy: bool,
+}
+
+impl<'p> Writers<'p> {
+    fn of(prog: &'p CompiledProgram) -> Self {
+        let mut w = Writers { by_loc: Default::default(), bulk_copy: false };
+        let ops = prog.threads.iter().flat_map(|t| t.code.iter().map(|l| &l.op));
+        for (node, op) in ops.enumerate() {
+            w.bulk_copy |= matches!(op, Op::BulkCopy { .. });
+            let mut locs: Vec<_> = accesses(op).writes.iter().map(|l| l.loc).collect();
+            locs.dedup();
+            for loc in locs {
+                w.by_loc.entry(loc).or_default().push((node, op));
+            }
+        }
+        w
+    }
+
+    /// Whether instruction `at`, a `cas` of `loc` expecting `expected`, may fail by reading a
+    /// write rather than the initial value: some instruction other than the `cas` itself may write
+    /// `loc` a value other than `expected` — a store or an `exch` of another value, a `cas`
+    /// setting another one, any other rmw or a store of a register (values this test does not
+    /// follow), any other operation writing `loc`, or a bulk copy. The `cas`'s own write is left
+    /// out: a later run of it in a loop is po-after it, which it never reads (one label: morally
+    /// strong with itself, PTX ISA §8.7), and an earlier run is added before it in every
+    /// exploration, so comes later on no cycle. (`MICRO24-Fig4b`, conformance corpus: a spin loop
+    /// of `cas flag, 1, 0` waiting for an `exch flag, 1` carried the caveat, with no failure but
+    /// on the initial value.)
+    fn failure_source_possible(&self, at: usize, loc: crate::program::label::LocId, expected: i64) -> bool {
+        self.bulk_copy || self.by_loc.get(&loc).into_iter().flatten().any(|&(node, op)| node != at && may_write_other_than(op, expected))
+    }
 }
 
 /// Whether `op`, where it writes, may write a value other than `value`: all but a store of a
