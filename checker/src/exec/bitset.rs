@@ -16,6 +16,11 @@ impl BitSet {
         BitSet { words: vec![0; capacity.div_ceil(64)] }
     }
 
+    /// Empties the set, keeping its capacity.
+    pub fn clear(&mut self) {
+        self.words.fill(0);
+    }
+
     pub fn insert(&mut self, i: usize) -> bool {
         let (w, b) = (i / 64, i % 64);
         let had = self.words[w] & (1 << b) != 0;

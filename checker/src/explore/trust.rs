@@ -100,7 +100,7 @@
 
 use std::rc::Rc;
 
-use super::holes::{cut, dep_prefix, fix_cas_layout, frontier, held_by_atomicity, present};
+use super::holes::{cut, dep_prefix, fix_cas_layout, frontier, held_by_atomicity};
 use super::maximal::{CoAfter, pending_reads, rmw_hole_left, rmw_write_hole_left};
 use crate::error::CheckError;
 use crate::exec::bitset::BitSet;
@@ -750,7 +750,19 @@ impl Explorer<'_, '_> {
         let loc = g.loc_of(a);
         let own = g.event(a).deps;
         let own_read = |r: EventId| r.thread == a.thread && r.index < a.index && own & 1 << r.index != 0;
-        if !present(g).any(|r| g.label(r).is_read() && g.label(r).loc == loc && !own_read(r)) {
+        // The reads to revisit, in the order of the graph: found before the prefix, which then
+        // removes those `a` depends on (its own rmw read among them).
+        // (Loops over the threads rather than `present`: asked of every write added.)
+        let mut reads: Vec<EventId> = Vec::new();
+        for (t, evs) in g.threads.iter().enumerate() {
+            for (i, ev) in evs.iter().enumerate() {
+                let r = EventId::new(t, i);
+                if ev.stamp != HOLE && ev.label.is_read() && ev.label.loc == loc && !own_read(r) {
+                    reads.push(r);
+                }
+            }
+        }
+        if reads.is_empty() {
             return Ok(());
         }
         let idx = g.node_index();
@@ -761,15 +773,22 @@ impl Explorer<'_, '_> {
             let traced = self.traced(g, (a, r), RevisitOutcome::HeldByAtomicity, None);
             self.trace_met(traced, true, Gap::AtomicityHeld);
         }
-        let reads: Vec<EventId> = present(g)
-            .filter(|&r| {
-                let l = g.label(r);
-                l.is_read() && l.loc == loc && !prefix.contains(idx.node(r))
-            })
-            .collect();
+        reads.retain(|&r| !prefix.contains(idx.node(r)));
+        if reads.is_empty() {
+            return Ok(());
+        }
         // The events a revisit may delete: those outside the prefix, with their stamps.
-        let outside: Vec<(usize, u32)> = present(g).map(|e| (idx.node(e), g.stamp(e))).filter(|&(n, _)| !prefix.contains(n)).collect();
+        let mut outside: Vec<(usize, u32)> = Vec::new();
+        for (t, evs) in g.threads.iter().enumerate() {
+            for (i, ev) in evs.iter().enumerate() {
+                let n = idx.node(EventId::new(t, i));
+                if ev.stamp != HOLE && !prefix.contains(n) {
+                    outside.push((n, ev.stamp));
+                }
+            }
+        }
         let mut co_after = None;
+        let mut deleted = BitSet::new(idx.len());
         for r in reads {
             // Under TruSt's revisits most candidates fail the maximality test on `r` alone: asked
             // before the deleted set is built (debug builds go on, to check the answer).
@@ -782,7 +801,7 @@ impl Explorer<'_, '_> {
                 continue;
             }
             let sr = g.stamp(r);
-            let mut deleted = BitSet::new(idx.len());
+            deleted.clear();
             for &(n, _) in outside.iter().filter(|&&(_, s)| s > sr) {
                 deleted.insert(n);
             }
