@@ -39,7 +39,8 @@ Exit codes:
   6  (gpu) no GPU or no CUDA driver on this machine, or a GPU that cannot run the program
   7  (gpu run, gpu bench) the GPU showed a final state the model forbids
   8  (worker --gpu) a kernel hung or faulted: the worker stopped so that a restart gets the GPU back
-  130  (fuzz) stopped by Ctrl-C; everything recorded so far is in the corpus
+  130  stopped by Ctrl-C: (fuzz) everything recorded so far is in the corpus; (check, selftest)
+       what was checked before it is reported
 
 The litmus format is documented in litmus/FORMAT.md."
 )]

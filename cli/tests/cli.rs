@@ -1047,6 +1047,40 @@ mod selftest {
         assert_eq!((&lines[1]["past_deadline"], &lines[1]["models"]["tileir"]["past_deadline"]), (&1.into(), &1.into()), "{}", lines[1]);
     }
 
+    /// A program's files are written as soon as it (and every earlier one) is done, not at the end
+    /// of the run, and Ctrl-C stops the run with a summary of the programs checked (exit 130).
+    #[test]
+    fn files_are_written_as_the_run_goes_and_ctrl_c_ends_it_with_a_summary() {
+        let dir = TempDir::new("selftest-ctrl-c");
+        let args = ["selftest", "--programs", "1000000", "--family", "proxy", "--model", "ptx", "--seed", "7000160", "-j", "1"];
+        let child = Command::new(env!("CARGO_BIN_EXE_tcfuzz"))
+            .args([&args[..], &["--caveats-out", "caveats", "--json"]].concat())
+            .current_dir(dir.path())
+            .env_remove("RUST_LOG")
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .expect("run tcfuzz");
+        // Program 0 misses executions within its caveat (as above): its file comes first.
+        let file = dir.path().join("caveats/caveat-proxy-7000160.litmus");
+        let start = std::time::Instant::now();
+        while !file.exists() && start.elapsed() < std::time::Duration::from_secs(120) {
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        }
+        assert!(file.exists(), "the first program's file is written while the run goes on");
+        // SAFETY: sends SIGINT to the child we started.
+        assert_eq!(unsafe { libc::kill(child.id() as libc::pid_t, libc::SIGINT) }, 0);
+        let out = child.wait_with_output().expect("output");
+        assert_eq!(code(&out), 130, "stdout: {}\nstderr: {}", stdout(&out), stderr(&out));
+        let text = stdout(&out);
+        let last: Value = serde_json::from_str(text.lines().last().unwrap_or_default()).unwrap_or_else(|e| panic!("{e}: {text}"));
+        assert_eq!((&last["kind"], &last["disagree"]), (&"summary".into(), &0.into()), "{last}");
+        let programs = last["programs"].as_u64().unwrap_or(0);
+        assert!((1..1_000_000).contains(&programs), "{last}");
+        assert_eq!(last["agree"].as_u64().unwrap_or(0) + last["skipped"].as_u64().unwrap_or(0), programs, "{last}");
+        assert!(last["models"]["ptx"]["within_caveat"].as_u64().is_some_and(|n| n >= 1), "{last}");
+    }
+
     /// With every family, a program's family is a function of its seed: a run split in two checks
     /// the programs of the whole run (the per-model counts add up).
     #[test]

@@ -5,6 +5,7 @@
 pub(crate) mod compare;
 mod report;
 
+use std::collections::BTreeMap;
 use std::io::{IsTerminal, Write};
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -18,6 +19,7 @@ use tcfuzz_checker::ModelKind;
 use tcfuzz_generator::random::Family;
 
 use crate::commands::check::Model;
+use crate::commands::interrupt;
 use crate::exit::{self, UsageError};
 use crate::outputs;
 use compare::ProgramReport;
@@ -81,12 +83,16 @@ then one summary object:
 /// with --out DIR its program is also written to DIR/selftest-FAMILY-SEED.litmus, with `//`
 /// lines saying what differed (`tcfuzz check --oracle` re-checks it). The summary line
 /// `selftest: N programs, A agree, D disagree, S skipped[, P past the deadline] (seed S)` goes
-/// to stderr at the end. A progress bar goes to stderr when it is a terminal (not with --json
-/// or -q).
+/// to stderr at the end. Lines and files are written as the run goes, in the order of the
+/// programs (a program's output waits for earlier programs still in progress), so a long run
+/// holds no reports and loses none when stopped. Ctrl-C starts no new program; those in progress finish
+/// (each within --deadline-ms) and the summary covers the programs checked. A progress bar goes
+/// to stderr when it is a terminal (not with --json or -q).
 ///
 /// Exit codes: 0 the explorer and the oracle agree on every program checked; 5 they disagree on
 /// some program; 1 an output file cannot be written, or a generated program does not parse back
-/// (a bug); 2 usage error (e.g. --family tileir --model sc).
+/// (a bug); 2 usage error (e.g. --family tileir --model sc); 130 stopped by Ctrl-C (the summary
+/// says whether the programs checked disagree).
 #[derive(Debug, clap::Args)]
 #[command(after_long_help = JSON_SCHEMA)]
 pub struct Args {
@@ -185,31 +191,40 @@ pub fn run(args: &Args, quiet: bool) -> Result<ExitCode> {
     let hidden = args.json || quiet || !std::io::stderr().is_terminal();
     let bar = progress_bar(args.programs, hidden);
     let deadline = std::time::Duration::from_millis(args.deadline_ms);
-    let reports = check_all(&plans, (args.programs, seed), jobs, deadline, &bar)?;
-    bar.finish_and_clear();
-    let seconds = start.elapsed().as_secs_f64();
-
+    // Ctrl-C stops handing out programs; the summary covers those checked.
+    let _ = interrupt::flag();
     let mut stdout = std::io::stdout().lock();
     let mut summary = Summary::default();
-    for r in &reports {
+    // Each program's lines and files as soon as it and every earlier one are done: a long run
+    // keeps none of its reports, and what it found is written if it is stopped.
+    check_each(&plans, (args.programs, seed), jobs, deadline, &bar, |r| {
         for (model, c) in &r.checks {
             if let compare::Comparison::Skipped(why) = c {
                 tracing::debug!(seed = r.seed, family = r.family.name(), model = model.name(), why, "skipped");
             }
         }
-        summary.add(r);
-        report::disagreements(r, args.out.as_deref(), args.json, &mut stdout)?;
-        report::past_deadline(r, args.deadline_ms, args.out.as_deref(), args.json, &mut stdout)?;
+        summary.add(&r);
+        report::disagreements(&r, args.out.as_deref(), args.json, &mut stdout)?;
+        report::past_deadline(&r, args.deadline_ms, args.out.as_deref(), args.json, &mut stdout)?;
         if let Some(dir) = &args.caveats_out {
-            report::within_caveat(r, dir)?;
+            report::within_caveat(&r, dir)?;
         }
-    }
+        Ok(())
+    })?;
+    bar.finish_and_clear();
+    let seconds = start.elapsed().as_secs_f64();
     tracing::info!(seconds, models = ?summary.models, "selftest done");
     if args.json || !quiet {
         report::summary(&summary, seed, &families, seconds, args.json, &mut stdout)?;
     }
     stdout.flush()?;
-    Ok(if summary.programs.disagree > 0 { ExitCode::from(exit::EXPLORER_ORACLE_DISAGREE) } else { ExitCode::SUCCESS })
+    Ok(if interrupt::pressed() {
+        ExitCode::from(exit::INTERRUPTED)
+    } else if summary.programs.disagree > 0 {
+        ExitCode::from(exit::EXPLORER_ORACLE_DISAGREE)
+    } else {
+        ExitCode::SUCCESS
+    })
 }
 
 /// The families of the run with their models; a usage error if `--model` leaves a family named
@@ -261,18 +276,24 @@ impl FamilyArg {
     }
 }
 
-/// Checks programs `0..n` (seeds `seed..seed + n`) on `jobs` threads, each comparison within
-/// `deadline`; the reports come back in program order.
-fn check_all(
+/// Checks programs `0..n` of the run on `jobs` threads, each comparison within `deadline`, and
+/// hands each report to `on_report` in program order (a report waits only for the earlier ones
+/// still in progress). After Ctrl-C no program is started; those in progress finish, so the
+/// programs reported are the run's first ones. The first error (of a program, or of
+/// `on_report`) stops the run and is returned.
+fn check_each(
     plans: &[Plan],
     (n, seed): (u64, u64),
     jobs: u64,
     deadline: std::time::Duration,
     bar: &ProgressBar,
-) -> Result<Vec<ProgramReport>> {
+    mut on_report: impl FnMut(ProgramReport) -> Result<()>,
+) -> Result<()> {
     let next = AtomicU64::new(0);
     let (tx, rx) = mpsc::channel::<Result<ProgramReport>>();
-    let mut reports = Vec::with_capacity(usize::try_from(n).unwrap_or(0));
+    // Reports that came back before an earlier one, by index.
+    let mut early: BTreeMap<u64, ProgramReport> = BTreeMap::new();
+    let mut next_out = 0;
     let mut first_error = None;
     let mut disagree = 0;
     std::thread::scope(|s| {
@@ -282,7 +303,8 @@ fn check_all(
             // a new one.)
             s.spawn(move || {
                 tcfuzz_checker::on_explorer_stack(move || {
-                    loop {
+                    // (Asked before a program is taken, so that every program taken is reported.)
+                    while !interrupt::pressed() {
                         let i = next.fetch_add(1, Ordering::Relaxed);
                         if i >= n {
                             break;
@@ -303,27 +325,39 @@ fn check_all(
         drop(tx);
         for result in rx {
             bar.inc(1);
+            if first_error.is_some() {
+                continue;
+            }
             match result {
                 Ok(r) => {
                     if r.outcome() == compare::Outcome::Disagree {
                         disagree += 1;
                         bar.set_message(format!("{disagree} disagree"));
                     }
-                    reports.push(r);
+                    early.insert(r.index, r);
+                    while let Some(r) = early.remove(&next_out) {
+                        next_out += 1;
+                        if let Err(e) = on_report(r) {
+                            first_error = Some(e);
+                            break;
+                        }
+                    }
                 }
-                Err(e) => {
-                    // Stop handing out programs: the run is void.
-                    next.store(n, Ordering::Relaxed);
-                    first_error.get_or_insert(e);
-                }
+                Err(e) => first_error = Some(e),
+            }
+            if first_error.is_some() {
+                // Stop handing out programs: the run is void.
+                next.store(n, Ordering::Relaxed);
             }
         }
     });
-    if let Some(e) = first_error {
-        return Err(e);
+    match first_error {
+        Some(e) => Err(e),
+        None => {
+            debug_assert!(early.is_empty(), "a report after a gap in the programs taken");
+            Ok(())
+        }
     }
-    reports.sort_by_key(|r| r.index);
-    Ok(reports)
 }
 
 /// A progress bar on stderr, or a hidden one.
