@@ -406,7 +406,13 @@
 //! programs of `tcfuzz selftest` (every family), the barrier example (11 of 11), and
 //! `szymanski`'s PTX counts equal GenMC's RC11 counts (6 and 78 at n = 1, 2; without it 3 and
 //! 3). Where a revisit still finds no qualifying graph (a forced source it does not accept), the
-//! explorer records it ([`Explorer::lost_revisit`]) and the verdict says it may miss executions.
+//! explorer records it ([`Explorer::lost_revisit`]) and the verdict says it may miss executions
+//! — unless the read could take a source of `Previous(r)` after all, or the graph in which it
+//! reads its forced source (not the deleted write it reads here) can be completed: that graph
+//! is the one the revisit comes from (`Explorer::completable_with_forced_source`; measured, not
+//! proven: `selftest` at 75M–76M, 76,000 programs, the same disagreements (none) and misses
+//! within caveats with and without it, and `szymanski` under PTX loses a caveat it carried at
+//! every size while its counts stay GenMC's).
 
 use super::holes::{cut, dep_prefix, fix_cas_layout, instruction_predecessor, present};
 use super::trust::Explorer;
@@ -514,6 +520,7 @@ impl Explorer<'_, '_> {
             if self.dependency_revisits
                 && !self.lost_revisit.get()
                 && !self.completable_with_previous_source(g, idx, (a, r), prefix, pending)?
+                && !self.completable_with_forced_source(g, idx, (a, r), prefix, deleted, &never_read)?
             {
                 self.lost_revisit.set(true);
             }
@@ -938,6 +945,46 @@ impl Explorer<'_, '_> {
             }
         }
         Ok(false)
+    }
+
+    /// For `r`, reading a write this revisit deletes that is not its forced source: whether the
+    /// revisit has the graph in which `r` reads that forced source to come from instead — the
+    /// `co`-latest deleted write `f` of its location that leaves a hole (but for its own write
+    /// half and a write it never reads, as [`forced_source`] asks), with `Previous(r)` and `f`'s
+    /// dependency prefix completable around `r` reading `f`. Then the revisit is not lost: from
+    /// that graph `r`'s source is forced. (`szymanski` under PTX: T1's `st flag2, 2` revisiting
+    /// T0's first `ld flag2`, which reads T1's first `st flag2, 1` while T1's `st flag2, 3`,
+    /// deleted too, leaves a hole; `r` can read nothing of `Previous(r)` — the `fence.sc`s rule
+    /// the initial value out — but the graph where it reads `flag2 = 3`, failing its `assume`
+    /// while T1 goes on, is the revisit's. The lost-revisit caveat stood on every size.)
+    fn completable_with_forced_source(
+        &self,
+        g: &ExecutionGraph,
+        idx: &NodeIndex,
+        (a, r): (EventId, EventId),
+        prefix: &BitSet,
+        deleted: &BitSet,
+        never_read: &dyn Fn(EventId) -> bool,
+    ) -> Result<bool, CheckError> {
+        let own_half = |x: EventId| x == EventId { thread: r.thread, index: r.index + 1 } && g.label(x).rmw_write;
+        let forced = g
+            .writes_to(g.label(r).loc)
+            .filter(|&x| !x.is_init() && !own_half(x) && deleted.contains(idx.node(x)) && leaves_hole(g, idx, x, deleted) && !never_read(x))
+            .last();
+        let Some(f) = forced.filter(|&f| Some(f) != g.event(r).rf) else { return Ok(false) };
+        let f_prefix = dep_prefix(g, idx, self.prog, f);
+        let sr = g.stamp(r);
+        let previous = |x: EventId| {
+            x.is_init() || (!g.is_hole(x) && (g.stamp(x) <= sr || prefix.contains(idx.node(x)) || f_prefix.contains(idx.node(x))))
+        };
+        let keep = |x: EventId| previous(x) && x != a;
+        let placed = |x: EventId| keep(x) || x == a;
+        let holes: Vec<EventId> = holes_left(g, &placed, false).filter(|&h| h != a && !may_wait(g, a, h)).collect();
+        if self.plain_memory(g, r) && rmw_read(g, r) {
+            self.could_choose_rmw(g, (&keep, a), &holes, r, f)
+        } else {
+            self.could_choose(g, (&keep, a), &holes, r, f)
+        }
     }
 
     /// Whether `x` is an access of ordinary memory: not of a synchronization object (mbarrier,
