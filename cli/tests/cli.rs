@@ -67,6 +67,18 @@ fn tcfuzz(args: &[&str], cwd: &Path) -> Output {
     Command::new(env!("CARGO_BIN_EXE_tcfuzz")).args(args).current_dir(cwd).env_remove("RUST_LOG").output().expect("run tcfuzz")
 }
 
+/// `tcfuzz ARGS` in `cwd`, started with its output piped: for tests that signal it as it runs.
+fn spawn_tcfuzz(args: &[&str], cwd: &Path) -> std::process::Child {
+    Command::new(env!("CARGO_BIN_EXE_tcfuzz"))
+        .args(args)
+        .current_dir(cwd)
+        .env_remove("RUST_LOG")
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("run tcfuzz")
+}
+
 fn stdout(out: &Output) -> String {
     String::from_utf8_lossy(&out.stdout).into_owned()
 }
@@ -1053,14 +1065,7 @@ mod selftest {
     fn files_are_written_as_the_run_goes_and_ctrl_c_ends_it_with_a_summary() {
         let dir = TempDir::new("selftest-ctrl-c");
         let args = ["selftest", "--programs", "1000000", "--family", "proxy", "--model", "ptx", "--seed", "7000160", "-j", "1"];
-        let child = Command::new(env!("CARGO_BIN_EXE_tcfuzz"))
-            .args([&args[..], &["--caveats-out", "caveats", "--json"]].concat())
-            .current_dir(dir.path())
-            .env_remove("RUST_LOG")
-            .stdout(std::process::Stdio::piped())
-            .stderr(std::process::Stdio::piped())
-            .spawn()
-            .expect("run tcfuzz");
+        let child = spawn_tcfuzz(&[&args[..], &["--caveats-out", "caveats", "--json"]].concat(), dir.path());
         // Program 0 misses executions within its caveat (as above): its file comes first.
         let file = dir.path().join("caveats/caveat-proxy-7000160.litmus");
         let start = std::time::Instant::now();

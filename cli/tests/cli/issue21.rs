@@ -174,14 +174,7 @@ fn item4_ctrl_c_prints_the_partial_counts_of_the_file_in_progress() {
     let dir = TempDir::new("i21-ctrl-c");
     dir.write("a-slow.litmus", &slow_program());
     dir.write("b-sb.litmus", SB);
-    let child = Command::new(env!("CARGO_BIN_EXE_tcfuzz"))
-        .args(["check", "a-slow.litmus", "b-sb.litmus"])
-        .current_dir(dir.path())
-        .env_remove("RUST_LOG")
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .expect("run tcfuzz");
+    let child = spawn_tcfuzz(&["check", "a-slow.litmus", "b-sb.litmus"], dir.path());
     // Wait until the handler is installed (Linux: SIGINT, bit 1, in SigCgt), then a little more.
     let caught = || {
         let status = std::fs::read_to_string(format!("/proc/{}/status", child.id())).unwrap_or_default();
