@@ -85,9 +85,9 @@ then one summary object:
 /// `selftest: N programs, A agree, D disagree, S skipped[, P past the deadline] (seed S)` goes
 /// to stderr at the end. Lines and files are written as the run goes, in the order of the
 /// programs (a program's output waits for earlier programs still in progress), so a long run
-/// holds no reports and loses none when stopped. Ctrl-C starts no new program; those in progress finish
-/// (each within --deadline-ms) and the summary covers the programs checked. A progress bar goes
-/// to stderr when it is a terminal (not with --json or -q).
+/// holds no reports and loses none when stopped. Ctrl-C starts no new program; those in
+/// progress finish (each within --deadline-ms) and the summary covers the programs checked. A
+/// progress bar goes to stderr when it is a terminal (not with --json or -q).
 ///
 /// Exit codes: 0 the explorer and the oracle agree on every program checked; 5 they disagree on
 /// some program; 1 an output file cannot be written, or a generated program does not parse back
