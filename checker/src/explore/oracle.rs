@@ -56,55 +56,8 @@ pub(crate) struct Oracle<'a, 'c> {
 
 impl Oracle<'_, '_> {
     pub fn run(&mut self) -> Result<(), CheckError> {
-        let nlocs = self.prog.locations.len();
-        let mut values: Vec<BTreeSet<i64>> = self.prog.locations.iter().map(|l| BTreeSet::from([l.init])).collect();
-        let mut traces = Vec::new();
-        let rounds: usize = self
-            .prog
-            .threads
-            .iter()
-            .map(|t| {
-                let writers = t
-                    .code
-                    .iter()
-                    .map(|l| match &l.op {
-                        Op::TcCommit { arrives, .. } => arrives.len(),
-                        Op::Store { .. } | Op::Rmw { .. } | Op::SyncArrive { .. } | Op::TcCompute { .. } => 1,
-                        Op::BulkCopy { .. } | Op::TmemAlloc { .. } => 2,
-                        _ => 0,
-                    })
-                    .sum::<usize>();
-                let loops = t.code.iter().enumerate().any(|(pc, l)| match l.op {
-                    Op::Branch { target, .. } | Op::Goto { target } => target <= pc,
-                    _ => false,
-                });
-                if loops { writers * (self.loop_bound as usize + 1) } else { writers }
-            })
-            .sum::<usize>()
-            + 1;
-        for _ in 0..rounds {
-            traces = Vec::new();
-            let mut budget = self.limit;
-            for code in &self.prog.threads {
-                traces.push(thread_traces(code, &values, self.loop_bound, &mut budget, &|| self.interrupted())?);
-            }
-            let mut grown = values.clone();
-            for t in traces.iter().flatten() {
-                for (ev, _) in &t.events {
-                    if ev.label.kind == EventKind::Write {
-                        grown[ev.label.loc as usize].insert(ev.value);
-                    }
-                }
-            }
-            if grown.iter().any(|s| s.len() > MAX_VALUES_PER_LOCATION) {
-                return Err(CheckError::TooLarge("oracle: a location takes too many values".into()));
-            }
-            if grown == values {
-                break;
-            }
-            values = grown;
-        }
-        debug_assert_eq!(values.len(), nlocs);
+        let (values, traces) = values_and_traces(self.prog, self.loop_bound, self.limit, &|| self.interrupted())?;
+        debug_assert_eq!(values.len(), self.prog.locations.len());
         // Count first: a program past the limit is refused before any candidate is checked (the
         // same candidates are counted as the enumeration below visits, so the answer is the one
         // it would reach, without the consistency checks it would waste on a refused program).
@@ -370,6 +323,74 @@ fn barriers_agree(combo: &[&Trace], members: &[u64], dyn_members: &[u64]) -> boo
         }
     }
     true
+}
+
+/// Per location, the values it may hold.
+type Values = Vec<BTreeSet<i64>>;
+
+/// Step 1 of the module docs: the values each location may hold (a superset of those some
+/// execution of `prog` gives it, within `loop_bound`), and each thread's traces over them (step
+/// 2), at most `limit` traces per round.
+fn values_and_traces(
+    prog: &CompiledProgram,
+    loop_bound: u32,
+    limit: u64,
+    interrupted: &dyn Fn() -> Result<(), CheckError>,
+) -> Result<(Values, Vec<Vec<Trace>>), CheckError> {
+    let mut values: Vec<BTreeSet<i64>> = prog.locations.iter().map(|l| BTreeSet::from([l.init])).collect();
+    let mut traces = Vec::new();
+    let rounds: usize = prog
+        .threads
+        .iter()
+        .map(|t| {
+            let writers = t
+                .code
+                .iter()
+                .map(|l| match &l.op {
+                    Op::TcCommit { arrives, .. } => arrives.len(),
+                    Op::Store { .. } | Op::Rmw { .. } | Op::SyncArrive { .. } | Op::TcCompute { .. } => 1,
+                    Op::BulkCopy { .. } | Op::TmemAlloc { .. } => 2,
+                    _ => 0,
+                })
+                .sum::<usize>();
+            let loops = t.code.iter().enumerate().any(|(pc, l)| match l.op {
+                Op::Branch { target, .. } | Op::Goto { target } => target <= pc,
+                _ => false,
+            });
+            if loops { writers * (loop_bound as usize + 1) } else { writers }
+        })
+        .sum::<usize>()
+        + 1;
+    for _ in 0..rounds {
+        traces = Vec::new();
+        let mut budget = limit;
+        for code in &prog.threads {
+            traces.push(thread_traces(code, &values, loop_bound, &mut budget, interrupted)?);
+        }
+        let mut grown = values.clone();
+        for t in traces.iter().flatten() {
+            for (ev, _) in &t.events {
+                if ev.label.kind == EventKind::Write {
+                    grown[ev.label.loc as usize].insert(ev.value);
+                }
+            }
+        }
+        if grown.iter().any(|s| s.len() > MAX_VALUES_PER_LOCATION) {
+            return Err(CheckError::TooLarge("oracle: a location takes too many values".into()));
+        }
+        if grown == values {
+            break;
+        }
+        values = grown;
+    }
+    Ok((values, traces))
+}
+
+/// The values each location of `prog` may hold in an execution within `loop_bound` (a superset:
+/// [`values_and_traces`]), found within `limit` thread traces per round; `None` past that, or
+/// where a location may take more than [`MAX_VALUES_PER_LOCATION`] values.
+pub(crate) fn possible_values(prog: &CompiledProgram, loop_bound: u32, limit: u64) -> Option<Values> {
+    values_and_traces(prog, loop_bound, limit, &|| Ok(())).ok().map(|(values, _)| values)
 }
 
 /// Every trace of one thread whose reads return values from `values`, in depth-first order (a
