@@ -41,6 +41,48 @@ struct Trace {
     blocked: bool,
     /// Waits forever at the barrier that is its last event.
     stuck: bool,
+    /// The `(location, value)` pairs it writes (with every location's initial value) and those it
+    /// reads, as bits of [`pair_bits`]; `None` where the program has more pairs than they hold.
+    pairs: Option<PairMasks>,
+}
+
+/// Bits of `(location, value)` pairs ([`Trace::pairs`]): enough for most programs' value sets.
+type Bits = [u64; 4];
+
+#[derive(Clone, Debug)]
+struct PairMasks {
+    writes: Bits,
+    reads: Bits,
+}
+
+/// Fills in [`Trace::pairs`]: each `(location, value)` pair of `values` numbered location by
+/// location, in value order. Leaves them `None` where there are more pairs than [`Bits`] holds,
+/// or a trace's value is not among `values` (every one is: they are made from them).
+fn pair_bits(values: &[BTreeSet<i64>], init: impl Iterator<Item = i64>, traces: &mut [Vec<Trace>]) {
+    let bases: Vec<usize> = values.iter().scan(0, |n, v| Some(std::mem::replace(n, *n + v.len()))).collect();
+    if values.iter().map(BTreeSet::len).sum::<usize>() > 64 * Bits::default().len() {
+        return;
+    }
+    let bit = |loc: LocId, v: i64| values[loc as usize].iter().position(|&x| x == v).map(|k| bases[loc as usize] + k);
+    let set = |bits: &mut Bits, b: usize| bits[b / 64] |= 1 << (b % 64);
+    let mut initial = Bits::default();
+    for (loc, v) in (0..).zip(init) {
+        let Some(b) = bit(loc, v) else { return };
+        set(&mut initial, b);
+    }
+    for trace in traces.iter_mut().flatten() {
+        let mut masks = PairMasks { writes: initial, reads: Bits::default() };
+        for (ev, v) in &trace.events {
+            let (bits, value) = match ev.label.kind {
+                EventKind::Write => (&mut masks.writes, ev.value),
+                EventKind::Read => (&mut masks.reads, *v),
+                EventKind::Fence | EventKind::Barrier => continue,
+            };
+            let Some(b) = bit(ev.label.loc, value) else { return };
+            set(bits, b);
+        }
+        trace.pairs = Some(masks);
+    }
 }
 
 pub(crate) struct Oracle<'a, 'c> {
@@ -56,8 +98,9 @@ pub(crate) struct Oracle<'a, 'c> {
 
 impl Oracle<'_, '_> {
     pub fn run(&mut self) -> Result<(), CheckError> {
-        let (values, traces) = values_and_traces(self.prog, self.loop_bound, self.limit, &|| self.interrupted())?;
+        let (values, mut traces) = values_and_traces(self.prog, self.loop_bound, self.limit, &|| self.interrupted())?;
         debug_assert_eq!(values.len(), self.prog.locations.len());
+        pair_bits(&values, self.prog.locations.iter().map(|l| l.init), &mut traces);
         // Count first: a program past the limit is refused before any candidate is checked (the
         // same candidates are counted as the enumeration below visits, so the answer is the one
         // it would reach, without the consistency checks it would waste on a refused program).
@@ -120,14 +163,36 @@ impl Oracle<'_, '_> {
     /// Whether `combo` can have candidates at all: every value read is written by some trace of
     /// it (or is the initial one), and its barriers agree.
     fn admissible(&self, combo: &[&Trace]) -> bool {
-        // (Asked of every combination, twice: one sorted list rather than a set per location.)
+        self.readable(combo) && barriers_agree(combo, &self.prog.barrier_members, &self.prog.barrier_dyn_members)
+    }
+
+    /// Whether every value `combo` reads is written by one of its traces or is the initial one.
+    /// Asked of every combination, twice, and most are not: told from the traces' bits
+    /// ([`Trace::pairs`]) where they have them.
+    fn readable(&self, combo: &[&Trace]) -> bool {
+        if !combo.iter().all(|t| t.pairs.is_some()) {
+            return self.readable_by_values(combo);
+        }
+        let (mut writes, mut reads) = (Bits::default(), Bits::default());
+        for m in combo.iter().filter_map(|t| t.pairs.as_ref()) {
+            for k in 0..writes.len() {
+                writes[k] |= m.writes[k];
+                reads[k] |= m.reads[k];
+            }
+        }
+        let readable = (0..writes.len()).all(|k| reads[k] & !writes[k] == 0);
+        debug_assert_eq!(readable, self.readable_by_values(combo), "[tcfuzz internal bug] the pair bits disagree");
+        readable
+    }
+
+    /// [`Self::readable`] from the values themselves.
+    fn readable_by_values(&self, combo: &[&Trace]) -> bool {
         let events = || combo.iter().flat_map(|tr| tr.events.iter());
         let initial = self.prog.locations.iter().zip(0..).map(|(l, loc)| (loc, l.init));
         let mut written: Vec<(LocId, i64)> = initial.collect();
         written.extend(events().filter(|(ev, _)| ev.label.kind == EventKind::Write).map(|(ev, _)| (ev.label.loc, ev.value)));
         written.sort_unstable();
-        let readable = events().all(|(ev, v)| ev.label.kind != EventKind::Read || written.binary_search(&(ev.label.loc, *v)).is_ok());
-        readable && barriers_agree(combo, &self.prog.barrier_members, &self.prog.barrier_dyn_members)
+        events().all(|(ev, v)| ev.label.kind != EventKind::Read || written.binary_search(&(ev.label.loc, *v)).is_ok())
     }
 
     /// The candidate graphs of one combination of traces (one per thread), or `None` where no
@@ -428,7 +493,7 @@ impl TraceWalk<'_> {
         match r.step {
             Step::Done | Step::Blocked | Step::AssumeFailed => {
                 let blocked = r.step != Step::Done;
-                self.out.push(Trace { events: self.events.clone(), regs: r.regs, blocked, stuck: false });
+                self.out.push(Trace { events: self.events.clone(), regs: r.regs, blocked, stuck: false, pairs: None });
             }
             Step::Event(ev) if ev.label.kind == EventKind::Read => {
                 let values = self.values;
@@ -445,7 +510,7 @@ impl TraceWalk<'_> {
                 if barrier {
                     // Also the trace that arrives and waits forever.
                     let regs = vec![0; self.code.reg_names.len()];
-                    self.out.push(Trace { events: self.events.clone(), regs, blocked: false, stuck: true });
+                    self.out.push(Trace { events: self.events.clone(), regs, blocked: false, stuck: true, pairs: None });
                 }
                 let r = self.extend();
                 self.pop();
