@@ -144,7 +144,14 @@
 //! `st flag2, 1` a hole refilled after it, a store the kept reads and the `fence.sc`s forbid it
 //! to read: 24 of GenMC's 25 failed-`assume` executions; the
 //! `co`-earliest and `co`-latest writes in place of the first added lost executions there and
-//! on Tile IR fuzz program 380820.)
+//! on Tile IR fuzz program 380820.) The same holds of a deleted write `y` of `x`'s own thread
+//! after `x` in program order, which reaches `x` through another proxy or an alias (a later write
+//! of its own thread that a read may see, `super` module docs): where `w` revisited `x` first,
+//! `y` was deleted into a hole and refilled after `w`; where the thread came in program order,
+//! `y` came first and revisited `x` itself. (`fuzz --seed 8080` program 19333, minimized: `ld
+//! z_gen; exch x; ld y; sust y_sur; st z | st y; min x; exch z`. P1's `exch` write revisits P0's
+//! `ld z_gen` from the graph where P0's `ld y` reads the surface store, which revisited it, and
+//! from the one where it reads P1's `st y`: 8 of 128 executions explored twice.)
 //!
 //! *Holes open at a refilled write half.* Where the revisiting write `a` is the write half of an
 //! rmw whose read `ra` reads a write `w` of another thread: in a graph where `w`
@@ -1542,15 +1549,15 @@ fn first_added_leaving_hole(g: &ExecutionGraph, idx: &NodeIndex, x: EventId, w: 
 }
 
 /// The writes that make chained read `x`'s source `w` a write refilled ahead of its thread (module
-/// docs, "Chained reads ahead of a refill"): deleted writes of `w`'s location and thread, before
-/// `w` in program order and added after it, that leave a hole.
+/// docs, "Chained reads ahead of a refill"): deleted writes of `w`'s location, added after it,
+/// that leave a hole, and are of `w`'s thread before `w` in program order or of `x`'s thread
+/// after `x`.
 fn refilled_after_source(g: &ExecutionGraph, idx: &NodeIndex, x: EventId, deleted: &BitSet) -> Vec<EventId> {
     let Some(w) = g.event(x).rf.filter(|w| !w.is_init()) else { return Vec::new() };
     g.writes_to(g.loc_of(w))
         .filter(|&y| {
             !y.is_init()
-                && y.thread == w.thread
-                && y.index < w.index
+                && ((y.thread == w.thread && y.index < w.index) || (y.thread == x.thread && y.index > x.index))
                 && g.stamp(y) > g.stamp(w)
                 && deleted.contains(idx.node(y))
                 && leaves_hole(g, idx, y, deleted)

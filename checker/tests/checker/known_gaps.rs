@@ -1042,14 +1042,19 @@ exists (true)
 /// and coverage-guided programs half of the mix (`explorer_vs_oracle: 1`, coverage weight 50, up
 /// to 16 instructions a program; the 78M and 80M `selftest` hunts, 800,000 programs of the
 /// random families, found nothing of it): a coverage-guided mutant of a proxy program. The
-/// explorer finds 246 complete executions, 12 of them duplicates, the oracle 252, with the same
-/// 80 final states and **no caveat**: 18 executions missed, 12 explored twice. `tcfuzz fuzz`
-/// minimized it to the program below (8 instructions; 128 executions, 8 duplicates, the oracle's
-/// 120, same states). Every part is needed: P0's load through the generic alias of `z`, its
-/// surface store to `y`, the acquire `exch` and release `min` of `x`, and P1's store to `y`. The
-/// exploration starts with P0's surface store revisiting P0's own earlier load of `y` (a later
-/// write of its thread, through another proxy: allowed, `explore/mod.rs`). Not analysed further.
-const COVERAGE_8080_19333: &str = r"PTX coverage-8080-19333-minimized
+/// explorer found 246 complete executions, 12 of them duplicates, the oracle 252, with the same
+/// 80 final states and **no caveat**. The duplicates are gone
+/// (`ptx::chained_read_whose_source_came_after_a_later_write_of_its_thread_is_not_canonical`);
+/// 18 executions are still missed (234 against 252). Shrunk by `tcfuzz minimize --kind
+/// explorer-vs-oracle` to this: 78 executions, the oracle's 84, no caveat. In the 6 missed,
+/// P0's `ld z_gen` reads P0's own later `st z` (through the generic alias), P0's acquire `exch`
+/// reads P1's release `min`, and P0's `ld y` reads P1's last store of `y`, which the exploration
+/// adds after P1's `min`. Once P1's `min` has revisited the `exch`, P1's `st y, 0` before it is a
+/// hole, and P0's `ld y`, refilled first (thread order), reads the initial `y` — consistent
+/// while that store is a hole, inconsistent once it is refilled (it happens before the load,
+/// through the release and acquire): no graph it leads to completes, and it does not wait for
+/// P1's last store. (A reading, from `tcfuzz trace --revisits --oracle`; not confirmed.)
+const COVERAGE_8080_19333: &str = r"PTX coverage-8080-19333-shrunk
 {
   x = 0;
   y = 0;
@@ -1058,28 +1063,28 @@ const COVERAGE_8080_19333: &str = r"PTX coverage-8080-19333-minimized
   y_sur @ surface aliases y;
 }
  P0@cta 0,gpu 0                 | P1@cta 0,gpu 0                ;
- ld r0, z_gen                   | st y, 0                       ;
- atom.acquire.cta.exch m0, x, 0 | atom.release.cta.min m0, x, 0 ;
- ld r2, y                       | atom.relaxed.exch r1, z, 0    ;
- sust.weak y_sur, 0             |                               ;
+ ld r0, z_gen                   | ld r0, y                      ;
+ atom.acquire.cta.exch m0, x, 0 | st y, 0                       ;
+ ld r2, y                       | atom.release.cta.min m0, x, 0 ;
+ sust.weak y_sur, 1             | st.weak y, 0                  ;
  st z, 0                        |                               ;
 exists (true)
 ";
 
 #[test]
-#[ignore = "open: the explorer explores 8 of 128 executions twice, with no caveat"]
-fn coverage_8080_19333_explorer_explores_executions_twice() {
+#[ignore = "open: the explorer misses 6 of 84 executions, with no caveat"]
+fn coverage_8080_19333_explorer_misses_executions() {
     explorer_equals_oracle(COVERAGE_8080_19333, ModelKind::Ptx);
 }
 
-/// While [`coverage_8080_19333_explorer_explores_executions_twice`] is open: the counts it has,
-/// so that a change to them (fixed, or worse) is seen.
+/// While [`coverage_8080_19333_explorer_misses_executions`] is open: the counts it has, so that
+/// a change to them (fixed, or worse) is seen.
 #[test]
 fn coverage_8080_19333_counts_while_open() {
     let p = tcfuzz_litmus::parse(COVERAGE_8080_19333).expect("parses");
     let (e, o) = explorer_and_oracle(&p, ModelKind::Ptx);
     assert!(e.caveats.is_empty(), "{:?}", e.caveats);
-    assert_eq!((e.stats.complete, e.stats.duplicates, o.stats.complete), (128, Some(8), 120), "explorer:\n{e}\noracle:\n{o}");
+    assert_eq!((e.stats.complete, e.stats.duplicates, o.stats.complete), (78, Some(0), 84), "explorer:\n{e}\noracle:\n{o}");
 }
 
 /// Seed 58085115 (family assume; `tcfuzz selftest --programs 100000 --seed 58000000 -j 1`):

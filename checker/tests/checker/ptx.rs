@@ -609,6 +609,39 @@ fn exact_without_load_buffering_caveat(text: &str) -> Verdict {
     e
 }
 
+/// A chained read (`explore/maximal.rs`, "Chained reads ahead of a refill") reading a write
+/// added after a later write of its own thread that the revisit also deletes. Found by `tcfuzz
+/// fuzz --seed 8080` (program 19333, every program checked against the oracle), minimized by it.
+/// P1's `exch` of `z` revisits P0's `ld z_gen`, deleting P0's `ld y`, P0's surface store to `y`
+/// and P1's `st y`, both from the graph where the load reads the surface store (its own later
+/// write, through another proxy, which revisited it) and from the one where it reads P1's store
+/// (which revisited it first, leaving the surface store a hole, refilled after it). Each load is
+/// a chained read that could read nothing else, and both graphs qualified: 8 of 128 executions
+/// were explored twice, with no caveat. A later write of the read's own thread refilled after
+/// the source now counts as a write of the source's thread refilled ahead of it did: where the
+/// read could read it, the graph with the read reading it is the canonical one. 120, the
+/// oracle's.
+#[test]
+fn chained_read_whose_source_came_after_a_later_write_of_its_thread_is_not_canonical() {
+    let p = tcfuzz_litmus::parse(
+        "PTX coverage-8080-19333-minimized
+{ x = 0; y = 0; z = 0; z_gen @ generic aliases z; y_sur @ surface aliases y; }
+ P0@cta 0,gpu 0                 | P1@cta 0,gpu 0                ;
+ ld r0, z_gen                   | st y, 0                       ;
+ atom.acquire.cta.exch m0, x, 0 | atom.release.cta.min m0, x, 0 ;
+ ld r2, y                       | atom.relaxed.exch r1, z, 0    ;
+ sust.weak y_sur, 0             |                               ;
+ st z, 0                        |                               ;
+exists (true)
+",
+    )
+    .expect("parses");
+    let (e, o) = both(&p);
+    assert!(e.caveats.is_empty(), "{:?}", e.caveats);
+    assert_eq!((e.stats.complete, e.stats.duplicates, &e.states), (120, Some(0), &o.states), "{e}\n{o}");
+    assert_eq!(o.stats.complete, 120, "{o}");
+}
+
 /// Issue 26 item 6, the cas caveat on `LB-dlb`, `SL-future-plus` and `SL-cas-plus` (the
 /// conformance corpus, `ptx/Manual`): every load-buffering cycle of these programs either has a
 /// `fence.sc.gpu` on each stretch (Causality forbids it) or is two atomics of one lock reading
