@@ -381,6 +381,10 @@ pub(crate) fn fix_cas_layout(g: &mut ExecutionGraph, r: EventId) -> i32 {
     }
     if have {
         debug_assert!(next.stamp == HOLE, "[tcfuzz internal bug] cas write half kept while its read changes");
+        // A pending read of the write half waits for a write that does not come back: an
+        // ordinary hole now, refilled from the writes there are.
+        let half = EventId::new(t, p + 1);
+        g.pending.retain(|&(_, w, _)| w != half);
         g.threads[t].remove(p + 1);
         renumber(g, t, p + 2, -1);
         -1
