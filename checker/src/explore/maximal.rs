@@ -81,6 +81,17 @@
 //! 20014656: there a refilled store revisited a read a second time, through a store of a later
 //! thread that had revisited it in between.)
 //!
+//! *Forced sources after the revisiting write.* A write of `a`'s own thread after `a` in program
+//! order is no forced source of `r`, nor does it make another source not the `co`-latest. In the
+//! graph the exploration reaches in program order, `a` came before it and revisited `r` while it
+//! was not yet added; it was added before `a` only because `a` was a hole refilled after it.
+//! Counted, the two stores revisited each other for ever: `ld x; st y | ld x; fence.sc; ld y; st
+//! x | st y; fence.sc; st y; st y; st x` (`selftest --family all` seed 80215259, minimized): with
+//! P1's `ld x` reading P2's `st x`, the fences leave P1's `ld y` only P2's stores of `y`; P2's
+//! second store revisited it, reading the third, deleting that into a hole before the kept `st
+//! x`, and the third, refilled, revisited it reading the second in turn, until the depth limit
+//! stopped the check (the oracle: 216 executions, now the explorer's).
+//!
 //! *Chained reads.* A deleted read can read a deleted write added after it: an earlier revisit
 //! made it read that write, and the two stay together until a later revisit deletes both —
 //! which, with holes, can be the only graph from which that later revisit exists. `Atom-SB`
@@ -496,7 +507,12 @@ impl Explorer<'_, '_> {
         // a forced source, right after its source, where its value was chosen, so that every
         // Previous(e) stays closed under `rf` (module docs).
         // (A later write of `r`'s own thread is never its source, wherever the others go.)
-        let never_read = |x: EventId| x.thread == r.thread && x.index > r.index && self.model.source_ruled_out(g, r, x, &|e| e == x);
+        // Nor, as forced source, a write of `a`'s thread after `a` (module docs, "Forced sources
+        // after the revisiting write").
+        let never_read = |x: EventId| {
+            (x.thread == a.thread && x.index > a.index)
+                || (x.thread == r.thread && x.index > r.index && self.model.source_ruled_out(g, r, x, &|e| e == x))
+        };
         let forced = orphan && self.dependency_revisits && forced_source(g, idx, r, deleted, &never_read);
         let is_pending = |x: EventId| pending.iter().any(|p| p.0 == x);
         let at = |x: EventId| -> u64 {
@@ -1507,7 +1523,7 @@ fn forced_source(g: &ExecutionGraph, idx: &NodeIndex, r: EventId, deleted: &BitS
         .skip_while(|&x| x != w)
         .skip(1)
         .any(|x| !own_half(x) && deleted.contains(idx.node(x)) && leaves_hole(g, idx, x, deleted) && !never_read(x));
-    leaves_hole(g, idx, w, deleted) && co_latest
+    leaves_hole(g, idx, w, deleted) && !never_read(w) && co_latest
 }
 
 /// Whether some thread's deleted events after its last kept one (the events a revisit removes
