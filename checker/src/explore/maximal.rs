@@ -92,6 +92,20 @@
 //! x`, and the third, refilled, revisited it reading the second in turn, until the depth limit
 //! stopped the check (the oracle: 216 executions, now the explorer's).
 //!
+//! *Own later sources first.* Where `r`'s forced source `w` is a later write of `r`'s own thread
+//! (load buffering through another proxy), a deleted write `c` of another thread added after `w`
+//! does not make `w` not the `co`-latest. Both graphs reach the revisit: one where `w` revisited
+//! `r` and `c` came after it (`co`-after `w`, as an event added later must be), and one where `c`
+//! revisited `r`, deleting `w` into a hole refilled after `c` (`co`-after `c`). Counted, `c`
+//! disqualified the first and `w` the second, and the revisit was lost; the first is the one in
+//! which the threads' holes came back in thread order, as with "Chained reads ahead of a refill"
+//! (a later write of the chained read's thread), and qualifies. (`tcfuzz fuzz --seed 8080`
+//! program 19333, shrunk: `ld z_gen; atom.acquire.exch x; ld y; sust y_sur; st z | ld y; st y;
+//! atom.release.min x; st y`. For P1's last `st y` to revisit P0's `ld y`, which must see P1's
+//! first store or a later one — the release and the acquire order it before — the load reads P0's
+//! `sust` or P1's first store, both deleted into holes: 6 of 84 executions were missed, with no
+//! caveat.)
+//!
 //! *Chained reads.* A deleted read can read a deleted write added after it: an earlier revisit
 //! made it read that write, and the two stay together until a later revisit deletes both —
 //! which, with holes, can be the only graph from which that later revisit exists. `Atom-SB`
@@ -1518,11 +1532,14 @@ struct KeptAhead {
 fn forced_source(g: &ExecutionGraph, idx: &NodeIndex, r: EventId, deleted: &BitSet, never_read: &dyn Fn(EventId) -> bool) -> bool {
     let Some(w) = g.event(r).rf else { return false };
     let own_half = |x: EventId| x == EventId { thread: r.thread, index: r.index + 1 } && g.label(x).rmw_write;
-    let co_latest = !g
-        .writes_to(g.loc_of(w))
-        .skip_while(|&x| x != w)
-        .skip(1)
-        .any(|x| !own_half(x) && deleted.contains(idx.node(x)) && leaves_hole(g, idx, x, deleted) && !never_read(x));
+    // Where `w` is a later write of `r`'s own thread, a write of another thread added after `w`
+    // does not count (module docs, "Own later sources first").
+    let own_later = w.thread == r.thread && w.index > r.index;
+    let added_after_own = |x: EventId| own_later && x.thread != r.thread && g.stamp(x) > g.stamp(w);
+    let co_latest =
+        !g.writes_to(g.loc_of(w)).skip_while(|&x| x != w).skip(1).any(|x| {
+            !own_half(x) && deleted.contains(idx.node(x)) && leaves_hole(g, idx, x, deleted) && !never_read(x) && !added_after_own(x)
+        });
     leaves_hole(g, idx, w, deleted) && !never_read(w) && co_latest
 }
 

@@ -1043,18 +1043,35 @@ exists (true)
 /// to 16 instructions a program; the 78M and 80M `selftest` hunts, 800,000 programs of the
 /// random families, found nothing of it): a coverage-guided mutant of a proxy program. The
 /// explorer found 246 complete executions, 12 of them duplicates, the oracle 252, with the same
-/// 80 final states and **no caveat**. The duplicates are gone
+/// final states and no caveat. The duplicates went first
 /// (`ptx::chained_read_whose_source_came_after_a_later_write_of_its_thread_is_not_canonical`);
-/// 18 executions are still missed (234 against 252). Shrunk by `tcfuzz minimize --kind
-/// explorer-vs-oracle` to this: 78 executions, the oracle's 84, no caveat. In the 6 missed,
-/// P0's `ld z_gen` reads P0's own later `st z` (through the generic alias), P0's acquire `exch`
-/// reads P1's release `min`, and P0's `ld y` reads P1's last store of `y`, which the exploration
-/// adds after P1's `min`. Once P1's `min` has revisited the `exch`, P1's `st y, 0` before it is a
-/// hole, and P0's `ld y`, refilled first (thread order), reads the initial `y` — consistent
-/// while that store is a hole, inconsistent once it is refilled (it happens before the load,
-/// through the release and acquire): no graph it leads to completes, and it does not wait for
-/// P1's last store. (A reading, from `tcfuzz trace --revisits --oracle`; not confirmed.)
-const COVERAGE_8080_19333: &str = r"PTX coverage-8080-19333-shrunk
+/// the 18 missed executions were revisits of P0's `ld y` by P1's last `st y` that no graph
+/// qualified for: the load's forced source was P0's own later `sust` in one graph and P1's first
+/// store in the other, and each was not the `co`-latest because of the other
+/// (`explore/maximal.rs`, "Own later sources first").
+const COVERAGE_8080_19333: &str = r"PTX coverage-8080-19333
+{
+  x = 0;
+  y = 0;
+  z = 0;
+  z_gen @ generic aliases z;
+  y_sur @ surface aliases y;
+}
+ P0@cta 0,gpu 0                 | P1@cta 0,gpu 0                ;
+ fence.proxy.alias              | ld.volatile r0, y             ;
+ ld.relaxed.gpu r0, z_gen       | st.release.gpu y, 1           ;
+ add r1, r0, 1                  | atom.acq_rel.gpu.min m0, x, 2 ;
+ atom.acq_rel.cta.exch m0, x, 1 | st.weak y, 1                  ;
+ ld.acquire.cta r2, y           | atom.release.exch r1, z, 2    ;
+ sust.weak y_sur, 2             |                               ;
+ st.relaxed.sys z, 2            |                               ;
+ fence.proxy.surface            |                               ;
+exists (P0:r2 == 1)
+";
+
+/// [`COVERAGE_8080_19333`] shrunk by `tcfuzz minimize --kind explorer-vs-oracle`: 84 executions
+/// (the explorer found 78).
+const COVERAGE_8080_19333_SHRUNK: &str = r"PTX coverage-8080-19333-shrunk
 {
   x = 0;
   y = 0;
@@ -1072,16 +1089,11 @@ exists (true)
 ";
 
 #[test]
-#[ignore = "open: the explorer misses 6 of 84 executions, with no caveat"]
-fn coverage_8080_19333_explorer_misses_executions() {
+fn coverage_8080_19333_an_own_later_source_comes_first() {
+    explorer_equals_oracle(COVERAGE_8080_19333_SHRUNK, ModelKind::Ptx);
     explorer_equals_oracle(COVERAGE_8080_19333, ModelKind::Ptx);
-}
-
-/// While [`coverage_8080_19333_explorer_misses_executions`] is open: the counts it has, so that
-/// a change to them (fixed, or worse) is seen.
-#[test]
-fn coverage_8080_19333_counts_while_open() {
-    counts_while_open(COVERAGE_8080_19333, &[], (78, 0, 84));
+    let p = tcfuzz_litmus::parse(COVERAGE_8080_19333).expect("parses");
+    assert_eq!(check(&p, ModelKind::Ptx, &detecting_duplicates()).expect("explorer").stats.complete, 252);
 }
 
 /// For a pinned gap under PTX: the explorer finds `explorer` complete executions, `duplicates`
