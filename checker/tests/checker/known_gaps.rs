@@ -1048,7 +1048,7 @@ exists (true)
 /// the 18 missed executions were revisits of P0's `ld y` by P1's last `st y` that no graph
 /// qualified for: the load's forced source was P0's own later `sust` in one graph and P1's first
 /// store in the other, and each was not the `co`-latest because of the other
-/// (`explore/maximal.rs`, "Own later sources first").
+/// (`explore/maximal.rs`, "Forced sources in the order of addition").
 const COVERAGE_8080_19333: &str = r"PTX coverage-8080-19333
 {
   x = 0;
@@ -1186,9 +1186,12 @@ fn fenced_80215259_a_write_after_the_revisiting_write_is_no_forced_source() {
     assert_eq!(check(&p, ModelKind::Ptx, &detecting_duplicates()).expect("explorer").stats.complete, 216);
 }
 
-/// Seed 80371537 of the same run (family sync): the explorer finds 69 complete executions, the
-/// oracle 78, with **no caveat**; the same final states. A CTA barrier with a thread count
-/// (`bar.cta.sync 2, 2`) that P1 and P2 meet, P0 outside it. Not shrunk, not analysed.
+/// Seed 80371537 of the same run (family sync): the explorer found 69 complete executions, the
+/// oracle 78, with no caveat; the same final states. A CTA barrier with a thread count
+/// (`bar.cta.sync 2, 2`) that P1 and P2 meet, P0 outside it. For P1's `st y` to revisit P0's
+/// `ld y` once the barrier is complete, P1's `ld x` read either P2's `st.weak x`, a refilled
+/// hole, or P0's first store of `x`, added new after it, and each disqualified the other as a
+/// `co`-later deleted write (`explore/maximal.rs`, "Forced sources in the order of addition").
 const SYNC_80371537: &str = r"PTX random-sync-80371537
 {
   x = 0;
@@ -1203,16 +1206,71 @@ const SYNC_80371537: &str = r"PTX random-sync-80371537
 exists (true)
 ";
 
+/// [`SYNC_80371537`] shrunk by `tcfuzz minimize --kind explorer-vs-oracle`: 78 executions (the
+/// explorer found 69).
+const SYNC_80371537_SHRUNK: &str = r"PTX random-sync-80371537-shrunk
+{
+  x = 0;
+  y = 0;
+}
+ P0@cta 0,cluster 0,gpu 0 | P1@cta 0,cluster 0,gpu 0 | P2@cta 0,cluster 0,gpu 0 ;
+ ld r0, y                 | bar.cta.sync 2, 2, 1     | st.weak x, 0             ;
+ st x, 0                  | ld r0, x                 | bar.cta.sync 2, 2, 1     ;
+ st.weak x, 0             | st y, 0                  |                          ;
+exists (true)
+";
+
 #[test]
-#[ignore = "open: the explorer misses 9 of 78 executions, with no caveat"]
-fn sync_80371537_explorer_misses_executions() {
+fn sync_80371537_forced_sources_come_in_the_order_of_addition() {
+    explorer_equals_oracle(SYNC_80371537_SHRUNK, ModelKind::Ptx);
     explorer_equals_oracle(SYNC_80371537, ModelKind::Ptx);
+    let p = tcfuzz_litmus::parse(SYNC_80371537).expect("parses");
+    assert_eq!(check(&p, ModelKind::Ptx, &detecting_duplicates()).expect("explorer").stats.complete, 78);
 }
 
-/// While [`sync_80371537_explorer_misses_executions`] is open: the counts it has.
+/// Seed 86048317 of `tcfuzz selftest --family all` (family fenced), found by a first version of
+/// "Forced sources in the order of addition" (`explore/maximal.rs`) that judged only the
+/// `co`-later writes by their order of addition: 6 of 114 executions (shrunk) explored twice.
+/// In the shrunk program P0's `st y` revisits P1's `ld y` both from the graph where the load read
+/// P2's refilled store and from the one where it read P0's first store, added new, with P2's
+/// store refilled after that, `co`-before it: a refill out of the exploration's order, which
+/// disqualifies whatever its place in `co`.
+const FENCED_86048317: &str = r"PTX random-fenced-86048317
+{
+  x = 0;
+  y = 0;
+  z = 0;
+}
+ P0@cta 0,gpu 0       | P1@cta 1,gpu 0       | P2@cta 0,gpu 0       ;
+ ld.relaxed.gpu r0, x | ld.relaxed.gpu r0, z | st.relaxed.gpu y, 2  ;
+ fence.sc.gpu         | fence.sc.gpu         | st.relaxed.gpu x, 1  ;
+ ld.relaxed.gpu r1, z | ld.relaxed.gpu r1, y | fence.sc.gpu         ;
+ st.relaxed.gpu y, 1  | fence.sc.gpu         | ld.relaxed.gpu r0, y ;
+ st.relaxed.gpu y, 2  | ld.relaxed.gpu r2, x | fence.sc.gpu         ;
+                      | st.relaxed.gpu z, 1  | st.relaxed.gpu z, 1  ;
+exists (true)
+";
+
+/// [`FENCED_86048317`] shrunk by `tcfuzz minimize --kind explorer-vs-oracle`: 114 executions.
+const FENCED_86048317_SHRUNK: &str = r"PTX random-fenced-86048317-shrunk
+{
+  y = 0;
+  z = 0;
+}
+ P0@cta 0,gpu 0      | P1@cta 0,gpu 0 | P2@cta 0,gpu 0      ;
+ ld r1, z            | ld r0, z       | st.relaxed.cta y, 0 ;
+ st.relaxed.cta y, 0 | fence.sc.cta   | fence.sc.cta        ;
+ st y, 0             | ld r1, y       | st z, 0             ;
+                     | st z, 0        |                     ;
+exists (true)
+";
+
 #[test]
-fn sync_80371537_counts_while_open() {
-    counts_while_open(SYNC_80371537, &[], (69, 0, 78));
+fn fenced_86048317_a_source_refilled_out_of_order_disqualifies_wherever_it_sits_in_co() {
+    explorer_equals_oracle(FENCED_86048317_SHRUNK, ModelKind::Ptx);
+    explorer_equals_oracle(FENCED_86048317, ModelKind::Ptx);
+    let p = tcfuzz_litmus::parse(FENCED_86048317_SHRUNK).expect("parses");
+    assert_eq!(check(&p, ModelKind::Ptx, &detecting_duplicates()).expect("explorer").stats.complete, 114);
 }
 
 /// Seed 82032384 of `tcfuzz selftest --family all` (150,000 programs from 82,000,000, at
