@@ -110,7 +110,9 @@
 //! (judged by order, `szymanski` n = 1 under PTX lost its revisit of T0's first `ld flag2` by
 //! T1's `st flag2, 2`, whose canonical graph reads T1's `st flag2, 3`). Where no forced source
 //! qualifies, the revisit is lost only where `r` can read none of the others
-//! ([`Explorer::completable_with_forced_source`]).
+//! ([`Explorer::completable_with_forced_source`]). The source of a chained read (below) is
+//! judged the same way ([`first_added_leaving_hole`]; `tcfuzz fuzz --seed 9090` program 117034,
+//! fenced, shrunk: 18 of 756 executions explored twice).
 //! (`tcfuzz fuzz --seed 8080` program 19333, shrunk: `ld z_gen; atom.acquire.exch x; ld y; sust
 //! y_sur; st z | ld y; st y; atom.release.min x; st y`. For P1's last `st y` to revisit P0's `ld
 //! y`, which must see P1's first store or a later one — the release and the acquire order it
@@ -1566,17 +1568,12 @@ fn forced_source(g: &ExecutionGraph, idx: &NodeIndex, r: EventId, deleted: &BitS
     // Of the other candidates, one added before `w` or of `w`'s thread may not be `co`-after it;
     // one of another thread added after it may not have come after it against the exploration's
     // order (module docs, "Forced sources in the order of addition").
-    let refilled = |x: EventId| {
-        let evs = &g.threads[x.thread as usize];
-        evs[x.index as usize + 1..].iter().any(|e| e.stamp != HOLE && e.stamp < g.stamp(x))
-    };
-    let out_of_order = |x: EventId| x.thread != w.thread && g.stamp(x) > g.stamp(w) && refilled(x) && (!refilled(w) || x.thread < w.thread);
     let co_latest = !g
         .writes_to(g.loc_of(w))
         .skip_while(|&x| x != w)
         .skip(1)
         .any(|x| candidate(x) && (g.stamp(x) < g.stamp(w) || x.thread == w.thread));
-    let in_order = !g.writes_to(g.loc_of(w)).any(|x| candidate(x) && out_of_order(x));
+    let in_order = !g.writes_to(g.loc_of(w)).any(|x| candidate(x) && added_out_of_order(g, x, w));
     leaves_hole(g, idx, w, deleted) && !never_read(w) && co_latest && in_order
 }
 
@@ -1608,14 +1605,29 @@ fn chained_read(g: &ExecutionGraph, idx: &NodeIndex, x: EventId, deleted: &BitSe
 }
 
 /// Whether no other deleted write of `w`'s location that leaves a hole was added between `x` and
-/// `w`: of the graphs in which chained read `x` reads one of those writes, the one where it reads
-/// the first added is canonical (an earlier revisit made it read that one; a later write
-/// revisiting it again gives another graph that the same revisit turns into the same).
+/// `w`, or after `w` against the exploration's order ([`added_out_of_order`]): of the graphs in
+/// which chained read `x` reads one of those writes, the one where it reads the first added is
+/// canonical (an earlier revisit made it read that one; a later write revisiting it again gives
+/// another graph that the same revisit turns into the same).
 fn first_added_leaving_hole(g: &ExecutionGraph, idx: &NodeIndex, x: EventId, w: EventId, deleted: &BitSet) -> bool {
     let (sx, sw) = (g.stamp(x), g.stamp(w));
-    !g.writes_to(g.loc_of(w)).any(|y| {
-        !y.is_init() && y != w && (sx..sw).contains(&g.stamp(y)) && deleted.contains(idx.node(y)) && leaves_hole(g, idx, y, deleted)
-    })
+    // (One added after `w` against the exploration's order was added first in the graph that
+    // qualifies: module docs, "Forced sources in the order of addition".)
+    let first = |y: EventId| (sx..sw).contains(&g.stamp(y)) || added_out_of_order(g, y, w);
+    !g.writes_to(g.loc_of(w))
+        .any(|y| !y.is_init() && y != w && first(y) && deleted.contains(idx.node(y)) && leaves_hole(g, idx, y, deleted))
+}
+
+/// Whether write `y` of another thread than `w`'s came after `w` against the exploration's order
+/// of addition, which refills holes first, lowest thread first, and then adds new events (module
+/// docs, "Forced sources in the order of addition"): `y` is a refilled hole added after `w` (a
+/// later event of its thread was added before it), and `w` is not, or is one of a later thread.
+fn added_out_of_order(g: &ExecutionGraph, y: EventId, w: EventId) -> bool {
+    let refilled = |x: EventId| {
+        let evs = &g.threads[x.thread as usize];
+        evs[x.index as usize + 1..].iter().any(|e| e.stamp != HOLE && e.stamp < g.stamp(x))
+    };
+    y.thread != w.thread && g.stamp(y) > g.stamp(w) && refilled(y) && (!refilled(w) || y.thread < w.thread)
 }
 
 /// The writes that make chained read `x`'s source `w` a write refilled ahead of its thread (module

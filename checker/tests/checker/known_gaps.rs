@@ -1273,6 +1273,52 @@ fn fenced_86048317_a_source_refilled_out_of_order_disqualifies_wherever_it_sits_
     assert_eq!(check(&p, ModelKind::Ptx, &detecting_duplicates()).expect("explorer").stats.complete, 114);
 }
 
+/// Program 117034 of `tcfuzz fuzz --seed 9090` with every program checked against the oracle (a
+/// random fenced program): 54 of 3,483 executions explored twice, with no caveat; shrunk, 18 of
+/// 756. For P0's `st x` to revisit P1's `ld.relaxed x`, P1's `ld y` — deleted, a hole — is a
+/// chained read, in one graph of P2's refilled `st y`, with P0's `st y` added new after it, and in
+/// the other of P0's `st y`, with P2's store refilled after it because P0's store's revisit of the
+/// load deleted it. The chained read's source is judged like a forced source: the second graph's
+/// refill came against the exploration's order (`explore/maximal.rs`, "Forced sources in the
+/// order of addition").
+const FENCED_9090_117034: &str = r"PTX random-fenced-9090-117034
+{
+  x = 0;
+  y = 0;
+}
+ P0@cta 0,gpu 1       | P1@cta 1,gpu 0       | P2@cta 0,gpu 0      ;
+ ld.relaxed.gpu r0, x | ld.relaxed.gpu r0, x | st.relaxed.gpu y, 2 ;
+ st.relaxed.gpu y, 1  | ld.relaxed.gpu r1, x | st.release.gpu x, 2 ;
+ fence.sc.cta         | fence.sc.gpu         | st.relaxed.gpu y, 1 ;
+ ld.relaxed.gpu r1, x | ld.relaxed.gpu r2, y |                     ;
+ fence.sc.gpu         | fence.sc.gpu         |                     ;
+ st x, 2              | st.relaxed.gpu x, 2  |                     ;
+exists (P0:r0 == 0 /\ P0:r1 == 0)
+";
+
+/// [`FENCED_9090_117034`] shrunk by `tcfuzz minimize --kind explorer-vs-oracle`: 756 executions.
+const FENCED_9090_117034_SHRUNK: &str = r"PTX random-fenced-9090-117034-shrunk
+{
+  x = 0;
+  y = 0;
+}
+ P0@cta 0,gpu 0 | P1@cta 0,gpu 0       | P2@cta 0,gpu 0      ;
+ ld r0, x       | ld r0, x             | st y, 0             ;
+ st y, 0        | ld.relaxed.cta r1, x | st.release.cta x, 0 ;
+ st x, 0        | fence.acq_rel.cta    |                     ;
+                | ld r2, y             |                     ;
+                | st x, 0              |                     ;
+exists (true)
+";
+
+#[test]
+fn fenced_9090_117034_a_chained_read_takes_its_source_in_the_order_of_addition() {
+    explorer_equals_oracle(FENCED_9090_117034_SHRUNK, ModelKind::Ptx);
+    explorer_equals_oracle(FENCED_9090_117034, ModelKind::Ptx);
+    let p = tcfuzz_litmus::parse(FENCED_9090_117034).expect("parses");
+    assert_eq!(check(&p, ModelKind::Ptx, &detecting_duplicates()).expect("explorer").stats.complete, 3_483);
+}
+
 /// Seed 82032384 of `tcfuzz selftest --family all` (150,000 programs from 82,000,000, at
 /// `08ed6cf`; the base `4f4cbcc` gives the same): the explorer explores 108 of its 1,351
 /// executions twice (83 at `selftest`'s loop bound 1), past every caveat it carries (they allow
