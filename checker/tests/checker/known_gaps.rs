@@ -1090,10 +1090,17 @@ exists (true)
 
 #[test]
 fn coverage_8080_19333_an_own_later_source_comes_first() {
-    explorer_equals_oracle(COVERAGE_8080_19333_SHRUNK, ModelKind::Ptx);
-    explorer_equals_oracle(COVERAGE_8080_19333, ModelKind::Ptx);
-    let p = tcfuzz_litmus::parse(COVERAGE_8080_19333).expect("parses");
-    assert_eq!(check(&p, ModelKind::Ptx, &detecting_duplicates()).expect("explorer").stats.complete, 252);
+    fixed_under_ptx(&[COVERAGE_8080_19333_SHRUNK, COVERAGE_8080_19333], (COVERAGE_8080_19333, 252));
+}
+
+/// For a fixed gap under PTX: explorer = oracle on each of `programs` (shrunk and original), and
+/// the explorer finds `complete` executions in `counted`.
+fn fixed_under_ptx(programs: &[&str], (counted, complete): (&str, u64)) {
+    for text in programs {
+        explorer_equals_oracle(text, ModelKind::Ptx);
+    }
+    let p = tcfuzz_litmus::parse(counted).expect("parses");
+    assert_eq!(check(&p, ModelKind::Ptx, &detecting_duplicates()).expect("explorer").stats.complete, complete);
 }
 
 /// For a pinned gap under PTX: the explorer finds `explorer` complete executions, `duplicates`
@@ -1180,10 +1187,7 @@ exists (true)
 
 #[test]
 fn fenced_80215259_a_write_after_the_revisiting_write_is_no_forced_source() {
-    explorer_equals_oracle(FENCED_80215259_SHRUNK, ModelKind::Ptx);
-    explorer_equals_oracle(FENCED_80215259, ModelKind::Ptx);
-    let p = tcfuzz_litmus::parse(FENCED_80215259_SHRUNK).expect("parses");
-    assert_eq!(check(&p, ModelKind::Ptx, &detecting_duplicates()).expect("explorer").stats.complete, 216);
+    fixed_under_ptx(&[FENCED_80215259_SHRUNK, FENCED_80215259], (FENCED_80215259_SHRUNK, 216));
 }
 
 /// Seed 80371537 of the same run (family sync): the explorer found 69 complete executions, the
@@ -1222,10 +1226,7 @@ exists (true)
 
 #[test]
 fn sync_80371537_forced_sources_come_in_the_order_of_addition() {
-    explorer_equals_oracle(SYNC_80371537_SHRUNK, ModelKind::Ptx);
-    explorer_equals_oracle(SYNC_80371537, ModelKind::Ptx);
-    let p = tcfuzz_litmus::parse(SYNC_80371537).expect("parses");
-    assert_eq!(check(&p, ModelKind::Ptx, &detecting_duplicates()).expect("explorer").stats.complete, 78);
+    fixed_under_ptx(&[SYNC_80371537_SHRUNK, SYNC_80371537], (SYNC_80371537, 78));
 }
 
 /// Seed 86048317 of `tcfuzz selftest --family all` (family fenced), found by a first version of
@@ -1267,10 +1268,7 @@ exists (true)
 
 #[test]
 fn fenced_86048317_a_source_refilled_out_of_order_disqualifies_wherever_it_sits_in_co() {
-    explorer_equals_oracle(FENCED_86048317_SHRUNK, ModelKind::Ptx);
-    explorer_equals_oracle(FENCED_86048317, ModelKind::Ptx);
-    let p = tcfuzz_litmus::parse(FENCED_86048317_SHRUNK).expect("parses");
-    assert_eq!(check(&p, ModelKind::Ptx, &detecting_duplicates()).expect("explorer").stats.complete, 114);
+    fixed_under_ptx(&[FENCED_86048317_SHRUNK, FENCED_86048317], (FENCED_86048317_SHRUNK, 114));
 }
 
 /// Program 117034 of `tcfuzz fuzz --seed 9090` with every program checked against the oracle (a
@@ -1313,10 +1311,7 @@ exists (true)
 
 #[test]
 fn fenced_9090_117034_a_chained_read_takes_its_source_in_the_order_of_addition() {
-    explorer_equals_oracle(FENCED_9090_117034_SHRUNK, ModelKind::Ptx);
-    explorer_equals_oracle(FENCED_9090_117034, ModelKind::Ptx);
-    let p = tcfuzz_litmus::parse(FENCED_9090_117034).expect("parses");
-    assert_eq!(check(&p, ModelKind::Ptx, &detecting_duplicates()).expect("explorer").stats.complete, 3_483);
+    fixed_under_ptx(&[FENCED_9090_117034_SHRUNK, FENCED_9090_117034], (FENCED_9090_117034, 3_483));
 }
 
 /// Program 99613 of `tcfuzz fuzz --seed 9090` (a coverage-guided mutant; every program checked
