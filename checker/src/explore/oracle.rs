@@ -355,8 +355,67 @@ fn permute(items: &mut Vec<EventId>, k: usize, f: &mut dyn FnMut(&[EventId]) -> 
 
 /// Barrier rules: a thread gets past its `k`-th arrival at barrier `id` only if every other member
 /// of `id` arrives there `k` times; a thread stuck at its last arrival is stuck only if some member
-/// does not arrive (otherwise it would go on: the combination is not maximal).
+/// does not arrive (otherwise it would go on: the combination is not maximal); and the barrier
+/// phases complete in some order ([`phases_ordered`]).
 fn barriers_agree(combo: &[&Trace], members: &[u64], dyn_members: &[u64]) -> bool {
+    counts_agree(combo, members, dyn_members) && phases_ordered(combo)
+}
+
+/// Whether the phases of the barriers `combo` passes can complete in some order. A thread
+/// arrives at its next barrier only after the phase of the one before completed (`bar.sync`
+/// waits, PTX ISA §9.7.13.1), so phase `(id, k)` — the `k`-th arrival of each member at `id` —
+/// completes after every phase a thread passed before arriving there. Counting arrivals alone
+/// accepts a cycle: `bar 1; bar 0 | bar 0; bar 1; bar 1` with the second thread waiting at its
+/// last arrival has every count right, but its first phase of barrier 1 needs the second
+/// thread's arrival, made after barrier 0, which needs the first thread's, made after barrier 1
+/// (`tcfuzz fuzz --seed 9191` program 41531: a second, impossible blocked execution).
+fn phases_ordered(combo: &[&Trace]) -> bool {
+    // The phases, and per thread the order in which it meets them.
+    let mut phases: Vec<(u32, usize)> = Vec::new();
+    let mut edges: Vec<(usize, usize)> = Vec::new();
+    for tr in combo {
+        let mut seen: Vec<u32> = Vec::new();
+        let mut before: Option<usize> = None;
+        for (ev, _) in &tr.events {
+            if !ev.label.is_barrier() {
+                continue;
+            }
+            let id = ev.label.loc;
+            seen.push(id);
+            let phase = (id, seen.iter().filter(|&&x| x == id).count());
+            let node = phases.iter().position(|&p| p == phase).unwrap_or_else(|| {
+                phases.push(phase);
+                phases.len() - 1
+            });
+            if let Some(b) = before {
+                edges.push((b, node));
+            }
+            before = Some(node);
+        }
+    }
+    // Kahn's algorithm: every phase placed means no cycle.
+    let mut preds = vec![0usize; phases.len()];
+    for &(_, to) in &edges {
+        preds[to] += 1;
+    }
+    let mut ready: Vec<usize> = (0..phases.len()).filter(|&n| preds[n] == 0).collect();
+    let mut placed = 0;
+    while let Some(n) = ready.pop() {
+        placed += 1;
+        for &(from, to) in &edges {
+            if from == n {
+                preds[to] -= 1;
+                if preds[to] == 0 {
+                    ready.push(to);
+                }
+            }
+        }
+    }
+    placed == phases.len()
+}
+
+/// The counting half of [`barriers_agree`].
+fn counts_agree(combo: &[&Trace], members: &[u64], dyn_members: &[u64]) -> bool {
     let arrivals = |t: usize, id: u32| combo[t].events.iter().filter(|(e, _)| e.label.is_barrier() && e.label.loc == id).count();
     // A thread whose barrier is chosen at run time is a member where it arrived, or where it
     // arrived nowhere (it stopped first: the others wait for it).
