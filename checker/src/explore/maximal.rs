@@ -197,6 +197,32 @@
 //! `ld z_gen` from the graph where P0's `ld y` reads the surface store, which revisited it, and
 //! from the one where it reads P1's `st y`: 8 of 128 executions explored twice.)
 //!
+//! *The first added, where it could be read.* Of the graphs in which a chained read `x` reads one
+//! of several deleted writes that leave holes, the one where it reads the first added is
+//! canonical: an earlier revisit made it read that one, and a later write revisiting it again
+//! gives another graph that the same revisit turns into the same. But a write `y` added between
+//! `x` and its source `w` makes `x` reading `w` not canonical only where `x` could read `y`, with
+//! `y`'s dependency prefix kept as a revisit by `y` keeps it (the completion of "Chained reads
+//! ahead of a refill"). Where it cannot, no graph with `x` reading `y` makes the revisit. (`fuzz
+//! --seed 9090` program 99613, shrunk: `ld x; st x; barrier.cluster.arrive.release | ld x;
+//! barrier.cluster.arrive.relaxed; barrier.cluster.arrive.release; fence.acq_rel.cta;
+//! atom.relaxed.cta.and x`. P1's `and` revisits P0's `ld x` while P0's arrive, deleted, reads
+//! P1's second arrive; P1's first arrive came between, but P0's arrive cannot read it there —
+//! P1's second arrive, an rmw of the same counter, reads it (Atomicity, §8.10.3). Counting that
+//! arrive anyway, no graph qualified: 16 of 20 executions, no caveat. Not counting what `x` could
+//! read brings back the duplicates of a failing `cas` as the chained read, which could read
+//! either: `ptx::a_chained_read_reads_the_first_added_deleted_write`.) The prefix kept for `y`
+//! (here and for "Chained reads ahead of a refill") is `g`'s, but for a read of another thread
+//! that reads `x`'s write half: that half depends on `x`, so where `y` revisited `x` the read
+//! read something else; it is left a hole for the completion to fill. (`fuzz --seed 9090`
+//! program 134213, shrunk: `ld x; add z | ld z; exch z, r0; st z; beq r1, 1, L; st x; L:`.
+//! P1's `st x` revisits P0's `ld x` both from the graph where P0's `add` reads the `exch` and
+//! from the one where it reads P1's `st z`, which had revisited it, the `exch` refilled after it
+//! with P1's `ld z` reading the `add`'s write: judged with that source, the `add` could not read
+//! the `exch`, and 6 of 20 executions were explored twice. Reads of `x`'s own thread are not
+//! freed: in one Tile IR tile block, `tcfuzz fuzz --seed 9292` program 46266, that lost 8 of 96
+//! executions.)
+//!
 //! *Holes open at a refilled write half.* Where the revisiting write `a` is the write half of an
 //! rmw whose read `ra` reads a write `w` of another thread: in a graph where `w`
 //! revisited `ra`, deleting `a` and the events added after `ra` outside `w`'s dependency prefix,
@@ -465,7 +491,7 @@
 //! within caveats with and without it, and `szymanski` under PTX loses a caveat it carried at
 //! every size while its counts stay GenMC's).
 
-use super::holes::{cut, dep_prefix, fix_cas_layout, instruction_predecessor, present};
+use super::holes::{cut, dep_prefix, dep_prefix_following, fix_cas_layout, instruction_predecessor, present};
 use super::trust::Explorer;
 use super::trust::refilled_early;
 use crate::error::CheckError;
@@ -640,11 +666,22 @@ impl Explorer<'_, '_> {
                     // A chained read whose source was refilled ahead of a write of its thread
                     // before it in program order: canonical only where it could not read that
                     // write (module docs, "Chained reads ahead of a refill").
+                    // So where a write added between it and its source could be read (module
+                    // docs, "The first added, where it could be read").
                     if chained(e) {
-                        for y in refilled_after_source(g, idx, e, deleted) {
-                            // (With what `y` depends on, which a revisit by `y` keeps.)
-                            let y_prefix = dep_prefix(g, idx, self.prog, y);
-                            let keep_y = |x: EventId| keep(x) || (y_prefix.contains(idx.node(x)) && !g.is_hole(x) && x != a);
+                        let mut others = refilled_after_source(g, idx, e, deleted);
+                        others.extend(added_between(g, idx, e, deleted));
+                        for y in others {
+                            // (With what `y` depends on, which a revisit by `y` keeps — but
+                            // for a read of another thread in that prefix that reads `e`'s write
+                            // half, which depends on `e`: where `y` revisited `e`, it read
+                            // something else, and it is a hole the completion fills. Module
+                            // docs, "The first added, where it could be read".)
+                            let half = EventId { thread: e.thread, index: e.index + 1 };
+                            let of_e = |x: EventId, w: EventId| x.thread != e.thread && w == half && has_half(g, e);
+                            let y_prefix = dep_prefix_following(g, idx, self.prog, y, |x, w| !of_e(x, w));
+                            let free = |x: EventId| !keep(x) && g.event(x).rf.is_some_and(|w| of_e(x, w));
+                            let keep_y = |x: EventId| keep(x) || (y_prefix.contains(idx.node(x)) && !g.is_hole(x) && x != a && !free(x));
                             let placed_y = |x: EventId| keep_y(x) || x == a;
                             let holes_y: Vec<EventId> = holes_left(g, &placed_y, false).filter(|&h| h != a && !may_wait(g, a, h)).collect();
                             let could = if rmw {
@@ -1601,21 +1638,31 @@ fn chained_read(g: &ExecutionGraph, idx: &NodeIndex, x: EventId, deleted: &BitSe
         && deleted.contains(idx.node(x))
         && deleted.contains(idx.node(w))
         && leaves_hole(g, idx, w, deleted)
-        && first_added_leaving_hole(g, idx, x, w, deleted)
+        && first_added_leaving_hole(g, idx, w, deleted)
 }
 
-/// Whether no other deleted write of `w`'s location that leaves a hole was added between `x` and
-/// `w`, or after `w` against the exploration's order ([`added_out_of_order`]): of the graphs in
-/// which chained read `x` reads one of those writes, the one where it reads the first added is
-/// canonical (an earlier revisit made it read that one; a later write revisiting it again gives
-/// another graph that the same revisit turns into the same).
-fn first_added_leaving_hole(g: &ExecutionGraph, idx: &NodeIndex, x: EventId, w: EventId, deleted: &BitSet) -> bool {
-    let (sx, sw) = (g.stamp(x), g.stamp(w));
-    // (One added after `w` against the exploration's order was added first in the graph that
-    // qualifies: module docs, "Forced sources in the order of addition".)
-    let first = |y: EventId| (sx..sw).contains(&g.stamp(y)) || added_out_of_order(g, y, w);
+/// Whether no other deleted write of `w`'s location that leaves a hole was added after `w`
+/// against the exploration's order ([`added_out_of_order`]): that one was added first in the
+/// graph that qualifies (module docs, "Forced sources in the order of addition"). Those added
+/// between `x` and `w` are asked later, of a completion ([`added_between`]).
+fn first_added_leaving_hole(g: &ExecutionGraph, idx: &NodeIndex, w: EventId, deleted: &BitSet) -> bool {
     !g.writes_to(g.loc_of(w))
-        .any(|y| !y.is_init() && y != w && first(y) && deleted.contains(idx.node(y)) && leaves_hole(g, idx, y, deleted))
+        .any(|y| !y.is_init() && y != w && added_out_of_order(g, y, w) && deleted.contains(idx.node(y)) && leaves_hole(g, idx, y, deleted))
+}
+
+/// The deleted writes of chained read `x`'s source's location, added between `x` and that
+/// source, that leave a hole: of the graphs in which `x` reads one of those writes, the one where
+/// it reads the first added is canonical (an earlier revisit made it read that one; a later write
+/// revisiting it again gives another graph that the same revisit turns into the same) — where `x`
+/// could read it (module docs, "The first added, where it could be read").
+fn added_between(g: &ExecutionGraph, idx: &NodeIndex, x: EventId, deleted: &BitSet) -> Vec<EventId> {
+    let Some(w) = g.event(x).rf.filter(|w| !w.is_init()) else { return Vec::new() };
+    let (sx, sw) = (g.stamp(x), g.stamp(w));
+    g.writes_to(g.loc_of(w))
+        .filter(|&y| {
+            !y.is_init() && y != w && (sx..sw).contains(&g.stamp(y)) && deleted.contains(idx.node(y)) && leaves_hole(g, idx, y, deleted)
+        })
+        .collect()
 }
 
 /// Whether write `y` of another thread than `w`'s came after `w` against the exploration's order
