@@ -211,17 +211,7 @@
 //! P1's second arrive, an rmw of the same counter, reads it (Atomicity, §8.10.3). Counting that
 //! arrive anyway, no graph qualified: 16 of 20 executions, no caveat. Not counting what `x` could
 //! read brings back the duplicates of a failing `cas` as the chained read, which could read
-//! either: `ptx::a_chained_read_reads_the_first_added_deleted_write`.) The prefix kept for `y`
-//! (here and for "Chained reads ahead of a refill") is `g`'s, but for a read of another thread
-//! that reads `x`'s write half: that half depends on `x`, so where `y` revisited `x` the read
-//! read something else; it is left a hole for the completion to fill. (`fuzz --seed 9090`
-//! program 134213, shrunk: `ld x; add z | ld z; exch z, r0; st z; beq r1, 1, L; st x; L:`.
-//! P1's `st x` revisits P0's `ld x` both from the graph where P0's `add` reads the `exch` and
-//! from the one where it reads P1's `st z`, which had revisited it, the `exch` refilled after it
-//! with P1's `ld z` reading the `add`'s write: judged with that source, the `add` could not read
-//! the `exch`, and 6 of 20 executions were explored twice. Reads of `x`'s own thread are not
-//! freed: in one Tile IR tile block, `tcfuzz fuzz --seed 9292` program 46266, that lost 8 of 96
-//! executions.)
+//! either: `ptx::a_chained_read_reads_the_first_added_deleted_write`.)
 //!
 //! *Holes open at a refilled write half.* Where the revisiting write `a` is the write half of an
 //! rmw whose read `ra` reads a write `w` of another thread: in a graph where `w`
@@ -491,7 +481,7 @@
 //! within caveats with and without it, and `szymanski` under PTX loses a caveat it carried at
 //! every size while its counts stay GenMC's).
 
-use super::holes::{cut, dep_prefix, dep_prefix_following, fix_cas_layout, instruction_predecessor, present};
+use super::holes::{cut, dep_prefix, fix_cas_layout, instruction_predecessor, present};
 use super::trust::Explorer;
 use super::trust::refilled_early;
 use crate::error::CheckError;
@@ -672,16 +662,9 @@ impl Explorer<'_, '_> {
                         let mut others = refilled_after_source(g, idx, e, deleted);
                         others.extend(added_between(g, idx, e, deleted));
                         for y in others {
-                            // (With what `y` depends on, which a revisit by `y` keeps — but
-                            // for a read of another thread in that prefix that reads `e`'s write
-                            // half, which depends on `e`: where `y` revisited `e`, it read
-                            // something else, and it is a hole the completion fills. Module
-                            // docs, "The first added, where it could be read".)
-                            let half = EventId { thread: e.thread, index: e.index + 1 };
-                            let of_e = |x: EventId, w: EventId| x.thread != e.thread && w == half && has_half(g, e);
-                            let y_prefix = dep_prefix_following(g, idx, self.prog, y, |x, w| !of_e(x, w));
-                            let free = |x: EventId| !keep(x) && g.event(x).rf.is_some_and(|w| of_e(x, w));
-                            let keep_y = |x: EventId| keep(x) || (y_prefix.contains(idx.node(x)) && !g.is_hole(x) && x != a && !free(x));
+                            // (With what `y` depends on, which a revisit by `y` keeps.)
+                            let y_prefix = dep_prefix(g, idx, self.prog, y);
+                            let keep_y = |x: EventId| keep(x) || (y_prefix.contains(idx.node(x)) && !g.is_hole(x) && x != a);
                             let placed_y = |x: EventId| keep_y(x) || x == a;
                             let holes_y: Vec<EventId> = holes_left(g, &placed_y, false).filter(|&h| h != a && !may_wait(g, a, h)).collect();
                             let could = if rmw {

@@ -32,9 +32,9 @@
 //! chained reads (`explore/maximal.rs`). (`sync` 15092254, missed executions with no caveat,
 //! closed with the model: they lost an mbarrier arrival.) From the coverage-guided campaigns
 //! with the oracle on every program (`tcfuzz fuzz --seed 9090`, `9191`, `9292`): closed, 9090
-//! program 99613 (missed executions, no caveat) and 134213 (duplicates), and `sync` 9191/41531
-//! (an impossible blocked execution of the oracle's); open, duplicates on `shared` 9191/34713
-//! and `tileir` 9292/46266.
+//! program 99613 (missed executions, no caveat), and `sync` 9191/41531 (an impossible blocked
+//! execution of the oracle's); open, duplicates on `proxy` 9090/134213, `shared` 9191/34713 and
+//! `tileir` 9292/46266.
 
 use crate::build::RMW_HOLE_CAVEAT as RMW_HOLE;
 use tcfuzz_checker::{Method, ModelKind, Options, check, check_exact, check_oracle};
@@ -1364,14 +1364,19 @@ fn coverage_9090_99613_a_chained_read_skips_a_write_added_between_that_it_cannot
 }
 
 /// Program 134213 of the same campaign (a random proxy program with spin loops): every execution
-/// blocks at the loop bound, and the explorer found 22 blocked executions, 6 of them twice, the
+/// blocks at the loop bound, and the explorer finds 22 blocked executions, 6 of them twice, the
 /// oracle 16, with no caveat; shrunk (no loop, no proxy), 26 complete with 6 twice against 20.
 /// P1's `st x` revisits P0's `ld x` from two graphs: in one P0's `add` reads P1's `exch` write,
 /// in the other P1's later `st z`, which had revisited it, with the `exch` refilled after it. The
 /// `exch` writes what P1's `ld z` read, and there that load read P0's `add` write: judged with
-/// that source, the `add` could not read the `exch` (a cycle), so the second graph qualified
-/// too. Where the `exch` revisited the `add`, the load read something else (`maximal.rs` docs,
-/// "The first added, where it could be read").
+/// that source ("Chained reads ahead of a refill" keeps the `exch`'s dependency prefix as `g`
+/// has it), the `add` could not read the `exch` (a cycle), so the second graph qualified too.
+/// Where the `exch` revisited the `add`, the load read something else. Leaving that load a hole
+/// for the completion to fill closes the gap, and 80,000 selftest programs found no
+/// disagreement with it, but the `exch` write depends on the load: a kept event depending on a
+/// hole breaks the graph's invariant (a debug assertion in `Compacted::load`; a release build
+/// silently shifts the dependency bit). Not fixed; the completion would need a way to let a kept
+/// read take another source.
 const PROXY_9090_134213: &str = r"PTX random-proxy-9090-134213
 {
   x = 0;
@@ -1406,14 +1411,23 @@ exists (true)
 ";
 
 #[test]
-fn proxy_9090_134213_a_prefix_read_of_the_chained_reads_write_is_left_to_the_completion() {
+#[ignore = "open: the explorer explores 6 of 16 blocked executions twice"]
+fn proxy_9090_134213_explorer_explores_executions_twice() {
     // (With dependency revisits always on, the rmw-hole caveat comes from the program's shape.)
     for text in [PROXY_9090_134213_SHRUNK, PROXY_9090_134213] {
         explorer_equals_oracle_past(text, ModelKind::Ptx, &[RMW_HOLE]);
     }
+}
+
+/// While [`proxy_9090_134213_explorer_explores_executions_twice`] is open: the counts it has
+/// (complete, duplicates, the oracle's complete; the blocked ones below).
+#[test]
+fn proxy_9090_134213_counts_while_open() {
+    counts_while_open(PROXY_9090_134213_SHRUNK, &[RMW_HOLE], (26, 6, 20));
+    counts_while_open(PROXY_9090_134213, &[], (0, 6, 0));
     let p = tcfuzz_litmus::parse(PROXY_9090_134213).expect("parses");
-    let e = check(&p, ModelKind::Ptx, &detecting_duplicates()).expect("explorer");
-    assert_eq!((e.stats.blocked, e.stats.duplicates), (16, Some(0)), "{e}");
+    let (e, o) = explorer_and_oracle(&p, ModelKind::Ptx);
+    assert_eq!((e.stats.blocked, o.stats.blocked), (22, 16), "explorer:\n{e}\noracle:\n{o}");
 }
 
 /// Program 41531 of `tcfuzz fuzz --seed 9191` (a coverage-guided mutant; every program checked
