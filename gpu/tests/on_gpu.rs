@@ -73,3 +73,23 @@ fn tile_ir_message_passing_compiled_by_tileiras_shows_only_allowed_states() {
         assert!(judgement.forbidden().is_empty(), "{mode:?}: forbidden states {:?}", judgement.outside);
     }
 }
+
+/// `examples/mbarrier/cluster-barrier-split-phase-handshake.litmus`: P1 passes its cluster-barrier
+/// wait on P0's arrive alone, then releases P0's mbarrier wait. Every instance finishes only where
+/// the arrive and the wait are split on the GPU too: with one CTA per cluster, a kernel not
+/// declared a cluster kernel left all 10,560 instances of a run at the loop cap on an H200.
+#[test]
+fn a_one_cta_cluster_barrier_is_split_phase_on_the_gpu() {
+    let Some(device) = sm90_device() else { return };
+    let program = tcfuzz_litmus::parse(include_str!("../../examples/mbarrier/cluster-barrier-split-phase-handshake.litmus"))
+        .expect("the handshake parses");
+    let model = Model { states: vec![(vec![("P0:p0".to_string(), 1)], 2)], races: 0, hung_threads: Vec::new(), misuse: Vec::new() };
+    let prepared = session::prepare("handshake", program, model).expect("the handshake is emitted and assembled");
+    let session = Session::new(&device, &prepared).expect("the handshake loads");
+    let observation = session.execute(StressMode::Off, 20, &mut Rng::new(7)).expect("the handshake runs");
+    let h = &observation.histogram;
+    assert_eq!(h.unfinished, 0, "instances stalled: {:?}", h.states);
+    assert_eq!(h.finished(), h.instances);
+    let judgement = session::judge(&prepared.model, h);
+    assert!(judgement.forbidden().is_empty(), "forbidden states {:?}", judgement.outside);
+}

@@ -88,6 +88,23 @@ fn cluster_barriers_and_cluster_shared_memory() {
     has(&ptx, "barrier.cluster.wait.acquire.aligned;");
 }
 
+/// A kernel with cluster barriers is a cluster kernel even where a cluster has one CTA: in a
+/// launch without clusters ptxas's code makes `barrier.cluster.arrive` a no-op and
+/// `barrier.cluster.wait` a CTA barrier 0 (synccheck reported it on an H200: "Divergent
+/// thread(s) in block").
+#[test]
+fn a_kernel_with_cluster_barriers_is_a_cluster_kernel_even_of_one_cta() {
+    let one_cta = kernel(
+        "PTX t\n{ x = 0; }\n P0@cta 0,cluster 0,gpu 0 | P1@cta 0,cluster 0,gpu 0 ;\n barrier.cluster.arrive | barrier.cluster.arrive ;\n barrier.cluster.wait | barrier.cluster.wait ;\n st.weak x, 1 | ld.weak r0, x ;\nexists (true)\n",
+    );
+    has(&one_cta, ".explicitcluster");
+    has(&one_cta, ".reqnctapercluster 1, 1, 1");
+    let plain = kernel(
+        "PTX t\n{ x = 0; }\n P0@cta 0,cluster 0,gpu 0 | P1@cta 0,cluster 0,gpu 0 ;\n st.weak x, 1 | ld.weak r0, x ;\nexists (true)\n",
+    );
+    assert!(!plain.contains(".explicitcluster") && !plain.contains(".reqnctapercluster"), "{plain}");
+}
+
 /// Programs that end with the cluster barrier not closed hung an H200 three ways. Program 483 of
 /// `tcfuzz fuzz --seed 9`: P0's last arrive is never waited on, and it arrived again at the
 /// harness's final barrier (undefined before a wait). Program 193 of `--seed 1`: P0 arrives, P1

@@ -37,6 +37,14 @@ pub(super) struct Closing {
     pub join: bool,
 }
 
+/// Whether some thread arrives at or waits on the cluster barrier.
+pub(super) fn uses_cluster_barrier(p: &Program) -> bool {
+    p.threads
+        .iter()
+        .flat_map(|t| &t.body)
+        .any(|s| matches!(s.kind, StmtKind::Instr(Instr::Barrier(Barrier::ClusterArrive { .. } | Barrier::ClusterWait { .. }))))
+}
+
 /// Each thread's closing (all defaults when the program has no cluster barrier).
 pub(super) fn closings(p: &Program, plan: &Plan) -> Result<Vec<Closing>, EmitError> {
     let mut counts = Vec::with_capacity(p.threads.len());

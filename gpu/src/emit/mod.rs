@@ -242,12 +242,20 @@ impl<'a> KernelWriter<'a> {
         self.assign_registers();
         self.assign_outputs();
         let plan = self.plan;
-        let cluster = plan.cluster_size > 1;
+        // A kernel not declared a cluster kernel may be launched without clusters, and ptxas then
+        // compiles `barrier.cluster.arrive` to nothing and `barrier.cluster.wait` to a CTA barrier
+        // 0 for all threads (seen in its SASS for sm_90a: `UCGABAR_ARV` / `UCGABAR_WAIT` only
+        // where a launch-time flag says "cluster", else a `NOP` / `BAR.SYNC 0`). That is neither
+        // split-phase nor apart from a litmus `bar.sync 0`. On an H200 synccheck reported it as
+        // "Divergent thread(s) in block", and in `examples/mbarrier/cluster-barrier-split-phase-
+        // handshake.litmus` every instance stalled at the loop cap. So a kernel with cluster
+        // barriers is always a cluster kernel, of one CTA where the program's clusters have one.
+        let cluster_kernel = plan.cluster_size > 1 || cluster::uses_cluster_barrier(self.p);
         self.out.push_str(&format!(
             ".visible .entry {ENTRY}(\n    .param .u64 p_mem,\n    .param .u64 p_out,\n    .param .u64 p_ctl,\n    .param .u64 p_stress\n)\n"
         ));
         self.out.push_str(&format!(".reqntid {}, 1, 1\n", 32 * plan.warps_per_cta));
-        if cluster {
+        if cluster_kernel {
             self.out.push_str(&format!(".explicitcluster\n.reqnctapercluster {}, 1, 1\n", plan.cluster_size));
         }
         self.out.push_str("{\n");
