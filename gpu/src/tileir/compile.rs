@@ -11,6 +11,9 @@ use std::process::{Command, Stdio};
 
 use crate::toolchain::{TempDir, ToolError, tempdir};
 
+/// Where the wrapper keeps what `ptxas` wrote to stderr.
+const PTXAS_ERRORS: &str = "ptxas.stderr";
+
 /// The cubin and the PTX of a compiled module.
 pub struct Compiled {
     pub cubin: Vec<u8>,
@@ -35,10 +38,14 @@ fn mirror(tileiras: &Path, ptxas: &Path, dir: &Path) -> Result<PathBuf, ToolErro
         }
     }
     let capture = dir.join("captured.ptx");
+    // ptxas's messages are kept too: tileiras reports a rejection of its PTX only as "failed to
+    // compile Tile IR program".
     let script = format!(
-        "#!/bin/sh\nfor a in \"$@\"; do case \"$a\" in *.ptx) cp \"$a\" '{}';; esac; done\nexec '{}' \"$@\"\n",
+        "#!/bin/sh\nfor a in \"$@\"; do case \"$a\" in *.ptx) cp \"$a\" '{}';; esac; done\n'{}' \"$@\" 2> '{}'\nrc=$?\ncat '{}' >&2\nexit $rc\n",
         capture.display(),
-        ptxas.display()
+        ptxas.display(),
+        dir.join(PTXAS_ERRORS).display(),
+        dir.join(PTXAS_ERRORS).display(),
     );
     let wrapper = bin.join("ptxas");
     std::fs::write(&wrapper, script)?;
@@ -69,9 +76,49 @@ pub fn compile(tileiras: &Path, ptxas: &Path, bytecode: &[u8], arch: &str) -> Re
     if !out.status.success() {
         let mut stderr = String::from_utf8_lossy(&out.stderr).into_owned();
         stderr.push_str(&String::from_utf8_lossy(&out.stdout));
+        let ptxas_said = std::fs::read_to_string(dir.path.join(PTXAS_ERRORS)).unwrap_or_default();
+        if !ptxas_said.trim().is_empty() {
+            let ptxas_said = ptxas_said.replace(&dir.path.display().to_string(), ".");
+            stderr.push_str(&format!("(the PTX tileiras generated was rejected by {}: {})\n", ptxas.display(), ptxas_said.trim()));
+        }
         return Err(ToolError::Rejected { tool: "tileiras", what: format!("Tile IR bytecode for {arch}"), stderr });
     }
     let ptx = std::fs::read_to_string(dir.path.join("captured.ptx"))
         .map_err(|e| ToolError::Io(std::io::Error::new(e.kind(), format!("tileiras ran no ptxas through the capture wrapper: {e}"))))?;
     Ok(Compiled { cubin: std::fs::read(&output)?, ptx })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::Toolchain;
+
+    /// A `ptxas` that rejects the PTX `tileiras` generates (an older one, say) is named with its
+    /// own message, where `tileiras` alone said "failed to compile Tile IR program" (on an H200,
+    /// CUDA 13.0's `ptxas` under `tileiras` 13.5 failed every Tile IR program that way).
+    #[test]
+    fn a_ptxas_rejecting_the_generated_ptx_is_named_with_its_message() {
+        let tools = Toolchain::discover();
+        let Ok(tileiras) = tools.tileiras() else {
+            println!("skipped: tileiras not found (bash .ci/setup-nvidia installs it)");
+            return;
+        };
+        let dir = tempdir().expect("temp dir");
+        let old = dir.path.join("ptxas");
+        std::fs::write(&old, "#!/bin/sh\necho \"ptxas fatal   : Unsupported .version 9.5; current version is '9.0'\" >&2\nexit 255\n")
+            .expect("fake ptxas");
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(&old, std::fs::Permissions::from_mode(0o755)).expect("executable");
+        let program = tcfuzz_litmus::parse(include_str!("../../../examples/tileir/MP+rel+acq-tokens.litmus")).expect("parses");
+        let (_, bytes) = super::super::bytecode(&program, &tools).expect("bytecode");
+        let Err(ToolError::Rejected { tool, stderr, .. }) = compile(tileiras, &old, &bytes, "sm_90") else {
+            panic!("the fake ptxas must fail the compile");
+        };
+        assert_eq!(tool, "tileiras");
+        let expected = format!(
+            "(the PTX tileiras generated was rejected by {}: ptxas fatal   : Unsupported .version 9.5; current version is '9.0')",
+            old.display()
+        );
+        assert!(stderr.contains(&expected), "{stderr}");
+    }
 }
