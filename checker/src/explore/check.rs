@@ -139,6 +139,7 @@ pub(super) fn explore_part<'p>(
         maximality_budget: std::cell::Cell::new(None),
         maximality_limit: options.maximality_budget,
         waits_for: std::cell::Cell::new(None),
+        revisiting_write_out: std::cell::Cell::new(false),
         replays: Default::default(),
         stopped: Default::default(),
         frontiers: Default::default(),

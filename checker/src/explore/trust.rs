@@ -178,6 +178,9 @@ pub(crate) struct Explorer<'a, 'c> {
     /// While the maximality test searches a completion for a revisit ([`super::maximal`],
     /// "Waiting holes at the revisit"): the revisiting write.
     pub waits_for: std::cell::Cell<Option<EventId>>,
+    /// While the maximality test asks for a completion in which the revisiting write is out of
+    /// `co` wherever [`super::maximal`] would place it ("Refilled before the revisiting write").
+    pub revisiting_write_out: std::cell::Cell<bool>,
     /// Per thread, the last [`replay`] (the values it replayed, and its result): `next` replays
     /// every thread before the one that moves, and a finished thread's values rarely change.
     pub replays: std::cell::RefCell<Vec<Option<ReplayedThread>>>,

@@ -300,6 +300,7 @@ mod tests {
                 maximality_budget: std::cell::Cell::new(None),
                 maximality_limit: crate::options::MAXIMALITY_BUDGET,
                 waits_for: std::cell::Cell::new(None),
+                revisiting_write_out: std::cell::Cell::new(false),
                 replays: Default::default(),
                 stopped: Default::default(),
                 frontiers: Default::default(),
