@@ -373,12 +373,15 @@ fn discrepancies_queued_when_the_duration_ends_are_all_minimized_and_fuzz_exits(
         assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
         out
     };
-    // The situation under test: generation ended with minimizations still to come.
-    let out = ["3s", "2s", "4s", "1s", "5s"]
+    // The situation under test: generation ended with minimizations still to come, of more than
+    // one discrepancy. (On a loaded machine a debug build can check only 10 programs in 2 s and
+    // find one: CI beside a hunt, 2026-11-28.)
+    let discrepancies = |out: &Output| json_lines(out).iter().filter(|l| l["event"] == "discrepancy").count();
+    let out = ["3s", "2s", "4s", "1s", "5s", "8s"]
         .into_iter()
         .map(run)
-        .find(|out| stderr(out).contains("fuzz: minimizing "))
-        .expect("in five runs, nothing was left to minimize when the duration ended");
+        .find(|out| stderr(out).contains("fuzz: minimizing ") && discrepancies(out) >= 2)
+        .expect("in six runs, never two discrepancies left to minimize when the duration ended");
     assert!(!stderr(&out).contains("not minimized"), "{}", stderr(&out));
     let lines = json_lines(&out);
     let found: Vec<(String, String)> = lines
