@@ -37,6 +37,10 @@ pub struct ExecutionGraph {
     /// Whether an event was ever put in a hole: until then every thread's events were added in
     /// program order (stamps rising along each thread).
     refilled: bool,
+    /// The holes the graph had when a revisit last cut it that the cut kept holes: made by an
+    /// earlier revisit, not by that one (`explore::maximal`, `placed_before_revisit`). Empty in
+    /// almost every graph.
+    holes_before_cut: Vec<EventId>,
     /// The *pending reads*: holes, each its thread's last position, of reads a revisit kept
     /// while deleting the write they read, which comes back into its own hole (`explore::maximal`,
     /// "Pending reads"). Each is refilled reading that write again, with its old stamp, once the
@@ -83,6 +87,7 @@ impl Clone for ExecutionGraph {
             next_stamp: 0,
             added_since_cut: 0,
             refilled: false,
+            holes_before_cut: Vec::new(),
             pending: spare.pending,
             waiting: spare.waiting,
         };
@@ -100,6 +105,7 @@ impl Clone for ExecutionGraph {
         self.next_stamp = src.next_stamp;
         self.added_since_cut = src.added_since_cut;
         self.refilled = src.refilled;
+        self.holes_before_cut.clone_from(&src.holes_before_cut);
         self.pending.clone_from(&src.pending);
         self.waiting.clone_from(&src.waiting);
     }
@@ -161,6 +167,7 @@ impl ExecutionGraph {
             next_stamp: 1,
             added_since_cut: 0,
             refilled: false,
+            holes_before_cut: Vec::new(),
             pending: Vec::new(),
             waiting: Vec::new(),
         }
@@ -346,9 +353,17 @@ impl ExecutionGraph {
             Event { label: ev.label, value, rf: Some(w), stamp, deps: ev.deps, cas_expected: ev.cas_expected, span: ev.span };
     }
 
-    /// Records that a revisit cut the graph (`explore::holes::cut`).
-    pub fn mark_cut(&mut self) {
+    /// Records that a revisit cut the graph (`explore::holes::cut`), keeping `holes_before_cut`,
+    /// holes already before it, as holes.
+    pub fn mark_cut(&mut self, holes_before_cut: Vec<EventId>) {
         self.added_since_cut = 0;
+        self.holes_before_cut = holes_before_cut;
+    }
+
+    /// Whether `e` was a hole already when a revisit last cut the graph, and stayed one: that
+    /// revisit did not delete it.
+    pub fn hole_before_last_cut(&self, e: EventId) -> bool {
+        self.holes_before_cut.contains(&e)
     }
 
     /// How many events were put in the graph since a revisit last cut it.

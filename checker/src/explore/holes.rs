@@ -233,6 +233,7 @@ fn decides_continuation(l: &Label) -> bool {
 /// label and dependencies of the event it replaces (what the maximality test needs where it
 /// cannot replay the thread), but no `rf`, value or place in `co`.
 pub(crate) fn cut(g: &mut ExecutionGraph, keep: &dyn Fn(EventId) -> bool) {
+    let mut holes_before = Vec::new();
     for t in 0..g.threads.len() {
         let kept = |i: usize| {
             let e = EventId::new(t, i);
@@ -240,6 +241,7 @@ pub(crate) fn cut(g: &mut ExecutionGraph, keep: &dyn Fn(EventId) -> bool) {
         };
         let len = (0..g.threads[t].len()).rev().find(|&i| kept(i)).map_or(0, |i| i + 1);
         let holes: Vec<usize> = (0..len).filter(|&i| !kept(i)).collect();
+        holes_before.extend(holes.iter().map(|&i| EventId::new(t, i)).filter(|&e| g.is_hole(e)));
         let evs = &mut g.threads[t];
         evs.truncate(len);
         for i in holes {
@@ -262,7 +264,7 @@ pub(crate) fn cut(g: &mut ExecutionGraph, keep: &dyn Fn(EventId) -> bool) {
     g.pending.clear();
     // A waiting read is tried again in the revisited graph (`super::trust`, "Waiting holes").
     g.waiting.clear();
-    g.mark_cut();
+    g.mark_cut(holes_before);
     debug_assert!(
         g.event_ids().all(|e| g.event(e).rf.is_none_or(|w| w.is_init() || present(g, w))),
         "[tcfuzz internal bug] a cut leaves a dangling rf"

@@ -125,6 +125,20 @@
 //! `co`-before `w`: with only `co`-later writes judged by order, 6 of 114 executions were explored
 //! twice.)
 //!
+//! *A forced source after one it depends on.* The order of addition is made for two graphs in which
+//! the candidates' `co` order differs, each with `r` reading the `co`-earlier one. Where `r`'s
+//! forced source `w` holds another candidate `c` of another thread in its dependency prefix,
+//! `co`-before it (`w` an rmw write whose read reads `c`), `c` stays whenever `w` revisits `r`, in
+//! front of it in `co`; so the other graph is one in which `r` reads `c`, and `w`, added after `c`
+//! in the exploration's order, is `co`-after it and does not disqualify it. That one qualifies
+//! where `r` could read `c` (with `Previous(r)` and `c`'s dependency prefix completable around it),
+//! and `w` yields ([`Explorer::forced_source_yields`]; but where `w` came after `c` against the
+//! order, which disqualifies `c` there). (`tcfuzz fuzz --seed 9696` program 20969, Tile IR, no
+//! tokens: P0's `st f` revisits P1's first `max f`, which Atomicity keeps from the initial `f` —
+//! P1's second `max f` reads it — and which has two forced sources, P1's second `max` write and
+//! P0's `add f` write, whose read reads that one. Both graphs qualified: 174 of 2,011 executions
+//! were explored twice.)
+//!
 //! *Chained reads.* A deleted read can read a deleted write added after it: an earlier revisit
 //! made it read that write, and the two stay together until a later revisit deletes both —
 //! which, with holes, can be the only graph from which that later revisit exists. `Atom-SB`
@@ -595,6 +609,11 @@ impl Explorer<'_, '_> {
                     return Ok(false);
                 }
             }
+        }
+        // A forced source that depends on another, `co`-before it, yields to it (module docs, "A
+        // forced source after one it depends on").
+        if forced && self.forced_source_yields(g, idx, (a, r), prefix, deleted, &never_read)? {
+            return Ok(false);
         }
         // `r` was revisited by a write this revisit deletes: canonical only where it can read
         // nothing of `Previous(r)` and its source qualifies as forced (module docs), which exempts
@@ -1073,21 +1092,72 @@ impl Explorer<'_, '_> {
             .filter(|&x| !x.is_init() && !own_half(x) && deleted.contains(idx.node(x)) && leaves_hole(g, idx, x, deleted) && !never_read(x))
             .filter(|&x| Some(x) != g.event(r).rf)
             .collect();
-        let sr = g.stamp(r);
         for f in forced.into_iter().rev() {
-            let f_prefix = dep_prefix(g, idx, self.prog, f);
-            let previous = |x: EventId| {
-                x.is_init() || (!g.is_hole(x) && (g.stamp(x) <= sr || prefix.contains(idx.node(x)) || f_prefix.contains(idx.node(x))))
-            };
-            let keep = |x: EventId| previous(x) && x != a;
-            let placed = |x: EventId| keep(x) || x == a;
-            let holes: Vec<EventId> = holes_left(g, &placed, false).filter(|&h| h != a && !may_wait(g, a, h)).collect();
-            let could = if self.plain_memory(g, r) && rmw_read(g, r) {
-                self.could_choose_rmw(g, (&keep, a), &holes, r, f)?
-            } else {
-                self.could_choose(g, (&keep, a), &holes, r, f)?
-            };
-            if could {
+            if self.could_read_forced(g, idx, (a, r), prefix, f)? {
+                return Ok(true);
+            }
+        }
+        Ok(false)
+    }
+
+    /// Whether `r` could read the deleted write `f`, with `Previous(r)` and `f`'s dependency
+    /// prefix completable around it (the holes they leave filled in any way).
+    fn could_read_forced(
+        &self,
+        g: &ExecutionGraph,
+        idx: &NodeIndex,
+        (a, r): (EventId, EventId),
+        prefix: &BitSet,
+        f: EventId,
+    ) -> Result<bool, CheckError> {
+        let sr = g.stamp(r);
+        let f_prefix = dep_prefix(g, idx, self.prog, f);
+        let previous = |x: EventId| {
+            x.is_init() || (!g.is_hole(x) && (g.stamp(x) <= sr || prefix.contains(idx.node(x)) || f_prefix.contains(idx.node(x))))
+        };
+        let keep = |x: EventId| previous(x) && x != a;
+        let placed = |x: EventId| keep(x) || x == a;
+        let holes: Vec<EventId> = holes_left(g, &placed, false).filter(|&h| h != a && !may_wait(g, a, h)).collect();
+        if self.plain_memory(g, r) && rmw_read(g, r) {
+            self.could_choose_rmw(g, (&keep, a), &holes, r, f)
+        } else {
+            self.could_choose(g, (&keep, a), &holes, r, f)
+        }
+    }
+
+    /// Whether `r`'s forced source `w` yields to another forced source `c` of another thread in
+    /// its dependency prefix, `co`-before it (module docs, "A forced source after one it depends
+    /// on"): the graph in which `r` reads `c` qualifies where `r` could read it, so this one does
+    /// not. (A `c` of `w`'s own thread would not qualify there: [`forced_source`] counts `w`
+    /// against it wherever it was added.)
+    fn forced_source_yields(
+        &self,
+        g: &ExecutionGraph,
+        idx: &NodeIndex,
+        (a, r): (EventId, EventId),
+        prefix: &BitSet,
+        deleted: &BitSet,
+        never_read: &dyn Fn(EventId) -> bool,
+    ) -> Result<bool, CheckError> {
+        let Some(w) = g.event(r).rf else { return Ok(false) };
+        let own_half = |x: EventId| x == EventId { thread: r.thread, index: r.index + 1 } && g.label(x).rmw_write;
+        let w_prefix = dep_prefix(g, idx, self.prog, w);
+        let yields_to: Vec<EventId> = g
+            .writes_to(g.loc_of(w))
+            .take_while(|&x| x != w)
+            .filter(|&c| {
+                !c.is_init()
+                    && c.thread != w.thread
+                    && !own_half(c)
+                    && w_prefix.contains(idx.node(c))
+                    && deleted.contains(idx.node(c))
+                    && leaves_hole(g, idx, c, deleted)
+                    && !never_read(c)
+                    && !added_out_of_order(g, w, c)
+            })
+            .collect();
+        for c in yields_to {
+            if self.could_read_forced(g, idx, (a, r), prefix, c)? {
                 return Ok(true);
             }
         }
@@ -1952,7 +2022,14 @@ impl OpenAtRefill {
 /// 60 executions was missed.) Where the read was added just before `a` (the two refilled
 /// together, or `a` added fresh), graphs in which `a` has no place are reached like any other
 /// (the revisits come before `VisitCOs`), and `a` is left out (placing it there too made 24 of
-/// the 240 executions of `selftest` tileir seed 400074 duplicates).
+/// the 240 executions of `selftest` tileir seed 400074 duplicates). Nor where `a` was a hole
+/// already in the graph that revisit came from, left by an earlier one
+/// ([`ExecutionGraph::hole_before_last_cut`]): no graph it came from had `a` in place, and one in
+/// which `a` was never in `co` is reached too. (`tcfuzz fuzz --seed 9696` program 20969, shrunk,
+/// Tile IR: P1's second `max` write, a hole since P1's `add x` revisited P0's `ld x`, stayed one
+/// when P1's first `max` write revisited P0's `add f`; refilled, it revisited that `add` again,
+/// and placed after P0's store, the `add` "could not" read that store: 1 of 161 executions was
+/// explored twice, from that graph and from the one where the `add` read the store.)
 fn placed_before_revisit(g: &ExecutionGraph, a: EventId, keep: &dyn Fn(EventId) -> bool, e: EventId) -> bool {
     let Some(index) = a.index.checked_sub(1) else { return false };
     let read = EventId { thread: a.thread, index };
@@ -1960,7 +2037,8 @@ fn placed_before_revisit(g: &ExecutionGraph, a: EventId, keep: &dyn Fn(EventId) 
     // the write of that revisit, added just before it, the latest of the others.
     let at_cut = g.stamp(a).saturating_sub(g.added_since_cut());
     let chosen_before_that_revisit = g.stamp(e) <= at_cut;
-    if !(g.label(a).rmw_write && keep(read) && g.stamp(a) > g.stamp(read) + 1 && chosen_before_that_revisit) {
+    // (And where that revisit deleted `a`: a hole already before it was in no graph it came from.)
+    if !(g.label(a).rmw_write && keep(read) && g.stamp(a) > g.stamp(read) + 1 && chosen_before_that_revisit && !g.hole_before_last_cut(a)) {
         return false;
     }
     let revisiting_write = present(g).filter(|&x| g.stamp(x) <= at_cut).max_by_key(|&x| g.stamp(x));

@@ -1540,13 +1540,10 @@ fn tileir_9292_46266_a_read_refilled_before_the_revisiting_write_is_revisited_on
 }
 
 /// Program 20969 of `tcfuzz fuzz --seed 9696` (a coverage-guided mutant), as the campaign
-/// shrunk it: rmws of `f` in two tile blocks, a weak store of `f`, and no token orders anything.
-/// The explorer finds 2,011 complete executions, 174 of them twice (the campaign's original:
+/// shrank it: rmws of `f` in two tile blocks, a weak store of `f`, and no token orders anything.
+/// The explorer found 2,011 complete executions, 174 of them twice (the campaign's original:
 /// 14,760 with 180 twice), behind the rmw-hole and Atomicity caveats, which allow missed
-/// executions, not duplicates. Too large for the oracle (more than 2,000,000 candidates). The
-/// same at `5289240`, before the fix of
-/// [`tileir_9292_46266_a_read_refilled_before_the_revisiting_write_is_revisited_once`]. Shrunk
-/// in [`TILEIR_9696_20969_SHRUNK`].
+/// executions, not duplicates. Too large for the oracle (more than 2,000,000 candidates).
 const TILEIR_9696_20969: &str = r"TileIR coverage-9696-20969
 {
   x = [0, 0];
@@ -1566,29 +1563,30 @@ P1@tlb 1, dev 0 {
 exists (true)
 ";
 
-/// [`TILEIR_9696_20969`] shrunk by hand: one-element tiles, and P0's store `relaxed` (with the
-/// weak store the same gap shows in 977 executions, 58 twice). The explorer finds 176 complete
-/// executions, 16 of them twice; the oracle 160, the same 68 final states. Every instruction is
-/// needed.
+/// [`TILEIR_9696_20969`] shrunk by hand: one-element tiles, and P0's store `relaxed`. The
+/// explorer found 176 complete executions, 16 of them twice; the oracle 160. Every instruction
+/// is needed.
 ///
-/// What `tcfuzz trace --revisits --oracle` shows (15 of the 16; the other pair is revisits 263 and
-/// 269): P0's store `st f` (`a`) revisits P1's first `max f` read (`r`) from two graphs that it
-/// turns into the same one. P1's `max f, r2` read is kept reading the initial `f`, so Atomicity
-/// leaves `r` no source in `Previous(r)`: it must read a *forced source*, and there are two
-/// candidates — P1's second `max` write `m` (a hole before P1's kept `add x`) and P0's `add f`
-/// write `p` (a hole before `a`), with `m` `co`-before `p` in both graphs:
+/// What `tcfuzz trace --revisits --oracle` showed for 15 of the 16: P0's store `st f` (`a`)
+/// revisits P1's first `max f` read (`r`) from two graphs that it turns into the same one. P1's
+/// `max f, r2` read is kept reading the initial `f`, so Atomicity leaves `r` no source in
+/// `Previous(r)`: it must read a *forced source*, and there are two — P1's second `max` write
+/// `m` (a hole before P1's kept `add x`) and P0's `add f` write `p` (a hole before `a`), with
+/// `m` `co`-before `p` in both graphs:
 /// - `r` reads `m`; `m` refilled, then `r`'s write half, then P0's `add f` reading that write
-///   half, then `p` (`co`: init, `m`, `r`'s half, `p`). `p` is `co`-later and added after `m`,
-///   but in the exploration's order, so it does not disqualify `m` (maximal.rs, "Forced sources
-///   in the order of addition").
-/// - `r` reads `p` (`p` revisited it after `m` had): P0's `add f` reads `m`, `p` right after it,
-///   `r`'s write half after `p`. `p` is the `co`-latest candidate.
+///   half, then `p`. `p` is `co`-later and added after `m`, but in the exploration's order, so it
+///   did not disqualify `m` (maximal.rs, "Forced sources in the order of addition").
+/// - `r` reads `p`, which revisited it after `m` had: P0's `add f` reads `m`, `p` right after it.
 ///
-/// Both qualify. The order-of-addition rule was made for two graphs whose `co` order of the
-/// candidates differs (each has `r` reading the `co`-earlier one); here it is the same in both,
-/// and only the second has `r` reading the `co`-latest. Telling the two cases apart from one
-/// graph needs to know whether the other graph's revisit keeps `m` (here: yes, `p`'s rmw read
-/// reads it), which the test cannot see from the first graph. Not fixed.
+/// `p` holds `m` in its dependency prefix, so the second graph now yields to the first
+/// (maximal.rs, "A forced source after one it depends on"). The last one: P1's second `max`
+/// write revisits P0's `add f` read, which reads P1's first `max` write in one graph and P0's
+/// store in the other (trace revisits 263 and 269). In the first, the read does not take the
+/// `co`-latest write of `Previous(r)`, P0's store, and still counted as maximal:
+/// `placed_before_revisit` put the `max` write in `co` right after that store (its read reads
+/// it), where the `add` cannot go too — but the `max` write had been a hole since a revisit
+/// before the one since which it was refilled, and the second graph, where it was never in
+/// `co`, is reached too (maximal.rs, `placed_before_revisit`).
 const TILEIR_9696_20969_SHRUNK: &str = r"TileIR coverage-9696-20969-shrunk
 {
   x = [0];
@@ -1608,28 +1606,22 @@ P1@tlb 1, dev 0 {
 exists (true)
 ";
 
+/// The original has no duplicate left (1,837 = 2,011 − 174).
 #[test]
-#[ignore = "open: the explorer explores 16 of its 176 executions twice"]
-fn tileir_9696_20969_explorer_explores_executions_twice() {
-    explorer_equals_oracle_past(TILEIR_9696_20969_SHRUNK, ModelKind::TileIr, &[RMW_HOLE, ATOMICITY_HELD]);
+fn tileir_9696_20969_a_forced_source_yields_to_one_it_depends_on() {
     let p = tcfuzz_litmus::parse(TILEIR_9696_20969).expect("parses");
     let e = check(&p, ModelKind::TileIr, &detecting_duplicates()).expect("explorer");
-    assert_eq!(e.stats.duplicates, Some(0), "{e}");
+    assert_eq!((e.stats.complete, e.stats.duplicates), (1837, Some(0)), "{e}");
+    assert!(e.caveats.iter().all(|c| c.contains(RMW_HOLE) || c.contains(ATOMICITY_HELD)), "{:?}", e.caveats);
 }
 
-/// While [`tileir_9696_20969_explorer_explores_executions_twice`] is open: the counts it has.
+/// The shrunk program: explorer = oracle (160 executions, 68 final states).
 #[test]
-fn tileir_9696_20969_counts_while_open() {
+fn tileir_9696_20969_a_write_half_left_a_hole_by_an_earlier_revisit_is_not_placed() {
+    explorer_equals_oracle_past(TILEIR_9696_20969_SHRUNK, ModelKind::TileIr, &[RMW_HOLE, ATOMICITY_HELD]);
     let p = tcfuzz_litmus::parse(TILEIR_9696_20969_SHRUNK).expect("parses");
-    let (e, o) = explorer_and_oracle(&p, ModelKind::TileIr);
-    assert_eq!((e.stats.complete, e.stats.duplicates, o.stats.complete), (176, Some(16), 160), "explorer:\n{e}\noracle:\n{o}");
-    // The same final states; their counts differ by the duplicates.
-    let values = |v: &tcfuzz_checker::Verdict| v.states.iter().map(|s| s.values.clone()).collect::<Vec<_>>();
-    assert_eq!((values(&e), o.states.len()), (values(&o), 68));
-    let p = tcfuzz_litmus::parse(TILEIR_9696_20969).expect("parses");
     let e = check(&p, ModelKind::TileIr, &detecting_duplicates()).expect("explorer");
-    assert_eq!((e.stats.complete, e.stats.duplicates), (2011, Some(174)), "{e}");
-    assert!(e.caveats.iter().all(|c| c.contains(RMW_HOLE) || c.contains(ATOMICITY_HELD)), "{:?}", e.caveats);
+    assert_eq!((e.stats.complete, e.states.len()), (160, 68), "{e}");
 }
 
 /// Seed 82032384 of `tcfuzz selftest --family all` (150,000 programs from 82,000,000, at
