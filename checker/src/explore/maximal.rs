@@ -1084,12 +1084,11 @@ impl Explorer<'_, '_> {
         deleted: &BitSet,
         never_read: &dyn Fn(EventId) -> bool,
     ) -> Result<bool, CheckError> {
-        let own_half = |x: EventId| x == EventId { thread: r.thread, index: r.index + 1 } && g.label(x).rmw_write;
         // Which of them is the forced source depends on the order of addition (module docs,
         // "Forced sources in the order of addition"): any of them but `r`'s source will do.
         let forced: Vec<EventId> = g
             .writes_to(g.label(r).loc)
-            .filter(|&x| !x.is_init() && !own_half(x) && deleted.contains(idx.node(x)) && leaves_hole(g, idx, x, deleted) && !never_read(x))
+            .filter(|&x| may_be_forced_source(g, idx, r, x, deleted, never_read))
             .filter(|&x| Some(x) != g.event(r).rf)
             .collect();
         for f in forced.into_iter().rev() {
@@ -1140,19 +1139,14 @@ impl Explorer<'_, '_> {
         never_read: &dyn Fn(EventId) -> bool,
     ) -> Result<bool, CheckError> {
         let Some(w) = g.event(r).rf else { return Ok(false) };
-        let own_half = |x: EventId| x == EventId { thread: r.thread, index: r.index + 1 } && g.label(x).rmw_write;
         let w_prefix = dep_prefix(g, idx, self.prog, w);
         let yields_to: Vec<EventId> = g
             .writes_to(g.loc_of(w))
             .take_while(|&x| x != w)
             .filter(|&c| {
-                !c.is_init()
-                    && c.thread != w.thread
-                    && !own_half(c)
+                c.thread != w.thread
                     && w_prefix.contains(idx.node(c))
-                    && deleted.contains(idx.node(c))
-                    && leaves_hole(g, idx, c, deleted)
-                    && !never_read(c)
+                    && may_be_forced_source(g, idx, r, c, deleted, never_read)
                     && !added_out_of_order(g, w, c)
             })
             .collect();
@@ -1665,6 +1659,21 @@ struct KeptAhead {
     prefix: std::cell::OnceCell<BitSet>,
 }
 
+/// Whether write `x` may be a forced source of `r` (module docs): a deleted write that leaves a
+/// hole, but for `r`'s own write half (Atomicity puts it right after `r`'s source) and a write
+/// `r` never reads (`never_read`).
+fn may_be_forced_source(
+    g: &ExecutionGraph,
+    idx: &NodeIndex,
+    r: EventId,
+    x: EventId,
+    deleted: &BitSet,
+    never_read: &dyn Fn(EventId) -> bool,
+) -> bool {
+    let own_half = x == EventId { thread: r.thread, index: r.index + 1 } && g.label(x).rmw_write;
+    !x.is_init() && !own_half && deleted.contains(idx.node(x)) && leaves_hole(g, idx, x, deleted) && !never_read(x)
+}
+
 /// Whether `r`'s source, a write added after `r` that the revisit deletes, may be its forced
 /// source `w` (module docs): it leaves a hole, and of the other deleted writes of its location
 /// that leave a hole, none added before `w` or of its thread is `co`-after it and none of another
@@ -1674,10 +1683,7 @@ struct KeptAhead {
 /// the revisiting write's thread after it).
 fn forced_source(g: &ExecutionGraph, idx: &NodeIndex, r: EventId, deleted: &BitSet, never_read: &dyn Fn(EventId) -> bool) -> bool {
     let Some(w) = g.event(r).rf else { return false };
-    let own_half = |x: EventId| x == EventId { thread: r.thread, index: r.index + 1 } && g.label(x).rmw_write;
-    let candidate = |x: EventId| {
-        !x.is_init() && x != w && !own_half(x) && deleted.contains(idx.node(x)) && leaves_hole(g, idx, x, deleted) && !never_read(x)
-    };
+    let candidate = |x: EventId| x != w && may_be_forced_source(g, idx, r, x, deleted, never_read);
     // Of the other candidates, one added before `w` or of `w`'s thread may not be `co`-after it;
     // one of another thread added after it may not have come after it against the exploration's
     // order (module docs, "Forced sources in the order of addition").
