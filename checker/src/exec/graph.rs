@@ -37,9 +37,9 @@ pub struct ExecutionGraph {
     /// Whether an event was ever put in a hole: until then every thread's events were added in
     /// program order (stamps rising along each thread).
     refilled: bool,
-    /// The holes the graph had when a revisit last cut it that the cut kept holes: made by an
-    /// earlier revisit, not by that one (`explore::maximal`, `placed_before_revisit`). Empty in
-    /// almost every graph.
+    /// The holes that the last revisit's cut found and left as they were: made by an earlier
+    /// revisit, not by that one (`explore::maximal`, `placed_before_revisit`). Empty in almost
+    /// every graph.
     holes_before_cut: Vec<EventId>,
     /// The *pending reads*: holes, each its thread's last position, of reads a revisit kept
     /// while deleting the write they read, which comes back into its own hole (`explore::maximal`,
