@@ -259,7 +259,7 @@ fn parse_prelude(body: &str, start: Span) -> PResult<Prelude> {
             }
         }
         // A doc string with an odd number of quotes of its own does not lex.
-        Err(e) => body.find('{').ok_or(e)?,
+        Err(e) => first_brace_outside_line_comments(body).ok_or(e)?,
     };
     let region = body[..split].trim();
     let lexed = lex(&body[split..], position_after(start, &body[..split]))?;
@@ -271,6 +271,21 @@ fn parse_prelude(body: &str, start: Span) -> PResult<Prelude> {
         (Vec::new(), vec![skipped])
     };
     Ok(Prelude { docs, comments, lexed })
+}
+
+/// The byte offset of the first `{` of `text` that no `//` comment holds: where the lexer, had
+/// the text lexed, would have found it. (A `{` inside a `//` comment, taken for the initial
+/// state's, left the comment's start as skipped text that printed, it read back as a comment.)
+fn first_brace_outside_line_comments(text: &str) -> Option<usize> {
+    let mut offset = 0;
+    for line in text.split_inclusive('\n') {
+        let code = line.find("//").map_or(line, |c| &line[..c]);
+        if let Some(b) = code.find('{') {
+            return Some(offset + b);
+        }
+        offset += line.len();
+    }
+    None
 }
 
 /// The byte offset in `text` (which starts at `start`) of the character at `at`.

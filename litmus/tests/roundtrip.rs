@@ -410,3 +410,22 @@ fn a_trailing_block_comment_over_two_lines_keeps_the_comment_after_it() {
     assert!(reparsed.same_as(&program), "round trip changed the program:\n{text}\n---\n{printed}");
     assert_eq!(print(&reparsed), printed);
 }
+
+/// Regression (found by `mutated_valid_programs_never_panic_and_round_trip_when_accepted`): a
+/// text before the initial state that does not lex (a `(*` cut by a lone `\r`, a line end) was
+/// split at its first `{`, inside a `//` comment: the comment's start became skipped text, which,
+/// printed, read back as a comment. The `{` of a `//` comment is no split point.
+#[test]
+fn a_brace_in_a_line_comment_before_the_initial_state_is_no_split_point() {
+    let text = "TileIR gen\n// before 1={ tx = [0, 0]; } (*\r after 1 *)\n// before 2\n(* block\n 2 *)\nP0@tlb 0, dev 0 { // after 2\n// before 3\n} // after 3\nforall (tx == [1, 2]) (* after 4 *)\n";
+    if let Ok(program) = parse(text) {
+        let printed = print(&program);
+        let reparsed = parse(&printed).expect("the printed program parses");
+        assert!(reparsed.same_as(&program), "round trip changed the program:\n{text}\n---\n{printed}");
+    }
+    // Where the text after the comment holds the initial state, it is found there.
+    let text = "PTX t\n\"odd \" quotes\n// not here {\n{ x = 0; }\n P0@cta 0,gpu 0 ;\n st.weak x, 1 ;\nexists (x == 1)\n";
+    let program = parse(text).expect("parses");
+    let printed = print(&program);
+    assert!(parse(&printed).expect("reparses").same_as(&program), "{printed}");
+}
