@@ -1983,13 +1983,30 @@ impl OpenAtRefill {
         if s == self.source && g.label(e).is_read() {
             return false;
         }
+        // Where `e` reads `s` only through `s`'s revisit of it, and that revisit left `read` a
+        // hole with `h` a fence that `next` refills first ([`refilled_early`]) and kept or a hole
+        // too, `h` came back before `read` did, and `source`'s revisit of `read` kept it.
+        // (`known_gaps::ptx_10101_25902`: `ld y; tld y_tex; bne; st.release y | red.inc y;
+        // fence.acq_rel; st y, 1`. The refilled `inc` write's revisit of the `ld y` was refused:
+        // the load "could have read" `st y` with the fence left open, which, back in place, rules
+        // that out — 13 of 14 executions, no caveat.)
+        let revisited_by_s = !s.is_init() && g.stamp(s) > g.stamp(e);
         if h.thread == read.thread {
-            return h.index > read.index;
+            if h.index <= read.index {
+                return false;
+            }
+            if !(revisited_by_s && refilled_early(g.label(h))) {
+                return true;
+            }
+            let s_prefix = dep_prefix(g, idx, prog, s);
+            let read_left_a_hole = !s_prefix.contains(idx.node(read)) && later_in(&s_prefix, read);
+            let h_back_first = s_prefix.contains(idx.node(h)) || later_in(&s_prefix, h);
+            return !(read_left_a_hole && h_back_first);
         }
         if h.thread > read.thread {
             return true;
         }
-        if !(h.thread == e.thread && h.index > e.index && !s.is_init() && g.stamp(s) > g.stamp(e)) {
+        if !(h.thread == e.thread && h.index > e.index && revisited_by_s) {
             return false;
         }
         let s_prefix = dep_prefix(g, idx, prog, s);
