@@ -1693,7 +1693,26 @@ fn proxy_9797_75562_counts_while_open() {
 /// weak accesses of `z`, and a load of `x`, which nothing writes but without which there is no
 /// duplicate. The explorer finds 300 complete executions, 4 of them twice; the oracle 305. Its
 /// caveats (a `cas` failing on a load-buffering cycle, the rmw hole) allow the 9 it misses, not
-/// the duplicates. The same at `5289240`. Not analysed.
+/// the duplicates. The same at `5289240`.
+///
+/// Analysed (`tcfuzz trace --revisits --oracle`, and a build printing the maximality test's
+/// completions): P1's `or` write revisits P0's `ld z` from two graphs that differ only in what
+/// the load reads — the initial `z` (a plain maximal choice), and P1's `st.weak z, 1` (a forced
+/// source, through that store's earlier revisit of it) — with P2's `cas` reading the store and
+/// failing in both. The second passes because `completable_with_previous_source` finds no
+/// completion in which the load reads the initial value: the completion search (`fill`) fills
+/// the store's hole while the hole of P1's `ld x` before it is open, so `hole_event` cannot
+/// replay the thread and gives the value the hole kept, 0 (`holes::cut` clears values); the
+/// `cas z, 0, 0` reading that 0 succeeds, and the graph the first revisit came from (the `cas`
+/// failing) is not found. Replaying the thread with an open hole read as 0 wherever neither the
+/// hole nor the event given depends on one (tried, not committed) fixes the value: then neither
+/// graph passes — the test finds that the load could read P2's `red` write, a graph the
+/// exploration does not reach (the rmw-hole caveat's class) — and the 4 duplicates become 4
+/// more missed executions (292, 0 twice; oracle 305); and it made `selftest --seed 95000000`
+/// programs 95002775 and 95018224 (ptx) and 95019742 (proxy) explore 48, 792 and 66
+/// executions twice that are explored once now (also with the replay only for plain writes).
+/// Other rules of the test were shaped with the kept values; the right values need them
+/// re-derived. Open.
 const PTX_9999_12897: &str = r"PTX coverage-9999-12897
 {
   x = 0;
