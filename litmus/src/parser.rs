@@ -259,7 +259,7 @@ fn parse_prelude(body: &str, start: Span) -> PResult<Prelude> {
             }
         }
         // A doc string with an odd number of quotes of its own does not lex.
-        Err(e) => first_brace_outside_line_comments(body).ok_or(e)?,
+        Err(e) => first_brace_outside_comments(body).ok_or(e)?,
     };
     let region = body[..split].trim();
     let lexed = lex(&body[split..], position_after(start, &body[..split]))?;
@@ -273,17 +273,21 @@ fn parse_prelude(body: &str, start: Span) -> PResult<Prelude> {
     Ok(Prelude { docs, comments, lexed })
 }
 
-/// The byte offset of the first `{` of `text` that no `//` comment holds: where the lexer, had
-/// the text lexed, would have found it. (A `{` inside a `//` comment, taken for the initial
-/// state's, left the comment's start as skipped text that printed, it read back as a comment.)
-fn first_brace_outside_line_comments(text: &str) -> Option<usize> {
-    let mut offset = 0;
-    for line in text.split_inclusive('\n') {
-        let code = line.find("//").map_or(line, |c| &line[..c]);
-        if let Some(b) = code.find('{') {
-            return Some(offset + b);
+/// The byte offset of the first `{` of `text` that no comment holds (`//` to the end of its
+/// line, `(* … *)`): where the lexer, had the text lexed, would have found it. (A `{` inside a
+/// comment, taken for the initial state's, left the comment's start as skipped text that
+/// printed, it read back as a comment.) `None` past an unterminated `(*`, as the lexer finds no
+/// brace there either.
+fn first_brace_outside_comments(text: &str) -> Option<usize> {
+    let bytes = text.as_bytes();
+    let mut i = 0;
+    while i < bytes.len() {
+        match (bytes[i], bytes.get(i + 1)) {
+            (b'{', _) => return Some(i),
+            (b'/', Some(b'/')) => i = text[i..].find('\n').map_or(bytes.len(), |n| i + n),
+            (b'(', Some(b'*')) => i = text[i + 2..].find("*)").map(|n| i + 2 + n + 2)?,
+            _ => i += 1,
         }
-        offset += line.len();
     }
     None
 }

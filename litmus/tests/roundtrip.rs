@@ -429,3 +429,15 @@ fn a_brace_in_a_line_comment_before_the_initial_state_is_no_split_point() {
     let printed = print(&program);
     assert!(parse(&printed).expect("reparses").same_as(&program), "{printed}");
 }
+
+#[test]
+fn a_brace_in_a_block_comment_before_the_initial_state_is_no_split_point() {
+    let text = "PTX t\n\"odd \" quotes\n(* not here {\n still not *)\n{ x = 0; }\n P0@cta 0,gpu 0 ;\n st.weak x, 1 ;\nexists (x == 1)\n";
+    let program = parse(text).expect("parses");
+    let printed = print(&program);
+    assert!(parse(&printed).expect("reparses").same_as(&program), "{printed}");
+    // An unterminated `(*` holds every brace after it: the lexer's error stands.
+    let err = parse("PTX t\n\"odd \" quotes\n(* open {\n{ x = 0; }\n P0@cta 0,gpu 0 ;\n st.weak x, 1 ;\nexists (x == 1)\n")
+        .expect_err("an unterminated comment");
+    assert!(err.to_string().contains("unterminated"), "{err}");
+}
