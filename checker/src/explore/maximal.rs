@@ -1942,11 +1942,12 @@ impl OpenAtRefill {
     }
 
     /// Whether hole `h` may be open in a graph reached that way in which `e` takes `s`: the
-    /// revisit by `source` kept `e`; `h` was added after `read` — later in `read`'s thread; in a
-    /// later thread, which `next` comes to after `read`'s; or after `e` in `e`'s thread where `s`
-    /// revisited `e` (added after it) and left `read` a hole, which `next` refills before the
-    /// events after `e` come back fresh — and that revisit left it a hole (a later event of its
-    /// thread in `source`'s prefix).
+    /// revisit by `source` kept `e`; `h` was added after `read` — later in `read`'s thread (but
+    /// for a fence `next` put back before `read` where `s`'s revisit of `e` left `read` a hole);
+    /// in a later thread, which `next` comes to after `read`'s; or after `e` in `e`'s thread
+    /// where `s` revisited `e` (added after it) and left `read` a hole, which `next` refills
+    /// before the events after `e` come back fresh — and that revisit left it a hole (a later
+    /// event of its thread in `source`'s prefix).
     fn may_stay_open(&self, g: &ExecutionGraph, idx: &NodeIndex, prog: &CompiledProgram, h: EventId, (e, s): (EventId, EventId)) -> bool {
         let later_in = |set: &BitSet, x: EventId| {
             (x.index as usize + 1..g.threads[x.thread as usize].len()).any(|i| set.contains(idx.node(EventId::new(x.thread as usize, i))))
