@@ -805,6 +805,41 @@ fn cas_caveat_is_not_given_for_a_cas_that_never_succeeds() {
     assert_eq!(e.stats.complete, 16, "{e}");
 }
 
+/// Issue 26 item 6, the cas caveat, for a `cas` comparing with a register: a cycle through the
+/// register's value enters a read that value comes from by its `rf` (`revisits.rs`,
+/// `register_reads`). P0's `cas` of `x` compares with what its `ld y` read, and nothing writes
+/// `y`: the load reads the initial value in every execution, on no cycle, though cycles pass
+/// it in program order (P0's `ld x` reading P1's `st x`, P1 reading the `cas`'s write). Nor can
+/// the `cas` fail on a cycle that goes on from it: it is its thread's last instruction. It
+/// carried the caveat (`tcfuzz generate --seed 9`, program 289, shrunk); now none, with the
+/// oracle's counts. With P1 storing to `y` after reading `x`, the load can read a write on a
+/// cycle through the `cas`, and the caveat stays.
+#[test]
+fn cas_caveat_for_a_register_needs_a_cycle_into_a_read_of_the_register() {
+    let text = |last: &str| {
+        format!(
+            "PTX register-cas
+{{ x = 0; y = 0; }}
+ P0@cta 0,gpu 1                    | P1@cta 1,gpu 0       ;
+ ld.acquire.gpu r0, x              | ld.volatile r0, x    ;
+ ld r1, y                          | ld.acquire.cta r1, x ;
+ atom.relaxed.cta.cas r2, x, r1, 1 | st x, 2              ;
+                                   | {last:<20} ;
+exists (true)
+"
+        )
+    };
+    let (e, o) = both(&tcfuzz_litmus::parse(&text("")).expect("parses"));
+    assert!(e.caveats.is_empty(), "{:?}", e.caveats);
+    assert_eq!((e.stats.complete, &e.states), (o.stats.complete, &o.states), "{e}\n{o}");
+    assert_eq!(e.stats.complete, 18, "{e}");
+    for (last, complete) in [("st y, 1", 22), ("st y, 2", 36)] {
+        let (e, o) = both(&tcfuzz_litmus::parse(&text(last)).expect("parses"));
+        assert!(e.caveats.iter().any(|c| c.contains("a cas fails only because")), "{last}: {:?}", e.caveats);
+        assert_eq!((e.stats.complete, o.stats.complete), (complete, complete), "{e}\n{o}");
+    }
+}
+
 /// Issue 26 item 6, the barrier caveat on `XF-Barrier-weak` (conformance corpus): its barriers
 /// come after spin loops on a flag, but no read reaches, through a barrier, a write it may read
 /// — the writes after each barrier are a store to the flag its own thread read before it (SC
