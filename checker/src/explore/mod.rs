@@ -134,8 +134,9 @@
 //! comparing with a register is named also on a cycle through it that enters, by an `rf`, a
 //! read the register comes from, which a cycle through that register does; a `cas` with a
 //! constant expected value its location never holds, by the values
-//! [`oracle::possible_values`] finds, is not named: it fails in every execution and reads as a
-//! load does), the barrier class a read that reaches, through
+//! [`oracle::possible_runs`] finds, is not named: it fails in every execution and reads as a
+//! load does; nor is a `cas` that no trace over those values performs), the barrier class a
+//! read that reaches, through
 //! a barrier arrival, a write it may read (program order following the branches). The lost
 //! revisit and the rmw Atomicity holds are detected while exploring.
 //!

@@ -20,6 +20,8 @@
 
 use std::collections::BTreeSet;
 
+use tcfuzz_litmus::Span;
+
 use crate::error::CheckError;
 use crate::exec::event::EventId;
 use crate::exec::event::NewEvent;
@@ -505,11 +507,36 @@ fn values_and_traces(
     Ok((values, traces))
 }
 
+/// What the executions of a program within a loop bound may do, over-approximated
+/// ([`possible_runs`]).
+pub(crate) struct PossibleRuns {
+    /// Per location, the values it may hold.
+    pub values: Values,
+    /// Per thread, the source positions of the instructions whose events some trace of the
+    /// thread over those values has: an instruction that makes events and whose position is not
+    /// here makes none in any execution.
+    pub performed: Vec<BTreeSet<Span>>,
+}
+
+impl PossibleRuns {
+    /// Whether instruction `i` of thread `t` (whose code is `code`) may make events: some trace
+    /// has an event of it, or its source position does not tell it from another instruction of
+    /// its thread (a program built in code, every position 0:0).
+    pub fn may_perform(&self, code: &[crate::program::CodeLine], t: usize, i: usize) -> bool {
+        let span = code[i].span;
+        span == Span::default() || code.iter().filter(|l| l.span == span).nth(1).is_some() || self.performed[t].contains(&span)
+    }
+}
+
 /// The values each location of `prog` may hold in an execution within `loop_bound` (a superset:
-/// [`values_and_traces`]), found within `limit` thread traces per round; `None` past that, or
-/// where a location may take more than [`MAX_VALUES_PER_LOCATION`] values.
-pub(crate) fn possible_values(prog: &CompiledProgram, loop_bound: u32, limit: u64) -> Option<Values> {
-    values_and_traces(prog, loop_bound, limit, &|| Ok(())).ok().map(|(values, _)| values)
+/// [`values_and_traces`]), and the instructions each thread may perform, found within `limit`
+/// thread traces per round; `None` past that, or where a location may take more than
+/// [`MAX_VALUES_PER_LOCATION`] values. Every trace of a thread in an execution is among those
+/// over the values found, as the oracle's exactness needs.
+pub(crate) fn possible_runs(prog: &CompiledProgram, loop_bound: u32, limit: u64) -> Option<PossibleRuns> {
+    let (values, traces) = values_and_traces(prog, loop_bound, limit, &|| Ok(())).ok()?;
+    let performed = traces.iter().map(|ts| ts.iter().flat_map(|t| t.events.iter().map(|(ev, _)| ev.span)).collect()).collect();
+    Some(PossibleRuns { values, performed })
 }
 
 /// Every trace of one thread whose reads return values from `values`, in depth-first order (a

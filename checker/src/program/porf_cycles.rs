@@ -225,6 +225,13 @@ pub(crate) const SEARCH_BUDGET: u64 = 200_000;
 
 impl StaticGraph {
     pub(crate) fn new(prog: &CompiledProgram) -> StaticGraph {
+        Self::performing(prog, &|_, _| true)
+    }
+
+    /// The graph of the executions in which instruction `i` of thread `t` makes events only
+    /// where `performs(t, i)`: the others keep their place in program order, with no access
+    /// and no barrier arrival (an over-approximation still, where `performs` is one).
+    pub(crate) fn performing(prog: &CompiledProgram, performs: &dyn Fn(usize, usize) -> bool) -> StaticGraph {
         // In a Tile IR program, per node, the index of its (first) event in its thread's events
         // (its code is straight-line: one event per access, two per rmw) and what it waits for.
         let token_order: Option<Vec<(usize, u64)>> = prog.tile.as_ref().map(|tile| {
@@ -248,7 +255,8 @@ impl StaticGraph {
         // Nodes: every instruction, thread by thread.
         let mut nodes: Vec<(usize, Accesses)> = Vec::new();
         for (t, code) in prog.threads.iter().enumerate() {
-            nodes.extend(code.code.iter().map(|l| (t, accesses(&l.op))));
+            nodes
+                .extend(code.code.iter().enumerate().map(|(i, l)| (t, if performs(t, i) { accesses(&l.op) } else { Accesses::default() })));
         }
         let n = nodes.len();
         let mut po: Vec<Vec<usize>> = vec![Vec::new(); n];
