@@ -131,13 +131,11 @@
 //! with a `fence.sc` morally strong with every thread's on each stretch, nor one of atomics of a
 //! single location reading each other's writes) that goes on from the `cas` in program order (a
 //! failing `cas` writes nothing: a cycle through it leaves it through its later events; a `cas`
-//! comparing with a register is named also on a cycle through it that enters, by an `rf`, a
-//! read the register comes from, which a cycle through that register does; a `cas` with a
-//! constant expected value its location never holds, by the values
+//! comparing with a register is named on any cycle through it, which a cycle through that
+//! register is; a `cas` with a constant expected value its location never holds, by the values
 //! [`oracle::possible_runs`] finds, is not named: it fails in every execution and reads as a
 //! load does; nor is a `cas` that no trace over those values performs), the barrier class a
-//! read that reaches, through
-//! a barrier arrival, a write it may read (program order following the branches). The lost
+//! read that reaches, through a barrier arrival, a write it may read (program order following the branches). The lost
 //! revisit and the rmw Atomicity holds are detected while exploring.
 //!
 //! [`crate::check_oracle`] has none of these limits.

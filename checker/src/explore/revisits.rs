@@ -247,15 +247,11 @@ impl<'p> Revisits<'p> {
     /// order ([`StaticGraph::cycle_possible_into`]) — the cycle of an execution where it fails
     /// only because it reads a write later on the cycle: that write follows it in `po ∪ rf`, and
     /// the `cas` reads it; it writes nothing when it fails, so the cycle leaves it in program
-    /// order (whatever a register `cas` expects, any write can make it fail) — or a `cas`
-    /// comparing with a register, on a cycle through that register's value: one that enters a
-    /// read the register comes from ([`register_reads`]) by an `rf` and goes on in program order
-    /// ([`StaticGraph::cycle_possible_into`]), and that passes the `cas`
-    /// ([`StaticGraph::cycle_possible_at`]) — a cycle through the register goes through the
-    /// `cas`, from the load that gives the register (`known_gaps::proxy_7000160`); a load that
-    /// reads the initial value, or its own thread's writes, carries nothing of a cycle. (Until
-    /// that load was asked for, a register `cas` on any cycle counted: 3 of the 23 `tcfuzz
-    /// generate --seed 9` programs with this caveat lost it, the oracle's counts theirs.)
+    /// order — or a `cas` comparing with a register, on such a cycle leaving it by any edge
+    /// ([`StaticGraph::cycle_possible_at`]): a cycle through the register it compares with goes
+    /// through the `cas`, from the load that gives the register (`known_gaps::proxy_7000160`),
+    /// and one that passes the `cas` in program order only is of the class too, even where the
+    /// register's value comes from no cycle (`ptx::a_register_cas_passed_by_a_cycle_keeps_the_cas_caveat`).
     /// (Before, a register `cas` counted in any program that may have a cycle: on 5,000
     /// `tcfuzz generate --seed 77 --family random` programs, 68 of the 132 that carried this
     /// caveat carried it that way. Any cycle going on from the `cas` in program order counted
@@ -268,9 +264,9 @@ impl<'p> Revisits<'p> {
     /// the accesses of instructions no execution performs, by the traces the oracle's value sets
     /// allow ([`super::oracle::possible_runs`], [`StaticGraph::performing`]): a branch on a value
     /// that its reads can only take one way keeps the instructions it jumps over off every
-    /// cycle. (On 15,000 `tcfuzz generate --seed 10..12` programs, with the register test of
-    /// [`register_reads`] and the `cas` no execution performs left out: 385 verdicts with a
-    /// caveat before, 325 after, the oracle's counts on each of the 60.)
+    /// cycle. (On 15,000 `tcfuzz generate --seed 10..12` programs, with the `cas` no execution
+    /// performs left out: 385 verdicts with a caveat before, 355 after, the oracle's counts on
+    /// each of the 30.)
     fn cas_on_cycle(&self) -> bool {
         let runs = || self.runs.get_or_init(|| super::oracle::possible_runs(self.prog, self.loop_bound, VALUES_BUDGET)).as_ref();
         let cases = cas_before_ordering(self.prog, &runs);
@@ -298,15 +294,7 @@ impl<'p> Revisits<'p> {
         let ops: Vec<&Op> = self.prog.threads.iter().flat_map(|t| t.code.iter().map(|l| &l.op)).collect();
         let mut steps = CAS_CYCLE_BUDGET;
         cases.iter().any(|(node, expected)| match expected {
-            // Failing by reading a write later on the cycle, whatever it expects; or on a cycle
-            // through the register's value: one that enters a read the register comes from by
-            // its `rf` (a read of the initial value carries nothing of the cycle) and goes on in
-            // program order, through the `cas`.
-            Expected::Register { reads } => {
-                graph.cycle_possible_into(*node, &|_| true, &mut steps)
-                    || (reads.iter().any(|&x| graph.cycle_possible_into(x, &|_| true, &mut steps))
-                        && graph.cycle_possible_at(*node, &mut steps))
-            }
+            Expected::Register => graph.cycle_possible_at(*node, &mut steps),
             &Expected::Value(expected) => graph.cycle_possible_into(*node, &|w| may_write_other_than(ops[w], expected), &mut steps),
         })
     }
@@ -632,10 +620,7 @@ fn cas_before_ordering<'r>(prog: &CompiledProgram, runs: &dyn Fn() -> Option<&'r
             // A register expected value: the read needs what it comes from (`dep_prefix`).
             let expected = match *a {
                 crate::program::Opnd::Imm(expected) => expected,
-                crate::program::Opnd::Reg(reg) => {
-                    let reads = register_reads(&t.code, reg).into_iter().map(|x| start + x).collect();
-                    return Some((start + i, Expected::Register { reads }));
-                }
+                crate::program::Opnd::Reg(_) => return Some((start + i, Expected::Register)),
             };
             // A `cas` that no write can make fail (every write it could read holds its expected
             // value, the initial one aside, which comes later on no cycle) is not of the class.
@@ -671,44 +656,8 @@ fn cas_before_ordering<'r>(prog: &CompiledProgram, runs: &dyn Fn() -> Option<&'r
 /// What a `cas` of [`cas_before_ordering`] compares with.
 enum Expected {
     Value(i64),
-    /// A register, and the nodes of [`StaticGraph`] whose reads its value may come from
-    /// ([`register_reads`]).
-    Register {
-        reads: Vec<usize>,
-    },
-}
-
-/// The instructions of `code` whose reads may give register `reg` its value: those that load
-/// into it (a load, an rmw, an mbarrier arrive or wait), and those that load into the registers a
-/// `mov` or `add` into it reads — wherever they stand in the code (a loop may bring any of them
-/// before the use). A `po ∪ rf` cycle through the register's value goes through one of them.
-fn register_reads(code: &[crate::program::CodeLine], reg: usize) -> Vec<usize> {
-    let (mut regs, mut reads) = (vec![reg], Vec::new());
-    let mut k = 0;
-    while let Some(&r) = regs.get(k) {
-        k += 1;
-        for (i, l) in code.iter().enumerate() {
-            let (dst, sources) = l.op.registers();
-            if dst != Some(r) {
-                continue;
-            }
-            match l.op {
-                Op::Mov { .. } | Op::Add { .. } => {
-                    for s in sources {
-                        if let crate::program::Opnd::Reg(s) = s
-                            && !regs.contains(&s)
-                        {
-                            regs.push(s);
-                        }
-                    }
-                }
-                _ => reads.push(i),
-            }
-        }
-    }
-    reads.sort_unstable();
-    reads.dedup();
-    reads
+    /// A register.
+    Register,
 }
 
 /// How many thread traces per round [`cas_before_ordering`] lets the search for the values of
@@ -826,8 +775,7 @@ mod tests {
 
     /// A `cas` comparing with a register has the `cas` caveat only where a load-buffering cycle
     /// may pass through it: P0 and P1 make one, and P2's `cas` of `w` (which no other thread
-    /// touches) is on none; moved between P0's load and store, the `cas` is on the cycle, and so
-    /// is the load of `x` it compares with (entered by P1's `st x`).
+    /// touches) is on none; moved between P0's load and store, the `cas` is on the cycle.
     #[test]
     fn a_register_cas_off_every_cycle_has_no_cas_caveat() {
         let prog = |p0: [&str; 3], p2: [&str; 2]| {

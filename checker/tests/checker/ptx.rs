@@ -805,39 +805,40 @@ fn cas_caveat_is_not_given_for_a_cas_that_never_succeeds() {
     assert_eq!(e.stats.complete, 16, "{e}");
 }
 
-/// Issue 26 item 6, the cas caveat, for a `cas` comparing with a register: a cycle through the
-/// register's value enters a read that value comes from by its `rf` (`revisits.rs`,
-/// `register_reads`). P0's `cas` of `x` compares with what its `ld y` read, and nothing writes
-/// `y`: the load reads the initial value in every execution, on no cycle, though cycles pass
-/// it in program order (P0's `ld x` reading P1's `st x`, P1 reading the `cas`'s write). Nor can
-/// the `cas` fail on a cycle that goes on from it: it is its thread's last instruction. It
-/// carried the caveat (`tcfuzz generate --seed 9`, program 289, shrunk); now none, with the
-/// oracle's counts. With P1 storing to `y` after reading `x`, the load can read a write on a
-/// cycle through the `cas`, and the caveat stays.
+/// Issue 26 item 6, the cas caveat, for a `cas` comparing with a register: any cycle through the
+/// `cas` counts, also one that passes it in program order only while the register's value
+/// comes from no cycle. P0's `cas` of `x` compares with what its `cas` of `y` read (always 0:
+/// nothing else writes `y`), and P0's `ld x_gen` may read P0's own later `exch` of `x` (another
+/// virtual address: no SC per location between them), a cycle through both `cas`es. The
+/// explorer finds 414 of the oracle's 432 executions, and the caveat says so. (A test asking
+/// for a cycle into a read of the register, committed and reverted this session, dropped it:
+/// `selftest --family proxy --seed 95338893`.) With the constant 0 the `cas` compares with the
+/// same value, and the explorer finds all 432.
 #[test]
-fn cas_caveat_for_a_register_needs_a_cycle_into_a_read_of_the_register() {
-    let text = |last: &str| {
+fn a_register_cas_passed_by_a_cycle_keeps_the_cas_caveat() {
+    let text = |expected: &str| {
         format!(
-            "PTX register-cas
-{{ x = 0; y = 0; }}
- P0@cta 0,gpu 1                    | P1@cta 1,gpu 0       ;
- ld.acquire.gpu r0, x              | ld.volatile r0, x    ;
- ld r1, y                          | ld.acquire.cta r1, x ;
- atom.relaxed.cta.cas r2, x, r1, 1 | st x, 2              ;
-                                   | {last:<20} ;
+            "PTX random-proxy-95338893
+{{ x = 0; y = 0; x_gen @ generic aliases x; }}
+ P0@cta 1,gpu 0                          | P1@cta 1,gpu 0           ;
+ ld.volatile r0, x_gen                   | st x, 1                  ;
+ add r1, r0, 1                           | fence.proxy.alias        ;
+ atom.release.cas r2, y, 0, 1            | ld.relaxed.sys r0, x_gen ;
+ bar.cta.sync 0                          | beq r0, 0, L0            ;
+ atom.cluster.cas r3, x, {expected}, 2 | ld.relaxed.sys r1, y     ;
+ add r4, r0, 1                           | L0:                      ;
+ atom.relaxed.gpu.exch r5, x, 2          | ld.acquire.cta r2, x     ;
+                                         | ld r3, y                 ;
 exists (true)
 "
         )
     };
-    let (e, o) = both(&tcfuzz_litmus::parse(&text("")).expect("parses"));
-    assert!(e.caveats.is_empty(), "{:?}", e.caveats);
+    let (e, o) = both(&tcfuzz_litmus::parse(&text("r2")).expect("parses"));
+    assert!(e.caveats.iter().any(|c| c.contains("a cas fails only because")), "{:?}", e.caveats);
+    assert_eq!((e.stats.complete, o.stats.complete), (414, 432), "{e}\n{o}");
+    let (e, o) = both(&tcfuzz_litmus::parse(&text("0 ")).expect("parses"));
     assert_eq!((e.stats.complete, &e.states), (o.stats.complete, &o.states), "{e}\n{o}");
-    assert_eq!(e.stats.complete, 18, "{e}");
-    for (last, complete) in [("st y, 1", 22), ("st y, 2", 36)] {
-        let (e, o) = both(&tcfuzz_litmus::parse(&text(last)).expect("parses"));
-        assert!(e.caveats.iter().any(|c| c.contains("a cas fails only because")), "{last}: {:?}", e.caveats);
-        assert_eq!((e.stats.complete, o.stats.complete), (complete, complete), "{e}\n{o}");
-    }
+    assert_eq!(e.stats.complete, 432, "{e}");
 }
 
 /// Issue 26 item 6, the cas caveat: an instruction no execution performs makes no cycle. P2's
