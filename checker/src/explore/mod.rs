@@ -135,8 +135,8 @@
 //! register is; a `cas` with a constant expected value its location never holds, by the values
 //! [`oracle::possible_runs`] finds, is not named: it fails in every execution and reads as a
 //! load does; nor is a `cas` that no trace over those values performs), the barrier class a
-//! read that reaches, through a barrier arrival, a write it may read (program order following the branches). The lost
-//! revisit and the rmw Atomicity holds are detected while exploring.
+//! read that reaches, through a barrier arrival, a write it may read (program order following
+//! the branches). The lost revisit and the rmw Atomicity holds are detected while exploring.
 //!
 //! [`crate::check_oracle`] has none of these limits.
 
