@@ -1376,7 +1376,8 @@ fn coverage_9090_99613_a_chained_read_skips_a_write_added_between_that_it_cannot
 /// disagreement with it, but the `exch` write depends on the load: a kept event depending on a
 /// hole breaks the graph's invariant (a debug assertion in `Compacted::load`; a release build
 /// silently shifts the dependency bit). Not fixed; the completion would need a way to let a kept
-/// read take another source.
+/// read take another source. (A rule on the order of addition instead closes the shrunk program
+/// but misses an execution of another: [`ptx_95503289_a_revisit_whose_kept_load_was_refilled_late_still_qualifies`].)
 const PROXY_9090_134213: &str = r"PTX random-proxy-9090-134213
 {
   x = 0;
@@ -1429,6 +1430,38 @@ fn proxy_9090_134213_counts_while_open() {
     let (e, o) = explorer_and_oracle(&p, ModelKind::Ptx);
     assert_eq!((e.stats.blocked, o.stats.blocked), (22, 16), "explorer:\n{e}\noracle:\n{o}");
 }
+
+/// `selftest --family ptx` seed 95503289 (explorer = oracle, 16 executions): a guard against a
+/// rule tried for [`proxy_9090_134213_explorer_explores_executions_twice`]. Refusing a revisit
+/// that deletes an event added before a kept event preceding it in its thread (a hole refilled
+/// after it) closed the shrunk program there (20 = oracle) and passed every other test here,
+/// but misses one execution of this one: P1's `add` write revisits P0's `add` read, leaving P1's
+/// `ld y` a hole (the `add` does not need it) that is refilled after it, and P1's `st x`, which
+/// needs that load, then revisits P0's `ld x`. No graph has P1's events in program order there:
+/// P0's `add` cannot read the initial `y` (P1's `add` reads it, Atomicity) and P0 runs first, so
+/// it reads P1's `add` write only through that revisit. What tells the two programs apart is
+/// whether the revisited (chained) read could take another write in a graph in which the thread
+/// ran in order — the completion the diagnosis above asks for, with the refilled load free to
+/// take another source.
+#[test]
+fn ptx_95503289_a_revisit_whose_kept_load_was_refilled_late_still_qualifies() {
+    explorer_equals_oracle(PTX_95503289, ModelKind::Ptx);
+    let p = tcfuzz_litmus::parse(PTX_95503289).expect("parses");
+    assert_eq!(check(&p, ModelKind::Ptx, &detecting_duplicates()).expect("explorer").stats.complete, 16);
+}
+
+const PTX_95503289: &str = r"PTX random-ptx-95503289
+{
+  x = 0;
+  y = 0;
+}
+ P0@cta 0,gpu 0               | P1@cta 1,gpu 0             ;
+ atom.release.cas r0, y, 1, 1 | ld r0, y                   ;
+ ld.volatile r1, x            | ld.volatile r1, y          ;
+ atom.release.add r2, y, r0   | atom.relaxed.add r2, y, r1 ;
+                              | st.weak x, r0              ;
+exists (true)
+";
 
 /// Program 41531 of `tcfuzz fuzz --seed 9191` (a coverage-guided mutant; every program checked
 /// against the oracle), shrunk by the campaign: two threads meeting CTA barriers 0 and 1 in
