@@ -135,6 +135,7 @@ pub(super) fn explore_part<'p>(
         // (Nothing depends on it where the caveat cannot stand: not looked for there.)
         rmw_hole_met: std::cell::Cell::new(!(dependency_revisits && model == ModelKind::Ptx && rmw_hole_possible(p))),
         completion_budget: std::cell::Cell::new(None),
+        fill_memo: Default::default(),
         completion_gave_up: std::cell::Cell::new(false),
         maximality_budget: std::cell::Cell::new(None),
         maximality_limit: options.maximality_budget,

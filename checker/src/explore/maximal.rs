@@ -509,6 +509,9 @@
 //! within caveats with and without it, and `szymanski` under PTX loses a caveat it carried at
 //! every size while its counts stay GenMC's).
 
+use std::collections::HashMap;
+use std::hash::{DefaultHasher, Hash, Hasher};
+
 use super::holes::{cut, dep_prefix, fix_cas_layout, instruction_predecessor, present};
 use super::trust::Explorer;
 use super::trust::refilled_early;
@@ -1387,7 +1390,16 @@ impl Explorer<'_, '_> {
     /// hole may go on by its next events, as the exploration would, at most
     /// [`MAX_EXTENSION_EVENTS`] of them ([`Explorer::extend`]).
     pub(super) fn completable(&self, t: ExecutionGraph, todo: Vec<EventId>) -> Result<bool, CheckError> {
-        self.fill(t, todo, MAX_EXTENSION_EVENTS)
+        {
+            let mut memo = self.fill_memo.borrow_mut();
+            if memo.searches == 0 {
+                memo.failed.clear();
+            }
+            memo.searches += 1;
+        }
+        let found = self.fill(t, todo, MAX_EXTENSION_EVENTS);
+        self.fill_memo.borrow_mut().searches -= 1;
+        found
     }
 
     /// [`Self::completable`] with at most `extensions` events added past the end of threads.
@@ -1396,6 +1408,7 @@ impl Explorer<'_, '_> {
             let Some(left) = left.checked_sub(1) else { return Ok(false) };
             self.completion_budget.set(Some(left));
         }
+        self.fill_memo.borrow_mut().spent += 1;
         if let Some(left) = self.maximality_budget.get() {
             let Some(left) = left.checked_sub(1) else {
                 self.completion_gave_up.set(true);
@@ -1482,6 +1495,9 @@ impl Explorer<'_, '_> {
             }
             return Ok(false);
         }
+        // (Each ready read in turn: where there are several, the search meets a graph once per
+        // order in which they go, and answers it again from the memo.)
+        let several = todo.iter().filter(|&&h| ready(h)).nth(1).is_some();
         for h in todo.iter().copied().filter(|&h| ready(h)) {
             let ev = self.hole_event(&t, h)?;
             let writes: Vec<EventId> = t.writes_to(ev.label.loc).skip(self.model.co_floor(&t, h, &ev.label)).collect();
@@ -1491,7 +1507,8 @@ impl Explorer<'_, '_> {
                 let mut rest = rest_without(h);
                 let moved = fix_cas_layout(&mut t2, h);
                 shift(&mut rest, h, moved);
-                if self.fill(t2, rest, extensions)? {
+                let found = if several { self.fill_memoized(t2, rest, extensions)? } else { self.fill(t2, rest, extensions)? };
+                if found {
                     return Ok(true);
                 }
             }
@@ -1503,6 +1520,45 @@ impl Explorer<'_, '_> {
             ([h], Some(a)) if ready(*h) => self.waits_at_revisit(&t, *h, a),
             _ => Ok(false),
         }
+    }
+
+    /// [`Self::fill`], answered from [`FillMemo`] where the search met `t` before.
+    fn fill_memoized(&self, t: ExecutionGraph, todo: Vec<EventId>, extensions: u32) -> Result<bool, CheckError> {
+        // (What the answer depends on besides `t`: the search's arguments, and whether it asks
+        // about a revisit or is bounded, which nested searches change.)
+        let key = fill_key(&t, &todo, extensions, (self.waits_for.get(), self.completion_budget.get().is_some()));
+        let met = self.fill_memo.borrow().failed.get(&key).copied();
+        if let Some(spent) = met {
+            return Ok(self.spend_as_before(spent));
+        }
+        let before = self.fill_memo.borrow().spent;
+        let found = self.fill(t, todo, extensions);
+        if matches!(found, Ok(false)) {
+            let mut memo = self.fill_memo.borrow_mut();
+            let spent = memo.spent - before;
+            memo.failed.insert(key, spent);
+        }
+        found
+    }
+
+    /// Spends the budgets as the search of a graph met before, which answered `false` after
+    /// `spent` calls of [`Self::fill`] got past the completion budget, would again, one call at a
+    /// time; whether it now gives up (the maximality budget runs out first).
+    fn spend_as_before(&self, spent: u64) -> bool {
+        let completion = self.completion_budget.get();
+        // The calls that get past the completion budget (the others answer `false` at once).
+        let passing = completion.map_or(spent, |left| spent.min(u64::from(left)));
+        let (calls, gives_up) = match self.maximality_budget.get() {
+            // The call after the last one the budget allows gives up.
+            Some(left) if u64::from(left) < passing => (u64::from(left) + 1, true),
+            _ => (passing, false),
+        };
+        let less = |left: u32| left - u32::try_from(calls).unwrap_or(u32::MAX).min(left);
+        self.completion_budget.set(completion.map(less));
+        self.maximality_budget.set(self.maximality_budget.get().map(|left| if gives_up { 0 } else { less(left) }));
+        self.completion_gave_up.set(self.completion_gave_up.get() || gives_up);
+        self.fill_memo.borrow_mut().spent += calls;
+        gives_up
     }
 
     /// Whether read hole `h` of `t` (a completion with no other hole left, every source of `t`
@@ -1574,7 +1630,7 @@ impl Explorer<'_, '_> {
                     for pos in self.model.co_floor(&t2, at, &ev.label).min(len)..=last {
                         let mut t3 = t2.clone();
                         t3.insert_co(at, pos);
-                        if self.fill(t3, todo.to_vec(), extensions)? {
+                        if self.fill_memoized(t3, todo.to_vec(), extensions)? {
                             return Ok(true);
                         }
                     }
@@ -1583,7 +1639,7 @@ impl Explorer<'_, '_> {
                     for w in t.writes_to(ev.label.loc).skip(self.model.co_floor(t, at, &ev.label)).collect::<Vec<_>>() {
                         let mut t2 = t.clone();
                         t2.put_event(at, &ev, Some(w));
-                        if self.fill(t2, todo.to_vec(), extensions)? {
+                        if self.fill_memoized(t2, todo.to_vec(), extensions)? {
                             return Ok(true);
                         }
                     }
@@ -1591,7 +1647,7 @@ impl Explorer<'_, '_> {
                 EventKind::Fence | EventKind::Barrier => {
                     let mut t2 = t.clone();
                     t2.put_event(at, &ev, None);
-                    if self.fill(t2, todo.to_vec(), extensions)? {
+                    if self.fill_memoized(t2, todo.to_vec(), extensions)? {
                         return Ok(true);
                     }
                 }
@@ -1694,6 +1750,60 @@ fn forced_source(g: &ExecutionGraph, idx: &NodeIndex, r: EventId, deleted: &BitS
         .any(|x| candidate(x) && (g.stamp(x) < g.stamp(w) || x.thread == w.thread));
     let in_order = !g.writes_to(g.loc_of(w)).any(|x| candidate(x) && added_out_of_order(g, x, w));
     leaves_hole(g, idx, w, deleted) && !never_read(w) && co_latest && in_order
+}
+
+/// The graphs one completion search ([`Explorer::completable`], the outermost) answered `false`
+/// on, by [`fill_key`], with the calls of [`Explorer::fill`] each took. Where only reads can go
+/// the search tries each as the next one, and where the holes cannot be filled each thread as
+/// the one to go on ([`Explorer::extend`]), so it meets a graph once per order of those steps:
+/// on `selftest --family assume` seed 95647332, 893,817 calls met 202,441 distinct graphs, and
+/// the tests that gave up after 20,000 calls ([`crate::Options::maximality_budget`]) had met
+/// 4,617. The answer on a graph does not depend on the order its holes were filled in (the
+/// stamps): the models read only whether an event is a hole, and the search steps by labels,
+/// values and sources. A graph met again was answered `false` (a `true` ends the search; the
+/// search only fills or adds events, so it never meets a graph below itself), and the budgets
+/// are spent as that answer spent them ([`Explorer::spend_as_before`]): the verdict is the
+/// search's without the memo, gave-up caveats included. (That program: 3.3 times the executions
+/// per second. The memo is asked only at those steps, where graphs repeat: asked at every call,
+/// it made `szymanski` n = 3 under PTX twice as slow, hashing graphs met once.)
+#[derive(Default)]
+pub(crate) struct FillMemo {
+    /// How many searches are under way ([`Explorer::completable`]; nested ones ask about no
+    /// revisit): the memo belongs to the outermost.
+    searches: u32,
+    /// The calls of [`Explorer::fill`] that got past the completion budget (all of them where
+    /// there is none), in all: what the budgets count.
+    spent: u64,
+    /// The graphs answered `false`, with the calls their searches spent.
+    failed: HashMap<(u64, u64), u64>,
+}
+
+/// A 128-bit digest of what [`Explorer::fill`]'s answer on `t` depends on: each event (hole or
+/// not, label, value, source, dependencies, `cas` expectation) but for its stamp, `co`, the
+/// pending and waiting reads, and the search's arguments. (Two SipHash digests seeded apart:
+/// a collision would answer a graph with another's `false`.)
+fn fill_key(t: &ExecutionGraph, todo: &[EventId], extensions: u32, search: impl Hash) -> (u64, u64) {
+    let feed = |h: &mut DefaultHasher| {
+        for evs in &t.threads {
+            evs.len().hash(h);
+            for e in evs {
+                (e.stamp == HOLE, e.label, e.value, e.rf, e.deps, e.cas_expected).hash(h);
+            }
+        }
+        t.co.hash(h);
+        t.pending.hash(h);
+        t.waiting.hash(h);
+        t.refilled().hash(h);
+        todo.hash(h);
+        extensions.hash(h);
+        search.hash(h);
+    };
+    let (mut a, mut b) = (DefaultHasher::new(), DefaultHasher::new());
+    a.write_u8(0);
+    b.write_u8(1);
+    feed(&mut a);
+    feed(&mut b);
+    (a.finish(), b.finish())
 }
 
 /// Whether some thread's deleted events after its last kept one (the events a revisit removes

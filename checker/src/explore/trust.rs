@@ -178,6 +178,9 @@ pub(crate) struct Explorer<'a, 'c> {
     /// While the maximality test searches a completion for a revisit ([`super::maximal`],
     /// "Waiting holes at the revisit"): the revisiting write.
     pub waits_for: std::cell::Cell<Option<EventId>>,
+    /// The graphs the completion search under way found no completion of
+    /// ([`super::maximal::FillMemo`]).
+    pub fill_memo: std::cell::RefCell<super::maximal::FillMemo>,
     /// While the maximality test asks for a completion in which the revisiting write is out of
     /// `co` wherever [`super::maximal`] would place it ("Refilled before the revisiting write").
     pub revisiting_write_out: std::cell::Cell<bool>,

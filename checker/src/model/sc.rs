@@ -296,6 +296,7 @@ mod tests {
                 asks_atomicity: false,
                 rmw_hole_met: std::cell::Cell::new(false),
                 completion_budget: std::cell::Cell::new(None),
+                fill_memo: Default::default(),
                 completion_gave_up: std::cell::Cell::new(false),
                 maximality_budget: std::cell::Cell::new(None),
                 maximality_limit: crate::options::MAXIMALITY_BUDGET,

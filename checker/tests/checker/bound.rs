@@ -157,3 +157,43 @@ fn a_thread_of_more_than_64_events_is_too_large() {
         }
     }
 }
+
+/// `selftest --family assume` seed 95647332: a program whose maximality tests search many
+/// completions (one test in a few gives up at the default budget), each graph met once per
+/// order in which threads went on past their events. The completion search answers a graph met
+/// again from its memo, spending the budgets as the search did the first time
+/// (`explore/maximal.rs`, `FillMemo`): the first 400 executions and what each budget gives up
+/// are those of the search without the memo (the counts below are its, at `a3f4e1a`), only
+/// found faster.
+#[test]
+fn a_completion_search_that_meets_a_graph_again_spends_its_budgets_as_before() {
+    let p = parse(
+        "PTX random-assume-95647332
+{
+  x = 0;
+  y = 0;
+  z = 0;
+}
+ P0@cta 0,gpu 0                 | P1@cta 1,gpu 0                   | P2@cta 0,gpu 0                | P3@cta 1,gpu 0                      ;
+ ld.relaxed.sys r0, y           | ld.volatile r0, z                | atom.acq_rel.add r0, x, 2     | atom.relaxed.cluster.add r0, x, 1   ;
+ assume.le r0, 0                | assume.ne r0, 2                  | st.weak x, 1                  | st.relaxed.cta z, 1                 ;
+ atom.release.cta.add r1, x, r0 | atom.relaxed.gpu.cas r1, x, 2, 2 | atom.release.sys.add r1, x, 0 | atom.acquire.cluster.exch r1, y, r0 ;
+ st.release.cta z, r0           | L0:                              |                               |                                     ;
+                                | ld.relaxed.gpu r2, x             |                               |                                     ;
+                                | bne r2, 1, L0                    |                               |                                     ;
+exists (true)
+",
+    )
+    .expect("parses");
+    // (complete, blocked, assume failed) after 400 executions, by maximality budget.
+    let by_budget = [(1, (118, 283, 0)), (2, (134, 267, 0)), (3, (166, 235, 0)), (8, (148, 253, 0)), (20_000, (148, 253, 0))];
+    for (maximality_budget, counts) in by_budget {
+        let options = Options { max_executions: 400, maximality_budget, ..Options::default() };
+        match check(&p, ModelKind::Ptx, &options) {
+            Err(CheckError::TooManyExecutions { partial, .. }) => {
+                assert_eq!((partial.complete, partial.blocked, partial.assume_failed), counts, "budget {maximality_budget}")
+            }
+            other => panic!("expected the execution budget to stop it, got {other:?}"),
+        }
+    }
+}
