@@ -1780,8 +1780,8 @@ pub(crate) struct FillMemo {
 
 /// A 128-bit digest of what [`Explorer::fill`]'s answer on `t` depends on: each event (hole or
 /// not, label, value, source, dependencies, `cas` expectation) but for its stamp, `co`, the
-/// pending and waiting reads, and the search's arguments. (Two SipHash digests seeded apart:
-/// a collision would answer a graph with another's `false`.)
+/// pending and waiting reads, and the search's arguments. (Two digests of the standard hasher,
+/// seeded apart: a collision would answer a graph with another's `false`.)
 fn fill_key(t: &ExecutionGraph, todo: &[EventId], extensions: u32, search: impl Hash) -> (u64, u64) {
     let feed = |h: &mut DefaultHasher| {
         for evs in &t.threads {
