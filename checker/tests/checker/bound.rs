@@ -159,8 +159,8 @@ fn a_thread_of_more_than_64_events_is_too_large() {
 }
 
 /// `selftest --family assume` seed 95647332: a program whose maximality tests search many
-/// completions (one test in a few gives up at the default budget), each graph met once per
-/// order in which threads went on past their events. The completion search answers a graph met
+/// completions (some give up at the default budget), meeting each graph once per order in
+/// which threads went on past their events. The completion search answers a graph met
 /// again from its memo, spending the budgets as the search did the first time
 /// (`explore/maximal.rs`, `FillMemo`): the first 400 executions and what each budget gives up
 /// are those of the search without the memo (the counts below are its, at `a3f4e1a`), only
